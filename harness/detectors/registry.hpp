@@ -1,0 +1,50 @@
+#pragma once
+// Detectors are registered by name with their parameters declared, so the
+// scenario loader can reject unknown names and bad values before a run.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/detectors/detector.hpp"
+
+namespace gauntlet::harness {
+
+enum class DetectorParamKind { duration, number, integer, text };
+
+struct DetectorParamInfo {
+  std::string name;
+  DetectorParamKind kind;
+  std::string default_value;  // in the same text form a scenario uses
+  std::string help;
+};
+
+struct DetectorInfo {
+  std::string name;
+  std::string summary;
+  std::vector<DetectorParamInfo> params;
+  std::function<std::unique_ptr<Detector>(const DetectorContext&)> make;
+};
+
+class DetectorRegistry {
+ public:
+  void add(DetectorInfo info);
+  const DetectorInfo* find(std::string_view name) const;
+  const std::vector<DetectorInfo>& all() const { return detectors_; }
+  std::vector<std::string> names() const;
+
+  // Checks raw parameter text against the declared kinds and fills defaults.
+  // On failure returns nullopt and sets *error to a message naming the key.
+  std::optional<DetectorParams> resolve(const DetectorInfo& info, const std::map<std::string, std::string>& raw,
+                                        std::string* error, std::string* bad_key = nullptr) const;
+
+ private:
+  std::vector<DetectorInfo> detectors_;
+};
+
+// The reference detectors that ship with gauntlet.
+DetectorRegistry builtin_detectors();
+
+}  // namespace gauntlet::harness

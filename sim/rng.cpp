@@ -1,0 +1,36 @@
+#include "sim/rng.hpp"
+
+#include <cmath>
+
+namespace gauntlet::sim {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t mix_seed(std::uint64_t seed, std::string_view name, std::uint64_t run) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : name) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return splitmix64(splitmix64(seed ^ h) + run);
+}
+
+double Rng::exponential(double mean) { return -mean * std::log1p(-uniform()); }
+
+std::uint64_t Rng::below(std::uint64_t bound) {
+  // Rejection keeps the draw unbiased for any bound.
+  const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+  std::uint64_t x;
+  do x = engine_();
+  while (x >= limit);
+  return x % bound;
+}
+
+Rng RngStreams::stream(std::string_view name, std::uint64_t run) const { return Rng(mix_seed(seed_, name, run)); }
+
+}  // namespace gauntlet::sim
