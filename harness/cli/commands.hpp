@@ -1,0 +1,22 @@
+#pragma once
+// One function per gauntlet subcommand. Each gets the arguments after the
+// subcommand name and returns the process exit code: 0 ok, 1 run failed,
+// 2 bad input.
+#include <string>
+#include <vector>
+
+namespace gauntlet::cli {
+
+using Args = std::vector<std::string>;
+
+int run_command(const Args& args);
+int validate_command(const Args& args);
+int score_command(const Args& args);
+int chaos_command(const Args& args);
+int recover_command(const Args& args);
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRunFailed = 1;
+inline constexpr int kExitBadInput = 2;
+
+}  // namespace gauntlet::cli

@@ -1,0 +1,54 @@
+// gauntlet: fault-injection testbed for the failure detectors of GPU
+// training clusters. Dispatches to one subcommand.
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "harness/cli/commands.hpp"
+
+namespace {
+
+struct Subcommand {
+  std::function<int(const gauntlet::cli::Args&)> run;
+  const char* summary;
+};
+
+const std::map<std::string, Subcommand>& subcommands() {
+  using namespace gauntlet::cli;
+  static const std::map<std::string, Subcommand> kCommands = {
+      {"run", {run_command, "run SCENARIO.yaml: simulate, inject faults, score detectors"}},
+      {"validate", {validate_command, "validate SCENARIO.yaml: check a scenario without running it"}},
+      {"score", {score_command, "score --truth faults.jsonl --alerts alerts.jsonl: score real alerts"}},
+      {"chaos", {chaos_command, "chaos PLAN.yaml [--apply]: inject faults on this real host (dry-run by default)"}},
+      {"recover", {recover_command, "recover --journal FILE: revert whatever a chaos journal left applied"}},
+  };
+  return kCommands;
+}
+
+void usage(std::FILE* out) {
+  std::fprintf(out, "usage: gauntlet COMMAND [ARGS...]\n\ncommands:\n");
+  for (const auto& [name, command] : subcommands()) std::fprintf(out, "  %-9s %s\n", name.c_str(), command.summary);
+  std::fprintf(out, "\n'gauntlet COMMAND --help' describes one command.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return gauntlet::cli::kExitBadInput;
+  }
+  std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    usage(stdout);
+    return gauntlet::cli::kExitOk;
+  }
+  auto it = subcommands().find(name);
+  if (it == subcommands().end()) {
+    std::fprintf(stderr, "gauntlet: unknown command '%s'\n\n", name.c_str());
+    usage(stderr);
+    return gauntlet::cli::kExitBadInput;
+  }
+  return it->second.run(gauntlet::cli::Args(argv + 2, argv + argc));
+}
