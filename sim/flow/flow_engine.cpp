@@ -1,0 +1,262 @@
+#include "sim/flow/flow_engine.hpp"
+
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <simgrid/s4u.hpp>
+
+#include <map>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+
+namespace gauntlet::sim {
+namespace s4u = simgrid::s4u;
+namespace routing = simgrid::kernel::routing;
+
+namespace {
+
+// A stalled (down) link keeps its transfers alive at this negligible rate so
+// they resume where they were when the link comes back.
+constexpr double kStalledBytesPerSecond = 1.0;
+// The offload path of an RNIC runs at line rate unless a fault caps it.
+constexpr double kUncappedFlowTableFactor = 1.0;
+
+bool engine_exists = false;
+
+// Spine-leaf routing computed on demand from the ECMP router, so no route
+// table of endpoints squared is ever stored.
+class SpineLeafZone final : public routing::NetZoneImpl {
+ public:
+  SpineLeafZone(const Topology& topology, const EcmpRouter& router)
+      : NetZoneImpl("spine-leaf"), topology_(topology), router_(router) {}
+
+  std::vector<s4u::SplitDuplexLink*> host_links;    // per endpoint: UP = RNIC to leaf
+  std::vector<s4u::SplitDuplexLink*> fabric_links;  // per leaf*spines+spine: UP = leaf to spine
+  std::vector<s4u::SplitDuplexLink*> flow_tables;   // per endpoint: UP = egress
+
+  void get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst, routing::Route* into,
+                       double* latency) override {
+    const auto a = static_cast<EndpointId>(src->id());
+    const auto b = static_cast<EndpointId>(dst->id());
+    (void)latency;  // latency is applied by FlowEngine, see start_transfer
+    auto add = [&](s4u::Link* link) { into->link_list_.push_back(link->get_impl()); };
+    add(flow_tables[static_cast<std::size_t>(a)]->get_link_up());
+    add(host_links[static_cast<std::size_t>(a)]->get_link_up());
+    if (int spine = router_.spine_for(a, b); spine >= 0) {
+      add(fabric_links[static_cast<std::size_t>(topology_.leaf_of(a) * topology_.spines() + spine)]->get_link_up());
+      add(fabric_links[static_cast<std::size_t>(topology_.leaf_of(b) * topology_.spines() + spine)]->get_link_down());
+    }
+    add(host_links[static_cast<std::size_t>(b)]->get_link_down());
+    add(flow_tables[static_cast<std::size_t>(b)]->get_link_down());
+  }
+
+ private:
+  const Topology& topology_;
+  const EcmpRouter& router_;
+};
+
+}  // namespace
+
+struct FlowEngine::Impl {
+  Impl(const Topology& t, std::uint64_t seed) : topology(t), router(topology, seed) {}
+
+  Topology topology;
+  EcmpRouter router;
+  std::unique_ptr<s4u::Engine> engine;
+  SpineLeafZone* zone = nullptr;
+  std::vector<s4u::Host*> hosts;
+  std::vector<PathState> link_states;
+  std::vector<PathState> endpoint_states;
+  std::uint64_t version = 0;
+  Nanos current = 0;
+
+  std::map<std::pair<Nanos, TimerId>, TimerCallback> timers;
+  std::unordered_map<TimerId, Nanos> timer_dates;
+  TimerId next_timer = 0;
+
+  struct Pending {
+    TransferId id;
+    s4u::CommPtr comm;
+    TransferCallback on_done;
+  };
+  std::unordered_map<const s4u::Activity*, Pending> transfers;
+  TransferId next_transfer = 0;
+
+  void build_platform();
+  void fire_due_timers(Nanos up_to);
+  void on_activity_completed(const s4u::Activity& activity);
+  void apply_link(s4u::SplitDuplexLink* link, double nominal, const PathState& state);
+};
+
+void FlowEngine::Impl::build_platform() {
+  // RDMA has none of the TCP corrections of SimGrid's default model: use the
+  // plain constant-factor model with no bandwidth or latency correction, no
+  // RTT-dependent sharing, no reverse ACK traffic and no window bound.
+  engine->set_config("network/model:CM02");
+  engine->set_config("network/crosstraffic:0");
+  engine->set_config("network/weight-S:0");
+  engine->set_config("network/latency-factor:1");
+  engine->set_config("network/bandwidth-factor:1");
+  engine->set_config("network/TCP-gamma:0");
+
+  zone = new SpineLeafZone(topology, router);  // owned by SimGrid once created
+  s4u::NetZone* iface = zone->get_iface();
+  for (EndpointId e = 0; e < topology.endpoints(); ++e) {
+    const std::string name = ComponentId::make_nic(topology.host_of(e), topology.nic_of(e)).str();
+    hosts.push_back(iface->create_host(name, 1.0));
+    auto* link = iface->create_split_duplex_link(topology.link_name(topology.host_link(e)),
+                                                 topology.link_bytes_per_second(topology.host_link(e)));
+    zone->host_links.push_back(link);
+    auto* ft = iface->create_split_duplex_link(name + ".ft", topology.link_bytes_per_second(topology.host_link(e)) *
+                                                                 kUncappedFlowTableFactor);
+    zone->flow_tables.push_back(ft);
+  }
+  for (int leaf = 0; leaf < topology.leaves(); ++leaf)
+    for (int spine = 0; spine < topology.spines(); ++spine) {
+      const LinkId id = topology.fabric_link(leaf, spine);
+      auto* link = iface->create_split_duplex_link(topology.link_name(id), topology.link_bytes_per_second(id));
+      zone->fabric_links.push_back(link);
+    }
+  iface->seal();
+  // SimGrid numbers a zone's netpoints in creation order; routing relies on
+  // the host of endpoint e having id e.
+  for (EndpointId e = 0; e < topology.endpoints(); ++e)
+    if (hosts[static_cast<std::size_t>(e)]->get_netpoint()->id() != static_cast<unsigned long>(e))
+      throw std::logic_error("SimGrid netpoint ids do not follow endpoint numbering");
+  s4u::Activity::on_completion_cb([this](const s4u::Activity& a) { on_activity_completed(a); });
+}
+
+void FlowEngine::Impl::on_activity_completed(const s4u::Activity& activity) {
+  auto it = transfers.find(&activity);
+  if (it == transfers.end()) return;
+  Pending pending = std::move(it->second);
+  transfers.erase(it);
+  current = std::max(current, from_seconds(s4u::Engine::get_clock()));
+  if (pending.on_done) pending.on_done(current);
+}
+
+void FlowEngine::Impl::fire_due_timers(Nanos up_to) {
+  while (!timers.empty() && timers.begin()->first.first <= up_to) {
+    auto node = timers.extract(timers.begin());
+    timer_dates.erase(node.key().second);
+    current = std::max(current, node.key().first);
+    node.mapped()();
+  }
+}
+
+void FlowEngine::Impl::apply_link(s4u::SplitDuplexLink* link, double nominal, const PathState& state) {
+  const double bandwidth = state.up ? nominal * state.bandwidth_factor : kStalledBytesPerSecond;
+  for (s4u::Link* direction : {link->get_link_up(), link->get_link_down()}) direction->set_bandwidth(bandwidth);
+  ++version;
+}
+
+FlowEngine::FlowEngine(const Topology& topology, std::uint64_t seed) : impl_(std::make_unique<Impl>(topology, seed)) {
+  if (engine_exists) throw std::logic_error("only one FlowEngine may exist per process (SimGrid is per-process)");
+  engine_exists = true;
+  int argc = 2;
+  char arg0[] = "gauntlet";
+  char arg1[] = "--log=root.thres:warning";
+  char* argv[] = {arg0, arg1, nullptr};
+  impl_->engine = std::make_unique<s4u::Engine>(&argc, argv);
+  impl_->link_states.resize(static_cast<std::size_t>(topology.links()));
+  impl_->endpoint_states.resize(static_cast<std::size_t>(topology.endpoints()));
+  impl_->build_platform();
+}
+
+FlowEngine::~FlowEngine() {
+  // SimGrid cannot be restarted within a process; the engine is leaked on
+  // purpose so pending activities never outlive it.
+  impl_->transfers.clear();
+  (void)impl_->engine.release();
+}
+
+const Topology& FlowEngine::topology() const { return impl_->topology; }
+Nanos FlowEngine::now() const { return impl_->current; }
+EcmpRouter& FlowEngine::router() { return impl_->router; }
+std::size_t FlowEngine::transfers_in_flight() const { return impl_->transfers.size(); }
+std::uint64_t FlowEngine::state_version() const { return impl_->version; }
+
+TimerId FlowEngine::schedule_at(Nanos at, TimerCallback callback) {
+  at = std::max(at, impl_->current);
+  const TimerId id = ++impl_->next_timer;
+  impl_->timers.emplace(std::pair{at, id}, std::move(callback));
+  impl_->timer_dates.emplace(id, at);
+  Impl* impl = impl_.get();
+  simgrid::kernel::timer::Timer::set(to_seconds(at), [impl] {
+    // SimGrid dates are doubles: allow a nanosecond of rounding.
+    impl->fire_due_timers(from_seconds(s4u::Engine::get_clock()) + 1);
+  });
+  return id;
+}
+
+void FlowEngine::cancel(TimerId id) {
+  auto it = impl_->timer_dates.find(id);
+  if (it == impl_->timer_dates.end()) return;
+  impl_->timers.erase({it->second, id});
+  impl_->timer_dates.erase(it);
+}
+
+TransferId FlowEngine::start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) {
+  const TransferId id = ++impl_->next_transfer;
+  s4u::CommPtr comm = s4u::Comm::sendto_init(impl_->hosts.at(static_cast<std::size_t>(src)),
+                                            impl_->hosts.at(static_cast<std::size_t>(dst)));
+  comm->set_payload_size(static_cast<std::uint64_t>(bytes));
+  // SimGrid weighs a flow's share by its route latency (TCP's RTT
+  // unfairness); RoCE congestion control shares fairly, so SimGrid links
+  // carry no latency and the route latency is added when the last byte has
+  // left, as propagation delay.
+  const Nanos latency = route_latency(src, dst);
+  Impl* impl = impl_.get();
+  TransferCallback delivered = [impl, this, latency, on_done = std::move(on_done)](Nanos sent) {
+    schedule_at(sent + latency, [impl, on_done] {
+      if (on_done) on_done(impl->current);
+    });
+  };
+  const s4u::Activity* key = comm.get();
+  impl_->transfers.emplace(key, Impl::Pending{id, comm, std::move(delivered)});
+  comm->start();
+  return id;
+}
+
+void FlowEngine::set_link_state(LinkId link, const PathState& state) {
+  impl_->link_states.at(static_cast<std::size_t>(link)) = state;
+  const Topology& t = impl_->topology;
+  s4u::SplitDuplexLink* target = t.is_fabric_link(link)
+                                     ? impl_->zone->fabric_links[static_cast<std::size_t>(link - t.endpoints())]
+                                     : impl_->zone->host_links[static_cast<std::size_t>(link)];
+  impl_->apply_link(target, t.link_bytes_per_second(link), state);
+}
+
+void FlowEngine::set_endpoint_state(EndpointId endpoint, const PathState& state) {
+  impl_->endpoint_states.at(static_cast<std::size_t>(endpoint)) = state;
+  const Topology& t = impl_->topology;
+  impl_->apply_link(impl_->zone->flow_tables[static_cast<std::size_t>(endpoint)],
+                    t.link_bytes_per_second(t.host_link(endpoint)) * kUncappedFlowTableFactor, state);
+}
+
+const PathState& FlowEngine::link_state(LinkId link) const {
+  return impl_->link_states.at(static_cast<std::size_t>(link));
+}
+
+const PathState& FlowEngine::endpoint_state(EndpointId endpoint) const {
+  return impl_->endpoint_states.at(static_cast<std::size_t>(endpoint));
+}
+
+std::vector<LinkId> FlowEngine::route(EndpointId src, EndpointId dst) const { return impl_->router.route(src, dst); }
+
+Nanos FlowEngine::route_latency(EndpointId src, EndpointId dst) const {
+  Nanos total = endpoint_state(src).extra_latency + endpoint_state(dst).extra_latency;
+  for (LinkId link : route(src, dst)) total += impl_->topology.shape().link_latency + link_state(link).extra_latency;
+  return total;
+}
+
+void FlowEngine::run_until(Nanos until) {
+  if (until < impl_->current) return;
+  impl_->engine->run_until(to_seconds(until));
+  // Timers dated exactly `until` may sit just past SimGrid's double horizon.
+  impl_->fire_due_timers(until);
+  impl_->current = until;
+}
+
+}  // namespace gauntlet::sim

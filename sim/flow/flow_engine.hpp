@@ -1,0 +1,51 @@
+#pragma once
+// The flow-level network engine: SimGrid 3.32 shares link bandwidth among
+// concurrent transfers (max-min fairness, recomputed whenever a transfer
+// starts or ends or a link changes); routes come from our own ECMP router
+// through a custom SimGrid routing zone, so the spine-leaf platform is built
+// in code and connections keep their path.
+//
+// SimGrid keeps one engine per process, so one FlowEngine may exist per
+// process; run independent simulations in separate processes (see
+// sim/isolated_run.hpp).
+#include <cstdint>
+#include <memory>
+
+#include "sim/ecmp.hpp"
+#include "sim/network_engine.hpp"
+
+namespace gauntlet::sim {
+
+class FlowEngine final : public NetworkEngine {
+ public:
+  FlowEngine(const Topology& topology, std::uint64_t seed);
+  ~FlowEngine() override;
+  FlowEngine(const FlowEngine&) = delete;
+  FlowEngine& operator=(const FlowEngine&) = delete;
+
+  const Topology& topology() const override;
+  Nanos now() const override;
+  TimerId schedule_at(Nanos at, TimerCallback callback) override;
+  void cancel(TimerId id) override;
+  TransferId start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) override;
+  void set_link_state(LinkId link, const PathState& state) override;
+  void set_endpoint_state(EndpointId endpoint, const PathState& state) override;
+  const PathState& link_state(LinkId link) const override;
+  const PathState& endpoint_state(EndpointId endpoint) const override;
+  std::vector<LinkId> route(EndpointId src, EndpointId dst) const override;
+  Nanos route_latency(EndpointId src, EndpointId dst) const override;
+  void run_until(Nanos until) override;
+  std::uint64_t state_version() const override;
+
+  // Routing's view of fabric links (what has converged), separate from the
+  // physical link state.
+  EcmpRouter& router();
+  std::size_t transfers_in_flight() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gauntlet::sim

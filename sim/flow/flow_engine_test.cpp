@@ -1,0 +1,131 @@
+#include "sim/flow/flow_engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "sim/isolated_run.hpp"
+
+namespace gauntlet::sim {
+namespace {
+
+ClusterShape two_pod_shape() {
+  ClusterShape s;
+  s.spines = 2;
+  s.leaves = 4;
+  s.hosts = 4;
+  s.gpus_per_host = 2;
+  s.rnics_per_host = 2;
+  s.rail_optimized = true;  // pods of 2 hosts, 2 rails
+  s.host_link_gbps = 400;   // 50 GB/s
+  s.fabric_link_gbps = 400;
+  s.link_latency = kMicrosecond;
+  return s;
+}
+
+// Each test's simulation runs in its own process (SimGrid is per-process).
+std::string in_child(const std::function<std::string(FlowEngine&)>& body) {
+  return run_isolated([&] {
+    Topology topology(two_pod_shape());
+    FlowEngine engine(topology, 7);
+    return body(engine);
+  });
+}
+
+TEST(FlowEngine, LoneTransferTakesLatencyPlusBytesOverBandwidth) {
+  std::string out = in_child([](FlowEngine& engine) {
+    Nanos done = -1;
+    const Topology& t = engine.topology();
+    // Same rail, different pods: host link, two fabric links, host link.
+    engine.start_transfer(t.endpoint(0, 0), t.endpoint(2, 0), 50e9, [&](Nanos at) { done = at; });
+    engine.run_until(10 * kSecond);
+    return std::to_string(done) + " " + std::to_string(engine.route_latency(t.endpoint(0, 0), t.endpoint(2, 0)));
+  });
+  std::istringstream in(out);
+  Nanos done, latency;
+  in >> done >> latency;
+  EXPECT_EQ(latency, 4 * kMicrosecond);
+  EXPECT_NEAR(static_cast<double>(done), static_cast<double>(kSecond + 4 * kMicrosecond), 100.0);
+}
+
+TEST(FlowEngine, TransfersIntoOneEndpointShareItsLink) {
+  std::string out = in_child([](FlowEngine& engine) {
+    const Topology& t = engine.topology();
+    Nanos a = -1, b = -1;
+    engine.start_transfer(t.endpoint(0, 0), t.endpoint(1, 0), 25e9, [&](Nanos at) { a = at; });
+    engine.start_transfer(t.endpoint(2, 0), t.endpoint(1, 0), 25e9, [&](Nanos at) { b = at; });
+    engine.run_until(10 * kSecond);
+    return std::to_string(a) + " " + std::to_string(b);
+  });
+  std::istringstream in(out);
+  double a, b;
+  in >> a >> b;
+  EXPECT_NEAR(a / 1e9, 1.0, 1e-4);  // two flows at 25 GB/s each
+  EXPECT_NEAR(b / 1e9, 1.0, 1e-4);
+}
+
+TEST(FlowEngine, TimersInterleaveWithTransfersAndMayStartThem) {
+  std::string out = in_child([](FlowEngine& engine) {
+    const Topology& t = engine.topology();
+    std::ostringstream log;
+    engine.schedule_at(500 * kMillisecond, [&] {
+      log << "t" << engine.now() << " ";
+      engine.start_transfer(t.endpoint(0, 1), t.endpoint(1, 1), 5e9, [&](Nanos at) {
+        log << "d" << at << " ";
+        // Chained from a completion: starts at the completion instant.
+        engine.start_transfer(t.endpoint(1, 1), t.endpoint(0, 1), 5e9, [&](Nanos at2) { log << "e" << at2; });
+      });
+    });
+    engine.run_until(2 * kSecond);
+    return log.str();
+  });
+  EXPECT_EQ(out.substr(0, out.find(' ')), "t500000000");
+  // 5 GB at 50 GB/s = 100 ms, plus 2 us of latency within one leaf.
+  EXPECT_NE(out.find("d600002000"), std::string::npos) << out;
+  EXPECT_NE(out.find("e700004000"), std::string::npos) << out;
+}
+
+TEST(FlowEngine, LinkStateChangesSlowFlowsInFlightAndDownStalls) {
+  std::string out = in_child([](FlowEngine& engine) {
+    const Topology& t = engine.topology();
+    Nanos done = -1;
+    const EndpointId src = t.endpoint(0, 0), dst = t.endpoint(1, 0);
+    engine.start_transfer(src, dst, 50e9, [&](Nanos at) { done = at; });
+    engine.schedule_at(500 * kMillisecond, [&] { engine.set_link_state(t.host_link(dst), {0.5, 0, true}); });
+    engine.schedule_at(700 * kMillisecond, [&] { engine.set_link_state(t.host_link(dst), {0.5, 0, false}); });
+    engine.schedule_at(1700 * kMillisecond, [&] { engine.set_link_state(t.host_link(dst), {1.0, 0, true}); });
+    engine.run_until(10 * kSecond);
+    return std::to_string(done);
+  });
+  // 25 GB by 0.5 s, 5 GB more by 0.7 s, stalled 1 s, then 20 GB at 50 GB/s.
+  EXPECT_NEAR(std::stod(out) / 1e9, 2.1, 1e-3);
+}
+
+TEST(FlowEngine, EcmpSpreadsConnectionsAndAvoidsUnusableSpines) {
+  std::string out = in_child([](FlowEngine& engine) {
+    const Topology& t = engine.topology();
+    int on_spine[2] = {0, 0};
+    for (int h = 0; h < 2; ++h)
+      for (int g = 2; g < 4; ++g)
+        for (int k = 0; k < 2; ++k) ++on_spine[engine.router().spine_for(t.endpoint(h, k), t.endpoint(g, k))];
+    engine.router().set_fabric_link_usable(0, 1, false);
+    int moved_to = engine.router().spine_for(t.endpoint(0, 0), t.endpoint(2, 0));
+    return std::to_string(on_spine[0]) + " " + std::to_string(on_spine[1]) + " " + std::to_string(moved_to);
+  });
+  std::istringstream in(out);
+  int s0, s1, moved;
+  in >> s0 >> s1 >> moved;
+  EXPECT_EQ(s0 + s1, 8);
+  EXPECT_GT(s0, 0);
+  EXPECT_GT(s1, 0);
+  EXPECT_EQ(moved, 0);
+}
+
+TEST(IsolatedRun, ReportsChildErrors) {
+  EXPECT_THROW(run_isolated([]() -> std::string { throw std::runtime_error("boom"); }), std::runtime_error);
+  auto results = run_isolated_all({[] { return std::string("a"); }, [] { return std::string("b"); }}, 2);
+  EXPECT_EQ(results, (std::vector<std::string>{"a", "b"}));
+}
+
+}  // namespace
+}  // namespace gauntlet::sim

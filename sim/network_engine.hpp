@@ -1,0 +1,64 @@
+#pragma once
+// The narrow interface through which models use a network engine: time,
+// timers, transfers between RNIC endpoints, and state changes of links and
+// endpoints. The flow backend (SimGrid) implements it; a packet-level backend
+// can implement the same calls.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sim/time.hpp"
+#include "sim/topology.hpp"
+
+namespace gauntlet::sim {
+
+using EndpointId = int;  // RNIC index, see Topology
+using LinkId = int;      // see Topology
+using TimerId = std::uint64_t;
+using TransferId = std::uint64_t;
+
+// The quality of a link, or of an endpoint's offload path (its flow table),
+// relative to nominal.
+struct PathState {
+  double bandwidth_factor = 1.0;  // multiplies nominal capacity
+  Nanos extra_latency = 0;        // added one-way latency
+  bool up = true;                 // down: traffic through it stalls until it is up again
+  bool operator==(const PathState&) const = default;
+};
+
+class NetworkEngine {
+ public:
+  using TimerCallback = std::function<void()>;
+  using TransferCallback = std::function<void(Nanos finished_at)>;
+
+  virtual ~NetworkEngine() = default;
+
+  virtual const Topology& topology() const = 0;
+  virtual Nanos now() const = 0;
+
+  // Timers scheduled for the same instant run in the order they were scheduled.
+  virtual TimerId schedule_at(Nanos at, TimerCallback callback) = 0;
+  virtual void cancel(TimerId id) = 0;
+
+  // Moves `bytes` from src to dst over the current route; on_done runs when
+  // the last byte arrives (route latency included).
+  virtual TransferId start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) = 0;
+
+  virtual void set_link_state(LinkId link, const PathState& state) = 0;
+  virtual void set_endpoint_state(EndpointId endpoint, const PathState& state) = 0;
+  virtual const PathState& link_state(LinkId link) const = 0;
+  virtual const PathState& endpoint_state(EndpointId endpoint) const = 0;
+
+  // The links a transfer from src to dst crosses now, and its one-way latency.
+  virtual std::vector<LinkId> route(EndpointId src, EndpointId dst) const = 0;
+  virtual Nanos route_latency(EndpointId src, EndpointId dst) const = 0;
+
+  // Runs every timer and transfer completion up to and including `until`.
+  virtual void run_until(Nanos until) = 0;
+
+  // Changes whenever any link or endpoint state changes: a cache key for
+  // results that depend only on the network's state.
+  virtual std::uint64_t state_version() const = 0;
+};
+
+}  // namespace gauntlet::sim
