@@ -7,31 +7,15 @@
 #include <vector>
 
 #include "injectors/spec/fault_spec.hpp"
+#include "models/job_spec.hpp"
 #include "sim/time.hpp"
 #include "sim/topology.hpp"
 
 namespace gauntlet::harness {
 
-struct ParallelismSpec {
-  int tp = 1;
-  int pp = 1;
-  int dp = 1;
-  int ep = 1;
-};
-
-struct JobSpec {
-  std::string name = "job";
-  int gpus = 0;
-  ParallelismSpec parallelism;
-  sim::Nanos compute_per_iteration = sim::kSecond;
-  std::uint64_t gradient_bytes = 0;    // DP allreduce per iteration, per rank
-  std::uint64_t activation_bytes = 0;  // PP send/recv per micro-batch
-  int microbatches = 1;
-  sim::Nanos checkpoint_interval = 30 * sim::kMinute;
-  sim::Nanos restart_cost = 5 * sim::kMinute;
-  int spare_hosts = 0;
-  sim::Nanos collective_timeout = 30 * sim::kMinute;  // NCCL watchdog
-};
+// The job's description is the model's; the scenario reuses it as is.
+using models::JobSpec;
+using models::ParallelismSpec;
 
 // Where a key sat in the scenario file, for error messages raised after
 // loading (for example by a detector rejecting a parameter value).

@@ -1,0 +1,32 @@
+#pragma once
+// What a training job is: size, parallel layout, per-iteration work and its
+// failure-handling settings.
+#include <cstdint>
+#include <string>
+
+#include "sim/time.hpp"
+
+namespace gauntlet::models {
+
+struct ParallelismSpec {
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+  int ep = 1;
+};
+
+struct JobSpec {
+  std::string name = "job";
+  int gpus = 0;
+  ParallelismSpec parallelism;
+  sim::Nanos compute_per_iteration = sim::kSecond;
+  std::uint64_t gradient_bytes = 0;    // DP allreduce per iteration, per rank
+  std::uint64_t activation_bytes = 0;  // PP send/recv per micro-batch
+  int microbatches = 1;
+  sim::Nanos checkpoint_interval = 30 * sim::kMinute;
+  sim::Nanos restart_cost = 5 * sim::kMinute;
+  int spare_hosts = 0;
+  sim::Nanos collective_timeout = 30 * sim::kMinute;  // NCCL watchdog
+};
+
+}  // namespace gauntlet::models

@@ -1,0 +1,105 @@
+#include "models/training_job.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "sim/flow/flow_engine.hpp"
+#include "sim/isolated_run.hpp"
+
+namespace gauntlet::models {
+namespace {
+
+sim::ClusterShape cluster() {
+  sim::ClusterShape s;
+  s.spines = 2;
+  s.leaves = 16;
+  s.hosts = 16;
+  s.gpus_per_host = 8;
+  s.rnics_per_host = 8;
+  return s;
+}
+
+JobSpec job() {
+  JobSpec j;
+  j.gpus = 128;
+  j.parallelism = {8, 2, 8, 1};
+  j.compute_per_iteration = 2 * sim::kSecond;
+  j.gradient_bytes = 1'000'000'000;
+  return j;
+}
+
+struct JobRun {
+  std::vector<IterationSpan> timeline;
+  std::uint64_t simulated = 0;
+};
+
+// Runs the job for `horizon`, throttling h3.gpu2 at `throttle_at` (if >= 0).
+JobRun run_job(bool fast_forward, sim::Nanos horizon, sim::Nanos throttle_at, double slowdown) {
+  std::string out = sim::run_isolated([=] {
+    sim::Topology topology(cluster());
+    sim::FlowEngine engine(topology, 3);
+    sim::TelemetryBus bus;
+    TrainingJob training(job(), topology, engine, bus);
+    training.set_fast_forward(fast_forward);
+    training.set_change_horizon([&] { return engine.now() < throttle_at ? throttle_at : horizon; });
+    if (throttle_at >= 0) engine.schedule_at(throttle_at, [&] { training.set_gpu_speed(3, 2, 1.0 - slowdown); });
+    training.start(0, horizon);
+    engine.run_until(horizon);
+    std::ostringstream o;
+    o << training.simulated_iterations();
+    for (const IterationSpan& s : training.timeline())
+      o << " " << s.first << " " << s.count << " " << s.start << " " << s.duration;
+    return o.str();
+  });
+  std::istringstream in(out);
+  JobRun run;
+  in >> run.simulated;
+  IterationSpan s;
+  while (in >> s.first >> s.count >> s.start >> s.duration) run.timeline.push_back(s);
+  return run;
+}
+
+TEST(TrainingJob, ThrottledGpuStretchesComputeAndTheWholeJobFollows) {
+  JobRun run = run_job(true, 120 * sim::kSecond, 30 * sim::kSecond, 0.2);
+  ASSERT_GE(run.timeline.size(), 2u);
+  const sim::Nanos before = run.timeline.front().duration;
+  const sim::Nanos after = run.timeline.back().duration;
+  // Compute goes from 2 s to 2 s / 0.8 = 2.5 s; communication is unchanged,
+  // and every rank waits for the slow one.
+  EXPECT_NEAR(static_cast<double>(after - before), 0.5e9, 1e6);
+}
+
+TEST(TrainingJob, FastForwardGivesTheSameTimelineAsFullSimulation) {
+  const sim::Nanos horizon = 10 * sim::kMinute, throttle = 4 * sim::kMinute;
+  JobRun fast = run_job(true, horizon, throttle, 0.3);
+  JobRun full = run_job(false, horizon, throttle, 0.3);
+  ASSERT_EQ(fast.timeline.size(), full.timeline.size());
+  for (std::size_t i = 0; i < fast.timeline.size(); ++i) {
+    EXPECT_EQ(fast.timeline[i].first, full.timeline[i].first);
+    EXPECT_EQ(fast.timeline[i].count, full.timeline[i].count);
+    EXPECT_EQ(fast.timeline[i].start, full.timeline[i].start);
+    EXPECT_EQ(fast.timeline[i].duration, full.timeline[i].duration);
+  }
+  EXPECT_LT(fast.simulated * 10, full.simulated);  // and it skipped most of the work
+}
+
+TEST(Placement, TensorParallelStaysInAHostAndDataParallelSpansHosts) {
+  sim::Topology topology(cluster());
+  Placement p(job(), topology);
+  ASSERT_EQ(p.dp_groups().size(), 16u);  // pp 2 x tp 8
+  for (const DpGroup& g : p.dp_groups()) {
+    ASSERT_EQ(g.ranks.size(), 8u);
+    for (std::size_t i = 1; i < g.ranks.size(); ++i) {
+      EXPECT_NE(p.rank(g.ranks[i]).host, p.rank(g.ranks[0]).host);
+      EXPECT_EQ(p.rank(g.ranks[i]).gpu, p.rank(g.ranks[0]).gpu);
+    }
+  }
+  EXPECT_EQ(p.worker_name(8 * 3 + 2), "h3.gpu2");
+  JobSpec bad = job();
+  bad.parallelism.dp = 7;
+  EXPECT_THROW(Placement(bad, topology), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gauntlet::models
