@@ -1,0 +1,172 @@
+#include "injectors/sim/fault_scheduler.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+namespace gauntlet::injectors {
+namespace {
+
+constexpr sim::Nanos kForever = std::numeric_limits<sim::Nanos>::max();
+
+}  // namespace
+
+FaultScheduler::FaultScheduler(sim::NetworkEngine& engine, models::TrainingJob& job,
+                               models::RoceTransportParams transport)
+    : engine_(engine), job_(job), transport_(transport) {}
+
+bool FaultScheduler::simulated(FaultType type) {
+  switch (type) {
+    case FaultType::link_loss:
+    case FaultType::port_flap:
+    case FaultType::stale_flow_table:
+    case FaultType::gpu_throttle:
+    case FaultType::congestion:
+    case FaultType::cpu_contention:
+    case FaultType::agent_hang:   // the data path is unaffected by design
+    case FaultType::clock_skew:   // only telemetry timestamps move
+      return true;
+    default:
+      return false;
+  }
+}
+
+sim::Nanos FaultScheduler::round_trip() const {
+  // A cross-spine path has four hops each way.
+  return 8 * engine_.topology().shape().link_latency;
+}
+
+double FaultScheduler::link_loss_factor(sim::LinkId link, double loss) const {
+  const double rate = engine_.topology().link_bytes_per_second(link);
+  return models::go_back_n_goodput(loss, models::window_packets(rate, round_trip(), transport_));
+}
+
+void FaultScheduler::arm(const std::vector<FaultSpec>& faults, sim::Nanos horizon) {
+  for (const FaultSpec& fault : faults) {
+    if (!simulated(fault.type))
+      throw std::invalid_argument("fault type '" + std::string(fault_type_name(fault.type)) +
+                                  "' is not simulated by this engine yet");
+    schedule_fault(fault, horizon);
+  }
+  std::sort(change_times_.begin(), change_times_.end());
+}
+
+sim::Nanos FaultScheduler::next_change() const {
+  auto it = std::upper_bound(change_times_.begin(), change_times_.end(), engine_.now());
+  return it == change_times_.end() ? kForever : *it;
+}
+
+void FaultScheduler::schedule_fault(const FaultSpec& fault, sim::Nanos horizon) {
+  const sim::Nanos start = fault.start;
+  const sim::Nanos end = fault.end().value_or(kForever);
+  const FaultParams& p = fault.params;
+  const sim::Topology& topology = engine_.topology();
+  const auto id = sim::ComponentId::parse(fault.target);
+  auto apply_window = [&](const std::string& component, const Effect& effect) {
+    schedule_change(start, component, fault.id, &effect);
+    if (end != kForever) schedule_change(end, component, fault.id, nullptr);
+  };
+  switch (fault.type) {
+    case FaultType::link_loss: {
+      Effect e;
+      e.bandwidth_factor = link_loss_factor(*topology.link_of(*id), p.rate);
+      apply_window(fault.target, e);
+      break;
+    }
+    case FaultType::congestion: {
+      Effect e;
+      e.bandwidth_factor = 1.0 - p.load;  // background traffic's share of capacity
+      if (id->kind == sim::ComponentKind::leaf || id->kind == sim::ComponentKind::spine) {
+        for (int link = 0; link < topology.links(); ++link) {
+          const sim::ComponentId c = topology.link_component(link);
+          const bool on_switch = id->kind == sim::ComponentKind::leaf ? c.leaf == id->leaf
+                                                                       : c.kind == sim::ComponentKind::fabric_link &&
+                                                                             c.spine == id->spine;
+          if (on_switch) apply_window(c.str(), e);
+        }
+      } else {
+        apply_window(fault.target, e);
+      }
+      break;
+    }
+    case FaultType::stale_flow_table: {
+      // The slow software path: added latency, a throughput cap and its own
+      // (small) loss, on the one RNIC's traffic only.
+      Effect e;
+      e.extra_latency = p.extra_latency;
+      const sim::EndpointId endpoint = topology.endpoint(id->host, id->index);
+      const double line = topology.link_bytes_per_second(topology.host_link(endpoint));
+      if (p.cap_gbps > 0) e.bandwidth_factor = std::min(1.0, p.cap_gbps * 1e9 / 8.0 / line);
+      e.bandwidth_factor *= link_loss_factor(topology.host_link(endpoint), p.loss);
+      apply_window(fault.target, e);
+      break;
+    }
+    case FaultType::port_flap: {
+      std::string link = fault.target;
+      if (id->kind == sim::ComponentKind::nic)
+        link = topology.link_name(topology.host_link(topology.endpoint(id->host, id->index)));
+      static const Effect kDown{1.0, 0, true, 1.0};
+      const sim::Nanos last = std::min(end, horizon);
+      for (sim::Nanos t = start; t < last; t += p.period) {
+        schedule_change(t, link, fault.id, &kDown);
+        schedule_change(std::min(t + p.down, last), link, fault.id, nullptr);
+      }
+      break;
+    }
+    case FaultType::gpu_throttle: {
+      Effect e;
+      e.speed_factor = 1.0 - p.slowdown;
+      apply_window(fault.target, e);
+      break;
+    }
+    case FaultType::cpu_contention: {
+      // Data loading and kernel launch share the host CPU: every GPU of the
+      // host loses the same fraction of its step.
+      Effect e;
+      e.speed_factor = 1.0 - p.slowdown;
+      for (int g = 0; g < topology.shape().gpus_per_host; ++g)
+        apply_window(sim::ComponentId::make_gpu(id->host, g).str(), e);
+      break;
+    }
+    default:
+      break;  // no data-path effect
+  }
+}
+
+void FaultScheduler::schedule_change(sim::Nanos at, const std::string& component, const std::string& key,
+                                     const Effect* effect) {
+  change_times_.push_back(at);
+  std::optional<Effect> copy;
+  if (effect) copy = *effect;
+  engine_.schedule_at(at, [this, component, key, copy] { set_effect(component, key, copy ? &*copy : nullptr); });
+}
+
+void FaultScheduler::set_effect(const std::string& component, const std::string& key, const Effect* effect) {
+  if (effect)
+    active_[component][key] = *effect;
+  else
+    active_[component].erase(key);
+  refresh(component);
+}
+
+void FaultScheduler::refresh(const std::string& component) {
+  Effect total;
+  for (const auto& [key, e] : active_[component]) {
+    total.bandwidth_factor *= e.bandwidth_factor;
+    total.extra_latency += e.extra_latency;
+    total.down = total.down || e.down;
+    total.speed_factor *= e.speed_factor;
+  }
+  const sim::ComponentId id = *sim::ComponentId::parse(component);
+  const sim::Topology& topology = engine_.topology();
+  const sim::PathState state{total.bandwidth_factor, total.extra_latency, !total.down};
+  switch (id.kind) {
+    case sim::ComponentKind::host_link:
+    case sim::ComponentKind::fabric_link: engine_.set_link_state(*topology.link_of(id), state); break;
+    case sim::ComponentKind::flow_table: engine_.set_endpoint_state(topology.endpoint(id.host, id.index), state); break;
+    case sim::ComponentKind::gpu: job_.set_gpu_speed(id.host, id.index, total.speed_factor); break;
+    default: break;
+  }
+}
+
+}  // namespace gauntlet::injectors

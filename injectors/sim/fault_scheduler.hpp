@@ -1,0 +1,57 @@
+#pragma once
+// Turns fault specs into timed changes of the simulated cluster: each fault
+// is applied at its start and reverted at its end through the network engine
+// and the job model. Overlapping faults on one component compose: bandwidth
+// factors and speeds multiply, extra latencies add, any "down" wins.
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "injectors/spec/fault_spec.hpp"
+#include "models/roce_transport.hpp"
+#include "models/training_job.hpp"
+#include "sim/network_engine.hpp"
+
+namespace gauntlet::injectors {
+
+class FaultScheduler {
+ public:
+  FaultScheduler(sim::NetworkEngine& engine, models::TrainingJob& job, models::RoceTransportParams transport = {});
+
+  // Schedules every fault's changes up to `horizon` (where open-ended faults
+  // stop). Throws std::invalid_argument for a fault this engine cannot
+  // simulate.
+  void arm(const std::vector<FaultSpec>& faults, sim::Nanos horizon);
+
+  // The earliest scheduled change strictly after now, or the far future.
+  sim::Nanos next_change() const;
+
+  // Goodput fraction the link_loss model gives a link at this loss rate.
+  double link_loss_factor(sim::LinkId link, double loss) const;
+
+  static bool simulated(FaultType type);
+
+ private:
+  struct Effect {
+    double bandwidth_factor = 1.0;
+    sim::Nanos extra_latency = 0;
+    bool down = false;
+    double speed_factor = 1.0;
+  };
+
+  void schedule_fault(const FaultSpec& fault, sim::Nanos horizon);
+  void schedule_change(sim::Nanos at, const std::string& component, const std::string& key, const Effect* effect);
+  void set_effect(const std::string& component, const std::string& key, const Effect* effect);
+  void refresh(const std::string& component);
+  sim::Nanos round_trip() const;
+
+  sim::NetworkEngine& engine_;
+  models::TrainingJob& job_;
+  models::RoceTransportParams transport_;
+  std::map<std::string, std::map<std::string, Effect>> active_;  // component -> key -> effect
+  std::vector<sim::Nanos> change_times_;                         // sorted
+};
+
+}  // namespace gauntlet::injectors
