@@ -1,0 +1,45 @@
+#pragma once
+// Bookkeeping for the two timing rules faults must obey (see loader.hpp):
+// no overlap of same-type faults on one target, and nothing new on a host
+// after an open-ended fail-stop fault there.
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "injectors/spec/fault_spec.hpp"
+#include "sim/time.hpp"
+
+namespace gauntlet::harness::detail {
+
+class FaultConflicts {
+ public:
+  explicit FaultConflicts(sim::Nanos run_end) : run_end_(run_end) {}
+
+  // Why fault cannot join those already added, or nullopt when it can.
+  // origin_line of each added fault is quoted so the user can find it.
+  std::optional<std::string> check(const injectors::FaultSpec& fault) const;
+  void add(const injectors::FaultSpec& fault, int origin_line);
+
+ private:
+  struct Window {
+    sim::Nanos start;
+    sim::Nanos end;  // run end when the fault has no duration
+    int origin_line;
+  };
+  struct HostState {
+    std::optional<Window> open_fail_stop;  // the earliest one
+    std::string fail_stop_type;
+    sim::Nanos latest_start = -1;
+  };
+
+  sim::Nanos run_end_;
+  std::map<std::pair<injectors::FaultType, std::string>, std::vector<Window>> windows_;
+  std::map<int, HostState> hosts_;
+};
+
+// The host a component belongs to, or -1 for switches and fabric links.
+int owning_host(const std::string& component);
+
+}  // namespace gauntlet::harness::detail

@@ -1,0 +1,243 @@
+#include "harness/scenario/loader.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "harness/scenario/fault_entries.hpp"
+#include "harness/scenario/input_error.hpp"
+#include "harness/scenario/yaml_read.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+using namespace yaml_read;
+using sim::Nanos;
+
+constexpr long long kIntMax = std::numeric_limits<int>::max();
+
+int read_count(const Source& source, const MapView& map, std::string_view key, int min) {
+  return static_cast<int>(read_integer(source, map.field(key), min, kIntMax));
+}
+
+sim::ClusterShape read_cluster(const Source& source, const Field& cluster_field) {
+  const MapView map(source, cluster_field);
+  map.allow_only({"spines", "leaves", "hosts", "gpus_per_host", "rnics_per_host", "rail_optimized", "host_link_gbps",
+                  "fabric_link_gbps", "link_latency"});
+  sim::ClusterShape shape;
+  // The wiring keys have no sensible default; the link properties do.
+  for (std::string_view key : {"spines", "leaves", "hosts", "gpus_per_host", "rnics_per_host"})
+    if (!map.has(key)) map.fail_missing(key);
+  shape.spines = read_count(source, map, "spines", 1);
+  shape.leaves = read_count(source, map, "leaves", 1);
+  shape.hosts = read_count(source, map, "hosts", 1);
+  shape.gpus_per_host = read_count(source, map, "gpus_per_host", 1);
+  shape.rnics_per_host = read_count(source, map, "rnics_per_host", 1);
+  if (map.has("rail_optimized")) shape.rail_optimized = read_bool(source, map.field("rail_optimized"));
+  for (std::string_view key : {"host_link_gbps", "fabric_link_gbps"}) {
+    if (!map.has(key)) continue;
+    const Field field = map.field(key);
+    const double gbps = read_number(source, field);
+    if (gbps <= 0) source.fail(field.value_mark, "'" + field.name + "' must be greater than zero");
+    (key == "host_link_gbps" ? shape.host_link_gbps : shape.fabric_link_gbps) = gbps;
+  }
+  if (map.has("link_latency")) shape.link_latency = read_duration(source, map.field("link_latency"), true);
+  return shape;
+}
+
+JobSpec read_job(const Source& source, const Field& job_field, const sim::ClusterShape& cluster) {
+  const MapView map(source, job_field);
+  map.allow_only({"name", "gpus", "parallelism", "compute_per_iteration", "gradient_bytes", "activation_bytes",
+                  "microbatches", "checkpoint_interval", "restart_cost", "spare_hosts", "collective_timeout"});
+  JobSpec job;
+  if (map.has("name")) job.name = read_text(source, map.field("name"));
+  const Field gpus_field = map.require("gpus");
+  job.gpus = static_cast<int>(read_integer(source, gpus_field, 1, kIntMax));
+
+  const Field parallelism_field = map.require("parallelism");
+  const MapView parallelism(source, parallelism_field);
+  parallelism.allow_only({"tp", "pp", "dp", "ep"});
+  ParallelismSpec& par = job.parallelism;
+  const std::initializer_list<std::pair<std::string_view, int*>> factors = {
+      {"tp", &par.tp}, {"pp", &par.pp}, {"dp", &par.dp}, {"ep", &par.ep}};
+  for (auto [key, slot] : factors)
+    if (parallelism.has(key)) *slot = read_count(source, parallelism, key, 1);
+
+  job.compute_per_iteration = read_duration(source, map.require("compute_per_iteration"), false);
+  if (map.has("gradient_bytes")) job.gradient_bytes = read_bytes(source, map.field("gradient_bytes"));
+  else if (par.dp > 1) map.fail_missing("gradient_bytes", " (dp > 1 needs the allreduce size)");
+  if (map.has("activation_bytes")) job.activation_bytes = read_bytes(source, map.field("activation_bytes"));
+  else if (par.pp > 1) map.fail_missing("activation_bytes", " (pp > 1 needs the send/recv size)");
+  if (map.has("microbatches")) job.microbatches = read_count(source, map, "microbatches", 1);
+  if (map.has("checkpoint_interval")) job.checkpoint_interval = read_duration(source, map.field("checkpoint_interval"), false);
+  if (map.has("restart_cost")) job.restart_cost = read_duration(source, map.field("restart_cost"), true);
+  if (map.has("spare_hosts")) job.spare_hosts = read_count(source, map, "spare_hosts", 0);
+  if (map.has("collective_timeout")) job.collective_timeout = read_duration(source, map.field("collective_timeout"), false);
+
+  // Whether the job fits the cluster.
+  const long long ranks = static_cast<long long>(par.tp) * par.pp * par.dp;
+  if (ranks != job.gpus)
+    source.fail(parallelism_field.value_mark, "tp*pp*dp = " + std::to_string(par.tp) + "*" + std::to_string(par.pp) +
+                                                  "*" + std::to_string(par.dp) + " = " + std::to_string(ranks) +
+                                                  ", but the job has " + std::to_string(job.gpus) + " GPUs");
+  if (par.dp % par.ep != 0)
+    source.fail(parallelism.field("ep").value_mark, "ep (" + std::to_string(par.ep) +
+                                                        ") must divide dp (" + std::to_string(par.dp) + ")");
+  if (par.tp > cluster.gpus_per_host)
+    source.fail(parallelism.field("tp").value_mark, "tp (" + std::to_string(par.tp) + ") exceeds gpus_per_host (" +
+                                                        std::to_string(cluster.gpus_per_host) +
+                                                        "): tensor parallelism stays inside one host");
+  const long long cluster_gpus = static_cast<long long>(cluster.hosts) * cluster.gpus_per_host;
+  if (job.gpus > cluster_gpus)
+    source.fail(gpus_field.value_mark, "the job needs " + std::to_string(job.gpus) + " GPUs but the cluster has " +
+                                           std::to_string(cluster_gpus));
+  const long long job_hosts = (job.gpus + cluster.gpus_per_host - 1) / cluster.gpus_per_host;
+  if (job_hosts + job.spare_hosts > cluster.hosts)
+    source.fail(map.has("spare_hosts") ? map.field("spare_hosts").value_mark : gpus_field.value_mark,
+                "the job occupies " + std::to_string(job_hosts) + " hosts; with " + std::to_string(job.spare_hosts) +
+                    " spares it needs more than the cluster's " + std::to_string(cluster.hosts));
+  return job;
+}
+
+std::string param_text(const Source& source, const Field& field) {
+  if (!field.value.IsScalar()) source.fail(field.value_mark, "detector parameter '" + key_of(field) +
+                                                                 "' must be a single value, got " + describe(field.value));
+  return field.value.Scalar();
+}
+
+DetectorSpec read_detector(const Source& source, const Field& item, const DetectorRegistry& registry) {
+  DetectorSpec spec;
+  spec.pos = to_pos(item.value_mark);
+  Field name_field = item;
+  std::vector<Field> param_fields;
+  if (item.value.IsMap()) {
+    const MapView map(source, item);
+    name_field = map.require("name");
+    for (const Field& field : map.entries())
+      if (key_of(field) != "name") param_fields.push_back(field);
+  } else if (!item.value.IsScalar()) {
+    source.fail(item.value_mark, "a detector is a name or a map with a 'name' key, got " + describe(item.value));
+  }
+  spec.name = read_text(source, name_field);
+  for (const Field& field : param_fields) spec.params[key_of(field)] = param_text(source, field);
+  // External detectors declare nothing to check their parameters against.
+  if (spec.name.starts_with("exec:")) {
+    if (spec.name.size() == 5) source.fail(name_field.value_mark, "'exec:' needs a command after the colon");
+    return spec;
+  }
+
+  const DetectorInfo* info = registry.find(spec.name);
+  if (!info) {
+    std::string known;
+    for (const std::string& name : registry.names()) known += (known.empty() ? "" : ", ") + name;
+    source.fail(name_field.value_mark, "unknown detector '" + spec.name + "' (known: " + known + "; or exec:COMMAND)");
+  }
+  std::string error, bad_key;
+  if (!registry.resolve(*info, spec.params, &error, &bad_key)) {
+    YAML::Mark at = name_field.value_mark;
+    for (const Field& field : param_fields) {
+      if (key_of(field) != bad_key) continue;
+      const bool declared = std::any_of(info->params.begin(), info->params.end(),
+                                        [&](const DetectorParamInfo& p) { return p.name == bad_key; });
+      at = declared ? field.value_mark : field.key_mark;  // a bad value, or a key the detector does not take
+    }
+    source.fail(at, "detector '" + spec.name + "': " + error);
+  }
+  return spec;
+}
+
+std::vector<DetectorSpec> read_detectors(const Source& source, const Field& field, const DetectorRegistry& registry) {
+  std::vector<DetectorSpec> specs;
+  for (const Field& item : read_sequence(source, field)) {
+    DetectorSpec spec = read_detector(source, item, registry);
+    for (const DetectorSpec& earlier : specs)
+      if (earlier.name == spec.name)
+        source.fail(item.value_mark, "detector '" + spec.name + "' is listed twice (first on line " +
+                                         std::to_string(earlier.pos.line) + ")");
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+std::string read_choice(const Source& source, const Field& field, std::initializer_list<std::string_view> choices) {
+  const std::string value = read_text(source, field);
+  if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
+  std::string options;
+  for (std::string_view choice : choices) options += (options.empty() ? "" : " | ") + std::string(choice);
+  source.fail(field.value_mark, "'" + field.name + "' must be one of " + options + ", got '" + value + "'");
+}
+
+Scenario read_scenario(const Source& source, const YAML::Node& root, const DetectorRegistry& detectors) {
+  if (!root.IsMap())
+    source.fail(root.Mark(), "a scenario is a map with keys name, seed, duration, cluster, job, ...; got " +
+                                 describe(root));
+  const MapView top(source, Field{"", root, root.Mark(), root.Mark()});
+  top.allow_only({"name", "seed", "duration", "engine", "cluster", "job", "faults", "detectors", "mitigation"});
+  Scenario scenario;
+  scenario.source_path = source.file_name();
+  scenario.name = read_text(source, top.require("name"));
+  scenario.seed = read_unsigned(source, top.require("seed"));
+  scenario.duration = read_duration(source, top.require("duration"), false);
+  if (top.has("engine")) scenario.engine = read_choice(source, top.field("engine"), {"flow", "packet"});
+
+  const Field cluster_field = top.require("cluster");
+  scenario.cluster = read_cluster(source, cluster_field);
+  std::optional<sim::Topology> topology;
+  try {
+    topology.emplace(scenario.cluster);
+  } catch (const std::invalid_argument& e) {
+    source.fail(cluster_field.key_mark, std::string("inconsistent cluster: ") + e.what());
+  }
+
+  scenario.job = read_job(source, top.require("job"), scenario.cluster);
+  if (top.has("faults"))
+    scenario.faults = detail::read_faults(source, top.field("faults"), *topology, scenario.duration, scenario.seed);
+  if (top.has("detectors")) scenario.detectors = read_detectors(source, top.field("detectors"), detectors);
+  if (top.has("mitigation"))
+    scenario.mitigation = read_choice(source, top.field("mitigation"), {"none", "isolate-restart", "falcon-ladder"});
+  return scenario;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_target_glob(const sim::Topology& topology, const std::string& pattern,
+                                            const std::vector<sim::ComponentKind>& kinds) {
+  std::vector<std::string> matches;
+  for (std::string& name : topology.component_names()) {
+    if (fnmatch(pattern.c_str(), name.c_str(), 0) != 0) continue;
+    if (!kinds.empty()) {
+      const auto id = sim::ComponentId::parse(name);
+      if (!id || std::find(kinds.begin(), kinds.end(), id->kind) == kinds.end()) continue;
+    }
+    matches.push_back(std::move(name));
+  }
+  return matches;
+}
+
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file_name,
+                        const DetectorRegistry& detectors) {
+  const Source source(file_name);
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(yaml_text);
+  } catch (const YAML::ParserException& e) {
+    source.fail(e.mark, e.msg);
+  }
+  if (documents.empty() || documents.front().IsNull()) source.fail(YAML::Mark(), "the scenario file is empty");
+  if (documents.size() > 1) source.fail(documents[1].Mark(), "a scenario file holds exactly one YAML document");
+  return read_scenario(source, documents.front(), detectors);
+}
+
+Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, 0, "cannot read the scenario file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_scenario(text.str(), path, detectors);
+}
+
+}  // namespace gauntlet::harness

@@ -1,0 +1,66 @@
+#pragma once
+// Reads a scenario file (DESIGN §4) into a concrete Scenario: units parsed,
+// target globs expanded, Poisson and periodic onsets drawn, and every rule
+// below checked before anything runs. Any violation throws InputError
+// ("file:line:col: message", 1-based) pointing at the offending key or value.
+//
+// Validation rules
+//  - YAML syntax errors are reported where the parser stopped.
+//  - Unknown keys are reported at the key, wrong types and bad values at the
+//    value, missing required keys at the map that should hold them. A key
+//    may appear only once per map.
+//  - Durations take a unit (ns us ms s m h d); sizes take B KB MB GB TB KiB
+//    MiB GiB TiB. seed is a non-negative integer; run duration must be > 0.
+//  - engine is flow or packet; mitigation is none, isolate-restart or
+//    falcon-ladder.
+//  - The cluster must be wireable (sim::Topology accepts it); otherwise the
+//    error points at the `cluster` key.
+//  - The job must fit: tp*pp*dp == gpus, gpus <= hosts*gpus_per_host,
+//    tp <= gpus_per_host (tensor parallelism stays inside one host), dp a
+//    multiple of ep, and the hosts it occupies plus spare_hosts must exist.
+//    gradient_bytes is required when dp > 1, activation_bytes when pp > 1.
+//  - Faults: the type must be known and each parameter known to that type
+//    and in range (fractions in [0,1), numbers > 0, port_flap needs
+//    0 < down < period); required parameters must be present. A target must
+//    name an existing component of a kind the type accepts; a glob must
+//    match at least one such component. reconfigure takes no target.
+//    nic_down's fallback must be another RNIC of the same host.
+//  - Every onset must fall before the end of the run.
+//  - Two faults of the same type on the same target may not overlap in time
+//    (a fault without duration lasts to the end of the run).
+//  - Once an open-ended fail-stop fault (gpu_fail, node_crash) has started on
+//    a host, no later fault may start on that host or its parts (GPUs, RNICs,
+//    flow tables, CPU, agent, host links): the host is out of service and
+//    nothing that happens to it afterwards can be observed or attributed.
+//    Faults starting at the same instant are allowed (a glob may fail
+//    several GPUs of one host at once).
+//  - Poisson onsets are random, so instead of failing on a draw that would
+//    break the two rules above, the draw picks uniformly among the matching
+//    components that can still take the fault, and is dropped if none can.
+//  - Detectors must be registered (or named exec:COMMAND, whose parameters
+//    pass through untouched) and their parameters must satisfy the registry.
+//    A detector may be listed only once.
+#include <string>
+#include <vector>
+
+#include "harness/detectors/registry.hpp"
+#include "harness/scenario/scenario.hpp"
+#include "sim/component_id.hpp"
+#include "sim/topology.hpp"
+
+namespace gauntlet::harness {
+
+// Reads and validates the file at path; errors name the file as given.
+Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors);
+
+// Same, from text already in memory; file_name is used in error messages.
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file_name,
+                        const DetectorRegistry& detectors);
+
+// Names of the components whose id matches the fnmatch pattern and whose kind
+// is one of kinds (any kind when kinds is empty), in Topology::component_names
+// order. A pattern without wildcards matches at most its own name.
+std::vector<std::string> expand_target_glob(const sim::Topology& topology, const std::string& pattern,
+                                            const std::vector<sim::ComponentKind>& kinds);
+
+}  // namespace gauntlet::harness
