@@ -1,0 +1,71 @@
+// gauntlet run SCENARIO.yaml [--seed N] [--detectors a,b] [--mitigation P] [--out DIR]
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "harness/cli/commands.hpp"
+#include "harness/cli/scenario_options.hpp"
+#include "harness/report/score_table.hpp"
+#include "harness/runner/outputs.hpp"
+#include "harness/scenario/input_error.hpp"
+
+namespace gauntlet::cli {
+
+namespace po = boost::program_options;
+
+int run_command(const Args& args) {
+  po::options_description visible("gauntlet run SCENARIO.yaml [options]");
+  ScenarioOptions scenario_options;
+  std::string out_dir;
+  visible.add_options()("help,h", "show this help");
+  add_scenario_options(visible, scenario_options);
+  visible.add_options()("out", po::value(&out_dir), "output folder (default results/<name>/<seed>/)")(
+      "no-progress", "do not show progress on stderr");
+  po::variables_map vm;
+  if (int status = parse_command_line(args, visible, vm, scenario_options); status >= 0) return status;
+
+  harness::Scenario scenario;
+  const harness::DetectorRegistry registry = harness::builtin_detectors();
+  try {
+    scenario = load_with_overrides(scenario_options, registry);
+  } catch (const harness::InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  }
+  if (out_dir.empty())
+    out_dir = (std::filesystem::path("results") / scenario.name / std::to_string(scenario.seed)).string();
+
+  harness::RunOptions options;
+  options.show_progress = vm.count("no-progress") == 0;
+  std::fprintf(stderr, "gauntlet run %s --seed %llu\n", scenario_options.path.c_str(),
+               static_cast<unsigned long long>(scenario.seed));
+  harness::RunReport report;
+  try {
+    report = harness::run_scenario(scenario, registry, options);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s\n", scenario_options.path.c_str(), e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "run failed (reproduce with --seed %llu): %s\n",
+                 static_cast<unsigned long long>(scenario.seed), e.what());
+    return kExitRunFailed;
+  }
+  try {
+    harness::write_run_outputs(report, out_dir);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cannot write results to %s: %s\n", out_dir.c_str(), e.what());
+    return kExitRunFailed;
+  }
+  std::printf("scenario %s, seed %llu: %llu iterations fault-free, %llu with faults (%.1f s wall)\n",
+              scenario.name.c_str(), static_cast<unsigned long long>(scenario.seed),
+              static_cast<unsigned long long>(report.fault_free.iterations()),
+              static_cast<unsigned long long>(report.faulty.iterations()), report.wall_seconds);
+  std::printf("%s", harness::score_table(report).c_str());
+  std::printf("results: %s\n", out_dir.c_str());
+  return kExitOk;
+}
+
+}  // namespace gauntlet::cli

@@ -1,0 +1,62 @@
+#include "harness/cli/scenario_options.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "harness/scenario/input_error.hpp"
+#include "harness/scenario/loader.hpp"
+
+namespace gauntlet::cli {
+
+namespace po = boost::program_options;
+
+void add_scenario_options(po::options_description& options, ScenarioOptions& out) {
+  options.add_options()("seed", po::value<unsigned long long>(), "override the scenario's seed")(
+      "detectors", po::value(&out.detectors), "comma-separated detectors instead of the scenario's")(
+      "mitigation", po::value(&out.mitigation), "none | isolate-restart | falcon-ladder");
+}
+
+int parse_command_line(const Args& args, const po::options_description& options, po::variables_map& vm,
+                       ScenarioOptions& scenario) {
+  po::options_description all;
+  all.add(options);
+  all.add_options()("scenario", po::value(&scenario.path));
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "%s\n\n", e.what());
+    std::cerr << options;
+    return kExitBadInput;
+  }
+  if (vm.count("help")) {
+    std::cout << options;
+    return kExitOk;
+  }
+  if (scenario.path.empty()) {
+    std::fprintf(stderr, "a scenario file is required\n\n");
+    std::cerr << options;
+    return kExitBadInput;
+  }
+  if (vm.count("seed")) scenario.seed = vm["seed"].as<unsigned long long>();
+  return -1;
+}
+
+harness::Scenario load_with_overrides(const ScenarioOptions& options, const harness::DetectorRegistry& registry) {
+  harness::LoadOverrides overrides;
+  overrides.seed = options.seed;
+  if (!options.mitigation.empty()) overrides.mitigation = options.mitigation;
+  if (!options.detectors.empty()) {
+    std::vector<std::string> names;
+    std::stringstream list(options.detectors);
+    for (std::string name; std::getline(list, name, ',');)
+      if (!name.empty()) names.push_back(name);
+    overrides.detectors = names;
+  }
+  return harness::load_scenario(options.path, registry, overrides);
+}
+
+}  // namespace gauntlet::cli

@@ -1,0 +1,32 @@
+#pragma once
+// Options shared by commands that take a scenario file: the file itself and
+// the overrides of its seed, detectors and mitigation.
+#include <boost/program_options.hpp>
+
+#include <optional>
+#include <string>
+
+#include "harness/cli/commands.hpp"
+#include "harness/detectors/registry.hpp"
+#include "harness/scenario/scenario.hpp"
+
+namespace gauntlet::cli {
+
+struct ScenarioOptions {
+  std::string path;
+  std::optional<unsigned long long> seed;
+  std::string detectors;   // comma-separated; empty: the scenario's own
+  std::string mitigation;  // empty: the scenario's own
+};
+
+void add_scenario_options(boost::program_options::options_description& options, ScenarioOptions& out);
+
+// Parses args into vm with SCENARIO.yaml as the positional argument. Returns
+// an exit code when the command must stop here (help or bad usage), else -1.
+int parse_command_line(const Args& args, const boost::program_options::options_description& options,
+                       boost::program_options::variables_map& vm, ScenarioOptions& scenario);
+
+// Loads the scenario and applies the overrides; throws InputError.
+harness::Scenario load_with_overrides(const ScenarioOptions& options, const harness::DetectorRegistry& registry);
+
+}  // namespace gauntlet::cli

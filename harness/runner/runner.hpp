@@ -1,0 +1,36 @@
+#pragma once
+// Runs a scenario end to end: the faulty run with every detector observing
+// and, in a process of its own, the fault-free counterfactual from the same
+// seed; then scores each detector against the ground truth.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/runner/simulation.hpp"
+#include "harness/scoring/score.hpp"
+
+namespace gauntlet::harness {
+
+struct RunOptions {
+  bool show_progress = false;
+  int parallel_runs = 2;  // simulations in flight at once
+};
+
+struct RunReport {
+  Scenario scenario;
+  double wall_seconds = 0;
+  SimulationOutcome fault_free;
+  SimulationOutcome faulty;  // no mitigation: every detector observed this run
+  std::vector<FaultEpisode> faults;
+  std::map<std::string, DetectorScore> scores;  // in scenario order via detector_order
+  std::vector<std::string> detector_order;
+};
+
+RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options);
+
+// Faults as episodes; a fault affected the job when iterations overlapping
+// its window ran slower than in the fault-free run.
+std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const SimulationOutcome& faulty,
+                                         const SimulationOutcome& fault_free);
+
+}  // namespace gauntlet::harness

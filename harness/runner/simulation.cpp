@@ -1,0 +1,144 @@
+#include "harness/runner/simulation.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+#include "injectors/sim/fault_scheduler.hpp"
+#include "sim/flow/flow_engine.hpp"
+#include "sim/telemetry_bus.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct ActiveDetector {
+  std::string name;
+  std::unique_ptr<Detector> detector;
+};
+
+std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const DetectorRegistry& registry,
+                                           const sim::Topology& topology) {
+  std::vector<ActiveDetector> out;
+  for (const DetectorSpec& spec : scenario.detectors) {
+    const DetectorInfo* info = registry.find(spec.name);
+    if (!info) throw std::invalid_argument("detector '" + spec.name + "' is not available in this build");
+    std::string error;
+    auto params = registry.resolve(*info, spec.params, &error);
+    if (!params) throw std::invalid_argument("detector '" + spec.name + "': " + error);
+    DetectorContext context{&topology, *params};
+    out.push_back({spec.name, info->make(context)});
+  }
+  return out;
+}
+
+class Progress {
+ public:
+  Progress(bool enabled, sim::Nanos total) : enabled_(enabled), total_(total) {}
+  void update(sim::Nanos now) {
+    if (!enabled_ || total_ <= 0) return;
+    const int percent = static_cast<int>(100 * now / total_);
+    if (percent < next_) return;
+    std::fprintf(stderr, "\rsimulating: %3d%% of %.0f s", percent, sim::to_seconds(total_));
+    if (percent >= 100) std::fprintf(stderr, "\n");
+    next_ = percent + 5;
+  }
+
+ private:
+  bool enabled_;
+  sim::Nanos total_;
+  int next_ = 0;
+};
+
+}  // namespace
+
+std::uint64_t SimulationOutcome::iterations() const {
+  std::uint64_t total = 0;
+  for (const auto& span : timeline) total += span.count;
+  return total;
+}
+
+SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& registry,
+                           const SimulationRequest& request) {
+  sim::Topology topology(scenario.cluster);
+  sim::FlowEngine engine(topology, scenario.seed);
+  sim::TelemetryBus bus;
+  models::TrainingJob job(scenario.job, topology, engine, bus);
+  job.set_fast_forward(request.fast_forward);
+  injectors::FaultScheduler scheduler(engine, job);
+  if (request.inject_faults) scheduler.arm(scenario.faults, scenario.duration);
+  job.set_change_horizon([&scheduler] { return scheduler.next_change(); });
+
+  std::vector<ActiveDetector> detectors;
+  if (request.run_detectors) detectors = make_detectors(scenario, registry, topology);
+
+  SimulationOutcome outcome;
+  for (const ActiveDetector& d : detectors) outcome.detectors[d.name];
+  job.start(0, scenario.duration);
+  Progress progress(request.show_progress, scenario.duration);
+  for (sim::Nanos t = 0; t < scenario.duration;) {
+    t = std::min(t + request.observe_interval, scenario.duration);
+    engine.run_until(t);
+    telemetry::Batch batch = bus.drain(t);
+    for (ActiveDetector& d : detectors) {
+      d.detector->observe(batch);
+      for (Alert& alert : d.detector->take_alerts()) {
+        alert.detector = d.name;
+        outcome.detectors[d.name].alerts.push_back(std::move(alert));
+      }
+    }
+    progress.update(t);
+  }
+  outcome.timeline = job.timeline();
+  outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes());
+  outcome.simulated_iterations = job.simulated_iterations();
+  return outcome;
+}
+
+std::string SimulationOutcome::to_json() const {
+  json j;
+  j["timeline"] = json::array();
+  for (const auto& s : timeline) j["timeline"].push_back({s.first, s.count, s.start, s.duration});
+  j["telemetry_bytes"] = telemetry_bytes;
+  j["simulated_iterations"] = simulated_iterations;
+  j["detectors"] = json::object();
+  for (const auto& [name, d] : detectors) {
+    json alerts = json::array();
+    for (const Alert& a : d.alerts) {
+      json suspects = json::array();
+      for (const Suspect& s : a.suspects) suspects.push_back({s.id, s.score});
+      alerts.push_back({a.time_s, a.kind, suspects});
+    }
+    j["detectors"][name] = {{"alerts", alerts}, {"probes_sent", d.probes_sent}};
+  }
+  return j.dump();
+}
+
+SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
+  const json j = json::parse(text);
+  SimulationOutcome out;
+  for (const auto& s : j["timeline"])
+    out.timeline.push_back({s[0].get<std::uint64_t>(), s[1].get<std::uint64_t>(), s[2].get<sim::Nanos>(),
+                            s[3].get<sim::Nanos>()});
+  out.telemetry_bytes = j["telemetry_bytes"].get<long long>();
+  out.simulated_iterations = j["simulated_iterations"].get<std::uint64_t>();
+  for (const auto& [name, d] : j["detectors"].items()) {
+    DetectorOutcome& detector = out.detectors[name];
+    detector.probes_sent = d["probes_sent"].get<long long>();
+    for (const auto& a : d["alerts"]) {
+      Alert alert;
+      alert.time_s = a[0].get<double>();
+      alert.detector = name;
+      alert.kind = a[1].get<std::string>();
+      for (const auto& s : a[2]) alert.suspects.push_back({s[0].get<std::string>(), s[1].get<double>()});
+      detector.alerts.push_back(std::move(alert));
+    }
+  }
+  return out;
+}
+
+}  // namespace gauntlet::harness

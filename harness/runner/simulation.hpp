@@ -1,0 +1,45 @@
+#pragma once
+// One simulated run of a scenario, start to end, in the calling process
+// (SimGrid allows one engine per process; the runner forks for each run).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/detectors/alert.hpp"
+#include "harness/detectors/registry.hpp"
+#include "harness/scenario/scenario.hpp"
+#include "models/training_job.hpp"
+
+namespace gauntlet::harness {
+
+struct SimulationRequest {
+  bool inject_faults = true;
+  bool run_detectors = true;
+  bool fast_forward = true;
+  // How often detectors are handed the telemetry published since last time;
+  // detection latency cannot be finer than this.
+  sim::Nanos observe_interval = sim::kSecond;
+  bool show_progress = false;  // progress lines on stderr
+};
+
+struct DetectorOutcome {
+  std::vector<Alert> alerts;
+  long long probes_sent = 0;
+};
+
+struct SimulationOutcome {
+  std::vector<models::IterationSpan> timeline;
+  std::map<std::string, DetectorOutcome> detectors;  // by detector name
+  long long telemetry_bytes = 0;
+  std::uint64_t simulated_iterations = 0;  // iterations not fast-forwarded
+
+  std::uint64_t iterations() const;
+  std::string to_json() const;
+  static SimulationOutcome from_json(const std::string& text);
+};
+
+SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& registry,
+                           const SimulationRequest& request);
+
+}  // namespace gauntlet::harness
