@@ -3,6 +3,8 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -171,6 +173,20 @@ std::string read_choice(const Source& source, const Field& field, std::initializ
   source.fail(field.value_mark, "'" + field.name + "' must be one of " + options + ", got '" + value + "'");
 }
 
+// The name becomes a directory under results/, so it is kept to a safe
+// alphabet and may not start with a dot.
+std::string read_name(const Source& source, const Field& field) {
+  const std::string name = read_text(source, field);
+  const bool safe = std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == '.';
+  });
+  if (!safe || name.front() == '.')
+    source.fail(field.value_mark, "'name' may use only letters, digits, '-', '_' and '.', and may not start with '.', "
+                                  "since it names the results directory; got '" + name + "'");
+  return name;
+}
+
 Scenario read_scenario(const Source& source, const YAML::Node& root, const DetectorRegistry& detectors) {
   if (!root.IsMap())
     source.fail(root.Mark(), "a scenario is a map with keys name, seed, duration, cluster, job, ...; got " +
@@ -179,7 +195,7 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   top.allow_only({"name", "seed", "duration", "engine", "cluster", "job", "faults", "detectors", "mitigation"});
   Scenario scenario;
   scenario.source_path = source.file_name();
-  scenario.name = read_text(source, top.require("name"));
+  scenario.name = read_name(source, top.require("name"));
   scenario.seed = read_unsigned(source, top.require("seed"));
   scenario.duration = read_duration(source, top.require("duration"), false);
   if (top.has("engine")) scenario.engine = read_choice(source, top.field("engine"), {"flow", "packet"});
@@ -224,7 +240,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file_na
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(yaml_text);
-  } catch (const YAML::ParserException& e) {
+  } catch (const YAML::Exception& e) {
     source.fail(e.mark, e.msg);
   }
   if (documents.empty() || documents.front().IsNull()) source.fail(YAML::Mark(), "the scenario file is empty");
@@ -234,7 +250,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file_na
 
 Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, "cannot read the scenario file");
+  if (!in) throw InputError(path, 0, 0, std::string("cannot read the scenario file: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   return parse_scenario(text.str(), path, detectors);

@@ -37,6 +37,13 @@
 //  - Poisson onsets are random, so instead of failing on a draw that would
 //    break the two rules above, the draw picks uniformly among the matching
 //    components that can still take the fault, and is dropped if none can.
+//    Entry i (0-based) draws from RngStreams(seed).stream("faults/<i>"), and
+//    Poisson entries are placed after all fixed and periodic ones, in file
+//    order, so a seed always yields the same faults.
+//  - count caps the onsets of an entry (in time order; a glob with a fixed
+//    onset counts one onset per matching component).
+//  - The scenario name names the results directory: letters, digits, '-',
+//    '_' and '.', not starting with '.'.
 //  - Detectors must be registered (or named exec:COMMAND, whose parameters
 //    pass through untouched) and their parameters must satisfy the registry.
 //    A detector may be listed only once.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -194,11 +195,14 @@ struct BadCase {
   const char* message_part;
 };
 
+void PrintTo(const BadCase& c, std::ostream* out) { *out << c.label; }
+
 std::vector<BadCase> bad_cases() {
   const std::string f = kHead + "faults:\n";  // entries start on line 16
   return {
       {"yaml syntax", "name: t\n  seed: 1\n", 2, 7, "illegal map value"},
       {"empty file", "", 1, 1, "empty"},
+      {"unsafe scenario name", head_with("name: t", "name: ../etc"), 1, 7, "names the results directory"},
       {"two documents", kHead + "---\nname: u\n", 16, 1, "one YAML document"},
       {"unknown top-level key", kHead + "colour: red\n", 15, 1, "unknown key 'colour'"},
       {"unknown cluster key", head_with("rnics_per_host", "rnic_per_host"), 9, 3, "unknown key 'rnic_per_host'"},
@@ -275,22 +279,30 @@ std::vector<BadCase> bad_cases() {
   };
 }
 
-TEST(Loader, RejectsMalformedInputAtTheRightPosition) {
-  for (const BadCase& c : bad_cases()) {
-    SCOPED_TRACE(c.label);
-    try {
-      parse(c.text);
-      ADD_FAILURE() << "accepted";
-    } catch (const InputError& e) {
-      EXPECT_EQ(e.file(), "test.yaml");
-      EXPECT_EQ(e.line(), c.line) << e.what();
-      EXPECT_EQ(e.column(), c.column) << e.what();
-      EXPECT_NE(e.message().find(c.message_part), std::string::npos) << e.what();
-      const std::string prefix = "test.yaml:" + std::to_string(c.line) + ":" + std::to_string(c.column) + ": ";
-      EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
-    }
+class BadInput : public testing::TestWithParam<BadCase> {};
+
+TEST_P(BadInput, IsRejectedAtTheRightPosition) {
+  const BadCase& c = GetParam();
+  try {
+    parse(c.text);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "test.yaml");
+    EXPECT_EQ(e.line(), c.line) << e.what();
+    EXPECT_EQ(e.column(), c.column) << e.what();
+    EXPECT_NE(e.message().find(c.message_part), std::string::npos) << e.what();
+    const std::string prefix = "test.yaml:" + std::to_string(c.line) + ":" + std::to_string(c.column) + ": ";
+    EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
   }
 }
+
+std::string case_name(const testing::TestParamInfo<BadCase>& info) {
+  std::string name;
+  for (const char* p = info.param.label; *p; ++p) name += std::isalnum(static_cast<unsigned char>(*p)) ? *p : '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Loader, BadInput, testing::ValuesIn(bad_cases()), case_name);
 
 TEST(Loader, CoversEnoughErrorClasses) { EXPECT_GE(bad_cases().size(), 40u); }
 
