@@ -1,0 +1,91 @@
+// gauntlet chaos and gauntlet recover.
+#include <boost/program_options.hpp>
+
+#include <iostream>
+
+#include "harness/chaos/executor.hpp"
+#include "harness/chaos/plan.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/scenario/input_error.hpp"
+#include "injectors/real/journal.hpp"
+
+namespace gauntlet::cli {
+
+namespace po = boost::program_options;
+
+int chaos_command(const Args& args) {
+  po::options_description opts(
+      "gauntlet chaos PLAN.yaml [--apply] [--journal FILE]\n"
+      "Injects the plan's faults on this host. Without --apply it prints every apply and\n"
+      "revert command and changes nothing");
+  std::string plan_path, netns;
+  harness::ChaosOptions options;
+  opts.add_options()("help,h", "show this help")
+      ("apply", po::bool_switch(&options.apply), "really inject (needs root)")
+      ("journal", po::value(&options.journal_path), "journal file (default results/chaos/<name>/journal.jsonl)")
+      ("out", po::value(&options.out_dir), "directory for faults.jsonl and audit.log (default: the journal's)")
+      ("netns", po::value(&netns), "run the network commands inside this network namespace");
+  po::options_description hidden;
+  hidden.add_options()("plan", po::value(&plan_path));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("plan", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "gauntlet chaos: " << e.what() << "\n" << opts << "\n";
+    return kExitBadInput;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  if (plan_path.empty()) {
+    std::cerr << "gauntlet chaos: missing PLAN.yaml\n" << opts << "\n";
+    return kExitBadInput;
+  }
+  if (!netns.empty()) options.prefix = {"ip", "netns", "exec", netns};
+  try {
+    harness::ChaosPlan plan = harness::load_chaos_plan(plan_path);
+    return harness::execute_chaos_plan(plan, options, std::cout, std::cerr);
+  } catch (const harness::InputError& e) {
+    std::cerr << e.what() << "\n";
+    return kExitBadInput;
+  }
+}
+
+int recover_command(const Args& args) {
+  po::options_description opts(
+      "gauntlet recover --journal FILE\n"
+      "Reverts every fault the chaos journal lists as applied and not reverted. Safe to repeat");
+  std::string journal;
+  opts.add_options()("help,h", "show this help")("journal", po::value(&journal)->required(), "chaos journal");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).run(), vm);
+    if (vm.count("help")) {
+      std::cout << opts << "\n";
+      return kExitOk;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "gauntlet recover: " << e.what() << "\n" << opts << "\n";
+    return kExitBadInput;
+  }
+  try {
+    std::string report;
+    int n = injectors::real::revert_pending(journal, "recover", &report);
+    std::cout << report;
+    std::cout << (n == 0 ? "nothing to recover: every applied fault in " + journal + " is already reverted\n"
+                         : "reverted " + std::to_string(n) + " fault(s) listed in " + journal + "\n");
+    return kExitOk;
+  } catch (const std::exception& e) {
+    std::cerr << "gauntlet recover: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+}
+
+}  // namespace gauntlet::cli

@@ -1,0 +1,74 @@
+#pragma once
+// The chaos journal: one JSON object per line, fsync'd before every apply, so
+// that whoever reads it after a crash (the watchdog, `gauntlet recover`) knows
+// the exact commands that undo what may have been done.
+//
+// Events: begin {plan, pid, faults_file, audit_file}, intent {step, fault,
+// type, target, mechanism, revert: [argv...]} (written BEFORE the apply),
+// applied / apply_failed {step, commands}, action {step, commands},
+// reverted {step, by, commands}, watchdog {pid, deadline_s}, end {status}.
+// Every event carries time_s (Unix seconds).
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "injectors/real/process.hpp"
+
+namespace gauntlet::injectors::real {
+
+double unix_now();
+
+class Journal {
+ public:
+  // Opens for appending, creating parent directories. Throws InjectionError.
+  explicit Journal(std::string path);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  // Adds time_s when missing; with sync the line is on disk on return.
+  void append(nlohmann::json entry, bool sync = true);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+nlohmann::json command_record(const Argv& argv, const CommandResult& result);
+
+struct PendingStep {
+  std::string step;
+  std::string fault;
+  std::string type;
+  std::string target;
+  std::vector<Argv> revert;
+  double intent_s = 0;
+};
+
+struct JournalState {
+  std::string plan;
+  std::string faults_file;  // where ground truth lines go ("" = none)
+  std::string audit_file;
+  std::vector<PendingStep> pending;  // intents without a reverted entry, oldest first
+};
+
+// Throws InjectionError when the file cannot be read; skips a torn last line
+// (a crash in the middle of a write) but rejects garbage elsewhere.
+JournalState read_journal(const std::string& path);
+
+// Runs the revert of every pending step, newest first, and records each as
+// reverted. Failures of individual revert commands are kept in the journal but
+// do not stop the others: the reverts are written to be idempotent, so "already
+// gone" errors are expected after a partial apply. Returns the number of steps
+// reverted; 0 means there was nothing to do.
+int revert_pending(const std::string& journal_path, const std::string& by, std::string* report = nullptr);
+
+// One ground-truth line in the simulator's faults.jsonl schema.
+void append_truth_line(const std::string& path, const std::string& id, const std::string& type,
+                       const std::string& target, double start_s, double end_s);
+
+void append_audit(const std::string& path, const std::string& line);
+
+}  // namespace gauntlet::injectors::real
