@@ -2,6 +2,7 @@
 // Detectors are registered by name with their parameters declared, so the
 // scenario loader can reject unknown names and bad values before a run.
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,11 @@ struct DetectorParamInfo {
   DetectorParamKind kind;
   std::string default_value;  // in the same text form a scenario uses
   std::string help;
+  // Optional bounds (number, integer; duration in seconds) and the allowed
+  // words of a text parameter (empty: any text).
+  std::optional<double> min_value;
+  std::optional<double> max_value;
+  std::vector<std::string> choices;
 };
 
 struct DetectorInfo {

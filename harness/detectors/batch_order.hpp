@@ -1,0 +1,25 @@
+#pragma once
+// A batch carries single records (in time order) and steady runs apart from
+// them. Detectors that care about order walk both merged by time.
+#include <vector>
+
+#include "sim/proto/telemetry.pb.h"
+#include "sim/time.hpp"
+
+namespace gauntlet::harness {
+
+// When a record happened: the end of an iteration, the later of a
+// collective's start and end (end is 0 while it hangs), a sample's time.
+sim::Nanos record_time(const telemetry::Record& record);
+
+struct BatchItem {
+  sim::Nanos time = 0;
+  const telemetry::Record* record = nullptr;    // exactly one of these is set
+  const telemetry::SteadyRun* steady = nullptr;  // placed at its first record's time
+};
+
+// Records and steady runs of a batch in time order; ties keep records first
+// in their published order.
+std::vector<BatchItem> ordered_items(const telemetry::Batch& batch);
+
+}  // namespace gauntlet::harness

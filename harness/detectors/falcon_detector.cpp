@@ -1,0 +1,272 @@
+#include "harness/detectors/falcon_detector.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "harness/detectors/batch_order.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+BocdConfig model_config(const FalconConfig& c) {
+  BocdConfig b;
+  b.hazard = c.hazard;
+  b.max_run = c.max_run;
+  // Observations are iteration times relative to the first one, so the prior
+  // expects values near 1 with about 1% noise; the data quickly overrule it.
+  b.prior = {1.0, 0.1, 1.0, 1e-4};
+  b.confirm = c.min_gap;
+  return b;
+}
+
+struct Estimate {
+  double mean = 0;
+  double rel_se2 = 0;  // squared standard error of the mean, relative to the mean
+};
+
+// Mean over iterations a..b of a span list, each span weighted by how many
+// of its iterations fall in the range. nullopt when nothing overlaps.
+template <typename Spans, typename Field>
+std::optional<Estimate> mean_over(const Spans& spans, std::uint64_t a, std::uint64_t b, Field field) {
+  double sum = 0, sum2 = 0, weight = 0;
+  for (const auto& s : spans) {
+    if (s.last < a || s.first > b) continue;
+    const double w = static_cast<double>(std::min(s.last, b) - std::max(s.first, a) + 1);
+    const double v = field(s);
+    sum += w * v;
+    sum2 += w * v * v;
+    weight += w;
+  }
+  if (weight == 0) return std::nullopt;
+  Estimate e;
+  e.mean = sum / weight;
+  const double var = std::max(0.0, sum2 / weight - e.mean * e.mean);
+  if (e.mean > 0) e.rel_se2 = var / weight / (e.mean * e.mean);
+  return e;
+}
+
+// Median of sorted[] with element k left out.
+double median_without(const std::vector<double>& sorted, std::size_t k) {
+  const std::size_t m = sorted.size() - 1;
+  auto at = [&](std::size_t j) { return sorted[j < k ? j : j + 1]; };
+  return m % 2 == 1 ? at(m / 2) : (at(m / 2 - 1) + at(m / 2)) / 2;
+}
+
+}  // namespace
+
+FalconDetector::FalconDetector(FalconConfig config) : config_(config), bocd_(model_config(config)) {
+  if (config_.min_gap < 1) throw std::invalid_argument("falcon: min_gap must be at least 1");
+  if (config_.steady_copies < 1) throw std::invalid_argument("falcon: steady_copies must be at least 1");
+}
+
+FalconConfig FalconDetector::config_from(const DetectorParams& params) {
+  FalconConfig c;
+  c.hazard = params.number("hazard");
+  c.min_gap = static_cast<std::uint64_t>(std::max(1LL, params.integer("min_gap")));
+  c.min_shift = params.number("min_shift");
+  c.compute_ratio = params.number("compute_ratio");
+  c.comm_ratio = params.number("comm_ratio");
+  c.max_run = static_cast<std::size_t>(std::max(2LL, params.integer("max_run")));
+  c.steady_copies = static_cast<std::size_t>(std::max(1LL, params.integer("steady_copies")));
+  return c;
+}
+
+void FalconDetector::observe(const telemetry::Batch& batch) {
+  for (const BatchItem& item : ordered_items(batch)) {
+    if (item.steady) {
+      on_steady(*item.steady);
+      continue;
+    }
+    const auto& r = *item.record;
+    switch (r.body_case()) {
+      case telemetry::Record::kIteration: on_iteration(r.iteration()); break;
+      case telemetry::Record::kCollective:
+        if (r.collective().end_ns() > 0)
+          worker(r.collective().worker()).comm_open_ns +=
+              static_cast<double>(r.collective().end_ns() - r.collective().start_ns());
+        break;
+      case telemetry::Record::kJob:
+        if (r.job().kind() == telemetry::JobEvent::CRASH || r.job().kind() == telemetry::JobEvent::RESTART) {
+          // A restarted job replays iterations from its checkpoint, so the
+          // numbering starts over; whatever was half-reported is done.
+          if (!pending_.empty()) finalize_before(pending_.rbegin()->first + 1);
+          last_finalized_.reset();
+          stable_ = false;
+        }
+        break;
+      default: break;
+    }
+  }
+}
+
+FalconDetector::Worker& FalconDetector::worker(const std::string& id) {
+  auto [it, added] = worker_index_.emplace(id, workers_.size());
+  if (added) workers_.push_back(Worker{id, {}, 0});
+  return workers_[it->second];
+}
+
+void FalconDetector::add_span(Worker& w, Span span) {
+  w.history.push_back(span);
+  const std::size_t cap = std::max<std::size_t>(256, 8 * config_.min_gap);
+  while (w.history.size() > cap) w.history.pop_front();
+}
+
+void FalconDetector::on_iteration(const telemetry::IterationRecord& r) {
+  Worker& w = worker(r.worker());
+  add_span(w, {r.iteration(), r.iteration(), static_cast<double>(r.compute_ns()), w.comm_open_ns});
+  w.comm_open_ns = 0;
+  // A late copy of an iteration already counted adds nothing to the series.
+  if (last_finalized_ && r.iteration() <= *last_finalized_) return;
+
+  // Training is synchronous: once any worker reports iteration i, every
+  // earlier iteration is complete.
+  finalize_before(r.iteration());
+  PendingIteration& p = pending_[r.iteration()];
+  p.duration_ns = std::max(p.duration_ns, r.end_ns() - r.start_ns());
+  p.end_ns = std::max(p.end_ns, r.end_ns());
+  ++p.reports;
+  // Everyone known has reported: no need to wait for the next iteration. Only
+  // trusted once a full iteration has shown who the workers are.
+  if (stable_ && p.reports >= workers_.size()) finalize_before(r.iteration() + 1);
+}
+
+void FalconDetector::finalize_before(std::uint64_t iteration) {
+  while (!pending_.empty() && pending_.begin()->first < iteration) {
+    auto node = pending_.extract(pending_.begin());
+    feed(node.key(), node.mapped().duration_ns, node.mapped().end_ns);
+    last_finalized_ = node.key();
+    stable_ = true;
+  }
+}
+
+void FalconDetector::on_steady(const telemetry::SteadyRun& run) {
+  finalize_before(run.first_iteration());
+  if (last_finalized_ && run.first_iteration() <= *last_finalized_) return;
+  sim::Nanos duration = 0, end = 0;
+  std::map<std::size_t, Span> spans;
+  for (const auto& r : run.records()) {
+    if (r.has_iteration()) {
+      const auto& it = r.iteration();
+      duration = std::max(duration, it.end_ns() - it.start_ns());
+      end = std::max(end, it.end_ns());
+      worker(it.worker());
+      spans[worker_index_.at(it.worker())].compute_ns = static_cast<double>(it.compute_ns());
+    } else if (r.has_collective() && r.collective().end_ns() > 0) {
+      const auto& c = r.collective();
+      worker(c.worker());
+      spans[worker_index_.at(c.worker())].comm_ns += static_cast<double>(c.end_ns() - c.start_ns());
+    }
+  }
+  for (auto& [index, span] : spans) {
+    span.first = run.first_iteration();
+    span.last = run.last_iteration();
+    workers_[index].comm_open_ns = 0;
+    add_span(workers_[index], span);
+  }
+  if (duration <= 0) return;
+  // A bounded number of copies: enough for the model to confirm a change
+  // that begins with this run; beyond that the state simply holds.
+  const std::uint64_t n = run.last_iteration() - run.first_iteration() + 1;
+  const std::uint64_t k = std::min<std::uint64_t>(n, config_.steady_copies);
+  for (std::uint64_t j = 0; j < k; ++j) {
+    const std::uint64_t iteration = j + 1 == k ? run.last_iteration() : run.first_iteration() + j;
+    feed(iteration, duration, end + static_cast<sim::Nanos>(iteration - run.first_iteration()) * run.period_ns());
+  }
+  last_finalized_ = run.last_iteration();
+  stable_ = true;
+}
+
+void FalconDetector::feed(std::uint64_t iteration, sim::Nanos duration_ns, sim::Nanos end_ns) {
+  if (duration_ns <= 0) return;
+  if (reference_ns_ == 0) reference_ns_ = static_cast<double>(duration_ns);
+  const double value = static_cast<double>(duration_ns) / reference_ns_;
+  series_.push_back({bocd_.observations(), iteration, value, end_ns});
+  while (series_.size() > config_.max_run + 4 * config_.min_gap) series_.pop_front();
+  if (auto cp = bocd_.push(value)) consider(*cp);
+}
+
+void FalconDetector::consider(std::uint64_t changepoint) {
+  if (series_.empty() || series_.front().index > changepoint) return;
+  const std::size_t at = static_cast<std::size_t>(changepoint - series_.front().index);
+  const Observation& cp = series_[at];
+  const Observation& latest = series_.back();
+
+  // The segment before runs from the previous accepted changepoint (or the
+  // oldest observation kept) up to this one.
+  std::size_t from = 0;
+  if (accepted_at_) {
+    if (cp.iteration < accepted_at_->iteration + config_.min_gap) return;
+    if (accepted_at_->index > series_.front().index) from = static_cast<std::size_t>(accepted_at_->index - series_.front().index);
+  }
+  if (at - from < config_.min_gap) return;
+  double before = 0, after = 0;
+  for (std::size_t i = from; i < at; ++i) before += series_[i].value;
+  for (std::size_t i = at; i < series_.size(); ++i) after += series_[i].value;
+  before /= static_cast<double>(at - from);
+  after /= static_cast<double>(series_.size() - at);
+  const double shift = (after - before) / before;
+  if (std::fabs(shift) < config_.min_shift) return;
+
+  accepted_at_ = cp;
+  ++accepted_;
+  if (shift <= 0) return;  // a recovery: the new, faster level becomes the baseline
+  raise({sim::to_seconds(latest.end_ns), kName, "fail_slow",
+         localize(cp.iteration, latest.iteration, series_[from].iteration)});
+}
+
+std::vector<Suspect> FalconDetector::localize(std::uint64_t from_iteration, std::uint64_t to_iteration,
+                                              std::uint64_t baseline_from) const {
+  // Ratio of each worker's time after the change to its own time before;
+  // falls back to the raw time when some worker has no history before it.
+  struct Ratio {
+    std::size_t worker;
+    double value;
+    double rel_se2;
+  };
+  auto ratios = [&](auto field) {
+    std::vector<Ratio> recent;
+    std::vector<Estimate> base;
+    bool all_have_base = from_iteration > baseline_from;
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+      auto r = mean_over(workers_[i].history, from_iteration, to_iteration, field);
+      if (!r || r->mean <= 0) continue;
+      recent.push_back({i, r->mean, r->rel_se2});
+      auto b = all_have_base ? mean_over(workers_[i].history, baseline_from, from_iteration - 1, field) : std::nullopt;
+      if (!b || b->mean <= 0) all_have_base = false;
+      base.push_back(b.value_or(Estimate{}));
+    }
+    if (all_have_base)
+      for (std::size_t j = 0; j < recent.size(); ++j) {
+        recent[j].value /= base[j].mean;
+        recent[j].rel_se2 += base[j].rel_se2;
+      }
+    return recent;
+  };
+  // A worker stands out when its ratio to the median of its peers reaches the
+  // threshold within measurement noise (three standard errors of its own
+  // means), so a slowdown of exactly the threshold is not missed half the time.
+  auto standouts = [&](const std::vector<Ratio>& values, double threshold) {
+    std::vector<Suspect> out;
+    if (values.size() < 2) return out;
+    std::vector<double> sorted;
+    for (const auto& v : values) sorted.push_back(v.value);
+    std::sort(sorted.begin(), sorted.end());
+    for (const Ratio& r : values) {
+      // Leaving out the first equal entry leaves the same multiset as leaving out this one.
+      auto k = static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), r.value) - sorted.begin());
+      const double peers = median_without(sorted, k);
+      if (peers <= 0) continue;
+      const double ratio = r.value / peers;
+      const double tolerance = 3 * std::sqrt(r.rel_se2) + 1e-9;
+      if (ratio * (1 + tolerance) >= threshold) out.push_back({workers_[r.worker].id, ratio});
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Suspect& a, const Suspect& b) { return a.score > b.score; });
+    return out;
+  };
+  auto compute = standouts(ratios([](const Span& s) { return s.compute_ns; }), config_.compute_ratio);
+  if (!compute.empty()) return compute;
+  return standouts(ratios([](const Span& s) { return s.comm_ns; }), config_.comm_ratio);
+}
+
+}  // namespace gauntlet::harness

@@ -1,0 +1,109 @@
+#pragma once
+// `falcon` (after Falcon-Detect): watch the job's iteration time with
+// Bayesian online changepoint detection; when it slows down, profile the
+// workers as a group to find who is slow.
+//
+// Series: synchronous training makes every worker's iteration last as long as
+// the slowest one, so each iteration contributes one observation, the longest
+// worker duration, divided by the first iteration's so the model's prior is
+// scale-free. A steady run feeds at most `steady_copies` copies of its
+// iteration: enough to confirm a change, after which the state just holds.
+//
+// Guard against spurious changepoints: a changepoint is accepted only when
+// its new segment has lasted min_gap iterations, it lies at least min_gap
+// iterations after the previous accepted one, and the segment means before
+// and after differ by at least min_shift (relative). Each accepted slowdown
+// raises one fail_slow alert; accepted speed-ups (recoveries) only move the
+// baseline.
+//
+// Localization: each worker's compute time after the change, relative to its
+// own compute before it, is compared with the median of the same ratio over
+// its peers. The telemetry does not say which workers form a group (pipeline
+// stages differ in compute), so a worker is compared with its own past rather
+// than with its peers' absolute times. Workers at or above compute_ratio are
+// suspects, best first, scored by that ratio. When no compute stands out the
+// slowdown is communication: the same test on each worker's time inside
+// collectives (threshold comm_ratio); the suspect list stays empty when
+// nothing stands out.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/detectors/bocd.hpp"
+#include "harness/detectors/detector.hpp"
+
+namespace gauntlet::harness {
+
+struct FalconConfig {
+  double hazard = 0.005;
+  std::uint64_t min_gap = 10;
+  double min_shift = 0.1;
+  double compute_ratio = 1.2;
+  double comm_ratio = 1.2;
+  std::size_t max_run = 512;
+  std::size_t steady_copies = 64;
+};
+
+class FalconDetector : public Detector {
+ public:
+  static constexpr const char* kName = "falcon";
+  explicit FalconDetector(FalconConfig config);
+  static FalconConfig config_from(const DetectorParams& params);
+
+  void observe(const telemetry::Batch& batch) override;
+
+  // Iterations fed to the changepoint model so far (steady runs count at most
+  // steady_copies each).
+  std::uint64_t observations() const { return bocd_.observations(); }
+  std::uint64_t accepted_changepoints() const { return accepted_; }
+
+ private:
+  struct Span {  // a worker's per-iteration times over iterations first..last
+    std::uint64_t first = 0, last = 0;
+    double compute_ns = 0, comm_ns = 0;
+  };
+  struct Worker {
+    std::string id;
+    std::deque<Span> history;
+    double comm_open_ns = 0;  // collective time since the worker's last iteration record
+  };
+  struct PendingIteration {
+    sim::Nanos duration_ns = 0;
+    sim::Nanos end_ns = 0;
+    std::size_t reports = 0;
+  };
+  struct Observation {
+    std::uint64_t index = 0;  // position in the model's series
+    std::uint64_t iteration = 0;
+    double value = 0;
+    sim::Nanos end_ns = 0;
+  };
+
+  Worker& worker(const std::string& id);
+  void add_span(Worker& w, Span span);
+  void on_iteration(const telemetry::IterationRecord& r);
+  void on_steady(const telemetry::SteadyRun& run);
+  void finalize_before(std::uint64_t iteration);
+  void feed(std::uint64_t iteration, sim::Nanos duration_ns, sim::Nanos end_ns);
+  void consider(std::uint64_t changepoint);
+  std::vector<Suspect> localize(std::uint64_t from_iteration, std::uint64_t to_iteration,
+                                std::uint64_t baseline_from) const;
+
+  FalconConfig config_;
+  Bocd bocd_;
+  std::vector<Worker> workers_;
+  std::map<std::string, std::size_t> worker_index_;
+  std::map<std::uint64_t, PendingIteration> pending_;
+  std::optional<std::uint64_t> last_finalized_;
+  bool stable_ = false;  // a whole iteration has been seen, so the worker count is known
+  double reference_ns_ = 0;
+  std::deque<Observation> series_;  // the latest observations, enough to cover the model's runs
+  std::optional<Observation> accepted_at_;  // first observation after the last accepted changepoint
+  std::uint64_t accepted_ = 0;
+};
+
+}  // namespace gauntlet::harness

@@ -1,0 +1,248 @@
+#include "harness/detectors/falcon_detector.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "harness/detectors/registry.hpp"
+#include "sim/rng.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+using sim::kMillisecond;
+
+// Synthetic telemetry of a 16-GPU synchronous job (4 hosts x 4 GPUs): each
+// worker computes ~1 s, then everyone meets in an allreduce of ~200 ms that
+// ends when the slowest worker's part is done.
+class SyntheticJob {
+ public:
+  explicit SyntheticJob(std::uint64_t seed, double noise = 0.01) : rng_(sim::RngStreams(seed).stream("falcon-test")), noise_(noise) {}
+
+  static std::string worker(int w) { return "h" + std::to_string(w / 4) + ".gpu" + std::to_string(w % 4); }
+  static constexpr int kWorkers = 16;
+
+  // slow: per-worker compute multiplier; comm: allreduce time multiplier.
+  telemetry::Batch next(const std::vector<double>& slow = {}, double comm = 1.0) {
+    telemetry::Batch b;
+    fill(b.mutable_records(), iteration_, clock_, slow, comm);
+    clock_ = end_;
+    b.set_until_ns(end_);
+    ++iteration_;
+    return b;
+  }
+  // Iterations first..first+count-1 as one steady run; returns its batch.
+  telemetry::Batch steady(std::uint64_t count, const std::vector<double>& slow = {}, double comm = 1.0) {
+    telemetry::Batch b;
+    auto* run = b.add_steady();
+    run->set_first_iteration(iteration_);
+    run->set_last_iteration(iteration_ + count - 1);
+    const sim::Nanos start = clock_;
+    fill(run->mutable_records(), iteration_, start, slow, comm);
+    const sim::Nanos period = end_ - start;
+    run->set_period_ns(period);
+    iteration_ += count;
+    clock_ = start + static_cast<sim::Nanos>(count) * period;
+    b.set_until_ns(clock_);
+    return b;
+  }
+  std::uint64_t iteration() const { return iteration_; }
+  sim::Nanos clock() const { return clock_; }
+
+ private:
+  double jitter() {
+    double u1 = 1.0 - rng_.uniform(), u2 = rng_.uniform();
+    return 1.0 + noise_ * std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
+  }
+  void fill(google::protobuf::RepeatedPtrField<telemetry::Record>* out, std::uint64_t i, sim::Nanos start,
+            const std::vector<double>& slow, double comm) {
+    std::vector<sim::Nanos> compute(kWorkers);
+    sim::Nanos slowest = 0;
+    for (int w = 0; w < kWorkers; ++w) {
+      double m = w < static_cast<int>(slow.size()) ? slow[static_cast<std::size_t>(w)] : 1.0;
+      compute[static_cast<std::size_t>(w)] = static_cast<sim::Nanos>(1000.0 * kMillisecond * m * jitter());
+      slowest = std::max(slowest, compute[static_cast<std::size_t>(w)]);
+    }
+    end_ = start + slowest + static_cast<sim::Nanos>(200.0 * kMillisecond * comm * jitter());
+    for (int w = 0; w < kWorkers; ++w) {
+      auto* c = out->Add()->mutable_collective();
+      c->set_communicator("dp");
+      c->set_rank(static_cast<std::uint32_t>(w));
+      c->set_worker(worker(w));
+      c->set_op("allreduce");
+      c->set_sequence(i);
+      c->set_start_ns(start + compute[static_cast<std::size_t>(w)]);
+      c->set_end_ns(end_);
+    }
+    for (int w = 0; w < kWorkers; ++w) {
+      auto* it = out->Add()->mutable_iteration();
+      it->set_worker(worker(w));
+      it->set_iteration(i);
+      it->set_start_ns(start);
+      it->set_end_ns(end_);
+      it->set_compute_ns(compute[static_cast<std::size_t>(w)]);
+    }
+  }
+
+  sim::Rng rng_;
+  double noise_;
+  std::uint64_t iteration_ = 0;
+  sim::Nanos clock_ = 0;
+  sim::Nanos end_ = 0;
+};
+
+constexpr int kSlowWorker = 14;  // h3.gpu2
+
+std::vector<double> slow_one(double factor) {
+  std::vector<double> s(SyntheticJob::kWorkers, 1.0);
+  s[kSlowWorker] = factor;
+  return s;
+}
+
+struct Seen {
+  std::vector<Alert> alerts;
+  std::vector<std::uint64_t> at_iteration;  // the iteration whose batch raised each alert
+};
+
+void run(FalconDetector& d, SyntheticJob& job, int iterations, const std::vector<double>& slow, Seen& seen,
+         double comm = 1.0) {
+  for (int i = 0; i < iterations; ++i) {
+    const std::uint64_t it = job.iteration();
+    d.observe(job.next(slow, comm));
+    for (auto& a : d.take_alerts()) {
+      seen.alerts.push_back(a);
+      seen.at_iteration.push_back(it);
+    }
+  }
+}
+
+TEST(FalconDetector, ComputeSlowdownIsDetectedAndLocalized) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    FalconDetector d({});
+    SyntheticJob job(seed);
+    Seen seen;
+    run(d, job, 200, {}, seen);
+    EXPECT_TRUE(seen.alerts.empty()) << "seed " << seed;
+    run(d, job, 200, slow_one(1.2), seen);
+    ASSERT_EQ(seen.alerts.size(), 1u) << "seed " << seed;
+    const Alert& a = seen.alerts[0];
+    EXPECT_EQ(a.detector, "falcon");
+    EXPECT_EQ(a.kind, "fail_slow");
+    EXPECT_GE(seen.at_iteration[0], 209u);
+    EXPECT_LE(seen.at_iteration[0], 230u);
+    ASSERT_FALSE(a.suspects.empty());
+    EXPECT_EQ(a.suspects[0].id, "h3.gpu2");
+    EXPECT_EQ(a.suspects.size(), 1u);
+    EXPECT_NEAR(a.suspects[0].score, 1.2, 0.03);
+    EXPECT_EQ(d.accepted_changepoints(), 1u);
+  }
+}
+
+TEST(FalconDetector, StationaryNoisyRunRaisesNothing) {
+  for (std::uint64_t seed : {4, 5, 6}) {
+    FalconDetector d({});
+    SyntheticJob job(seed, 0.03);
+    Seen seen;
+    run(d, job, 1000, {}, seen);
+    EXPECT_TRUE(seen.alerts.empty()) << "seed " << seed;
+  }
+}
+
+TEST(FalconDetector, CheckpointSpikesRaiseNothing) {
+  FalconDetector d({});
+  SyntheticJob job(12);
+  Seen seen;
+  for (int i = 0; i < 10; ++i) {
+    run(d, job, 99, {}, seen);
+    run(d, job, 1, std::vector<double>(SyntheticJob::kWorkers, 1.8), seen);  // every worker saves a checkpoint
+  }
+  EXPECT_TRUE(seen.alerts.empty());
+}
+
+TEST(FalconDetector, SmallShiftRaisesNothing) {
+  FalconDetector d({});
+  SyntheticJob job(7);
+  Seen seen;
+  run(d, job, 200, {}, seen);
+  // 6% slower compute on one worker lengthens the iteration by about 5%.
+  run(d, job, 300, slow_one(1.06), seen);
+  EXPECT_TRUE(seen.alerts.empty());
+}
+
+TEST(FalconDetector, MinShiftIsOverridable) {
+  DetectorRegistry reg = builtin_detectors();
+  std::string error;
+  auto params = reg.resolve(*reg.find("falcon"), {{"min_shift", "0.2"}}, &error);
+  ASSERT_TRUE(params) << error;
+  DetectorContext ctx;
+  ctx.params = *params;
+  auto d = reg.find("falcon")->make(ctx);
+  SyntheticJob job(8);
+  int alerts = 0;
+  for (int i = 0; i < 400; ++i) {
+    d->observe(job.next(i >= 200 ? slow_one(1.2) : std::vector<double>{}));
+    alerts += static_cast<int>(d->take_alerts().size());
+  }
+  EXPECT_EQ(alerts, 0);  // a ~17% slowdown is below the 20% the scenario asked for
+}
+
+TEST(FalconDetector, CommunicationSlowdownHasNoComputeSuspect) {
+  FalconDetector d({});
+  SyntheticJob job(9);
+  Seen seen;
+  run(d, job, 200, {}, seen);
+  run(d, job, 100, {}, seen, 2.0);  // allreduce twice as slow for everyone
+  ASSERT_EQ(seen.alerts.size(), 1u);
+  for (const auto& s : seen.alerts[0].suspects) EXPECT_NE(s.id, "h3.gpu2");
+  EXPECT_TRUE(seen.alerts[0].suspects.empty());  // everyone waits equally: nobody stands out
+}
+
+TEST(FalconDetector, SteadyRunsAreConsumedWithoutExpansion) {
+  FalconDetector d({});
+  SyntheticJob job(10);
+  Seen seen;
+  run(d, job, 200, {}, seen);
+  // A month of steady iterations costs at most steady_copies observations.
+  d.observe(job.steady(2'000'000));
+  EXPECT_TRUE(d.take_alerts().empty());
+  EXPECT_LE(d.observations(), 200u + 64u);
+  // The slowdown begins with a steady run: detected inside it, at the time of
+  // the iteration that confirmed it.
+  const sim::Nanos before = job.clock();
+  const std::uint64_t first = job.iteration();
+  d.observe(job.steady(1'000'000, slow_one(1.25)));
+  auto alerts = d.take_alerts();
+  ASSERT_EQ(alerts.size(), 1u);
+  ASSERT_FALSE(alerts[0].suspects.empty());
+  EXPECT_EQ(alerts[0].suspects[0].id, "h3.gpu2");
+  EXPECT_GT(alerts[0].time_s, sim::to_seconds(before));
+  EXPECT_LT(alerts[0].time_s, sim::to_seconds(before) + 40 * 1.5);  // within ~30 iterations of its start
+  EXPECT_LE(d.observations(), 200u + 128u);
+  // Back to normal (a recovery: no alert), then single iterations again.
+  d.observe(job.steady(1'000'000));
+  run(d, job, 50, {}, seen);
+  EXPECT_TRUE(d.take_alerts().empty());
+  EXPECT_TRUE(seen.alerts.empty());
+  EXPECT_EQ(d.accepted_changepoints(), 2u);
+  EXPECT_GT(job.iteration(), first + 2'000'000);
+}
+
+TEST(FalconDetector, SecondSlowdownAfterRecoveryAlertsAgain) {
+  FalconDetector d({});
+  SyntheticJob job(11);
+  Seen seen;
+  run(d, job, 150, {}, seen);
+  run(d, job, 100, slow_one(1.3), seen);
+  run(d, job, 100, {}, seen);
+  auto other = std::vector<double>(SyntheticJob::kWorkers, 1.0);
+  other[3] = 1.3;  // h0.gpu3
+  run(d, job, 100, other, seen);
+  ASSERT_EQ(seen.alerts.size(), 2u);
+  EXPECT_EQ(seen.alerts[0].suspects.at(0).id, "h3.gpu2");
+  EXPECT_EQ(seen.alerts[1].suspects.at(0).id, "h0.gpu3");
+  EXPECT_EQ(d.accepted_changepoints(), 3u);
+}
+
+}  // namespace
+}  // namespace gauntlet::harness

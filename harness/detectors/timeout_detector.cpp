@@ -1,0 +1,195 @@
+#include "harness/detectors/timeout_detector.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "harness/detectors/batch_order.hpp"
+#include "sim/component_id.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+// Keep per-sequence entry sets only for the latest few collectives of a
+// communicator (plus any that are still pending), so memory stays bounded.
+constexpr std::uint64_t kSequencesKept = 64;
+
+}  // namespace
+
+TimeoutConfig TimeoutDetector::config_from(const DetectorParams& params) {
+  TimeoutConfig c;
+  c.collective_timeout = params.duration("collective_timeout");
+  c.manual_diagnosis = params.duration("manual_diagnosis");
+  c.page_on_timeout = params.text("page_on_timeout") == "true";
+  const std::string& level = params.text("suspect");
+  c.suspect = level == "gpu" ? TimeoutConfig::Level::gpu
+              : level == "host" ? TimeoutConfig::Level::host
+                                : TimeoutConfig::Level::automatic;
+  return c;
+}
+
+void TimeoutDetector::observe(const telemetry::Batch& batch) {
+  // Steady runs come merged into the record stream by time; each is read
+  // once (its collectives all finished, its workers all reached
+  // last_iteration), never expanded.
+  for (const BatchItem& item : ordered_items(batch)) {
+    advance_to(item.time);
+    if (item.record) {
+      on_record(*item.record);
+      continue;
+    }
+    for (const auto& r : item.steady->records()) {
+      if (r.has_iteration()) {
+        last_iteration_[r.iteration().worker()] = item.steady->last_iteration();
+        tripped_ = false;
+      } else {
+        on_record(r);
+      }
+    }
+  }
+  advance_to(batch.until_ns());
+}
+
+void TimeoutDetector::on_record(const telemetry::Record& record) {
+  switch (record.body_case()) {
+    case telemetry::Record::kIteration:
+      last_iteration_[record.iteration().worker()] = record.iteration().iteration();
+      // An iteration finishing means the job runs again: a later hang is a new incident.
+      tripped_ = false;
+      break;
+    case telemetry::Record::kCollective: on_collective(record.collective()); break;
+    case telemetry::Record::kJob: {
+      const auto& e = record.job();
+      if (e.kind() == telemetry::JobEvent::CRASH) {
+        if (!tripped_) fire(e.time_ns());
+      } else if (e.kind() == telemetry::JobEvent::RESTART || e.kind() == telemetry::JobEvent::START) {
+        // Communicators are rebuilt on restart; sequences start over.
+        reset_collectives();
+        tripped_ = false;
+      }
+      break;
+    }
+    default: break;
+  }
+}
+
+void TimeoutDetector::on_collective(const telemetry::CollectiveRecord& c) {
+  members_[c.communicator()][c.rank()] = c.worker();
+  CollKey key{c.communicator(), c.sequence()};
+  entered_[key].insert(c.rank());
+  auto pkey = std::make_pair(key, c.rank());
+  if (c.end_ns() == 0) {
+    if (pending_.emplace(pkey, c.start_ns()).second) pending_starts_.insert(c.start_ns());
+  } else if (auto it = pending_.find(pkey); it != pending_.end()) {
+    pending_starts_.erase(pending_starts_.find(it->second));
+    pending_.erase(it);
+  }
+  auto& top = max_sequence_[c.communicator()];
+  if (c.sequence() > top) {
+    top = c.sequence();
+    prune_sequences(c.communicator());
+  }
+}
+
+void TimeoutDetector::prune_sequences(const std::string& comm) {
+  const std::uint64_t top = max_sequence_[comm];
+  if (top < kSequencesKept) return;
+  auto it = entered_.lower_bound({comm, 0});
+  auto stop = entered_.lower_bound({comm, top - kSequencesKept});
+  while (it != stop) {
+    auto p = pending_.lower_bound({it->first, 0});
+    bool has_pending = p != pending_.end() && p->first.first == it->first;
+    it = has_pending ? std::next(it) : entered_.erase(it);
+  }
+}
+
+void TimeoutDetector::reset_collectives() {
+  entered_.clear();
+  pending_.clear();
+  pending_starts_.clear();
+  max_sequence_.clear();
+}
+
+void TimeoutDetector::advance_to(sim::Nanos now) {
+  if (!tripped_ && !pending_starts_.empty()) {
+    const sim::Nanos fire_at = *pending_starts_.begin() + config_.collective_timeout;
+    if (fire_at <= now) {
+      emit_diagnoses(fire_at);
+      fire(fire_at);
+    }
+  }
+  emit_diagnoses(now);
+}
+
+void TimeoutDetector::emit_diagnoses(sim::Nanos now) {
+  std::size_t done = 0;
+  for (; done < diagnoses_.size() && diagnoses_[done].due_ns <= now; ++done)
+    raise({sim::to_seconds(diagnoses_[done].due_ns), kName, "fail_stop", diagnoses_[done].suspects});
+  diagnoses_.erase(diagnoses_.begin(), diagnoses_.begin() + static_cast<std::ptrdiff_t>(done));
+}
+
+void TimeoutDetector::fire(sim::Nanos at) {
+  tripped_ = true;
+  if (config_.page_on_timeout) raise({sim::to_seconds(at), kName, "fail_stop", {}});
+  diagnoses_.push_back({at + config_.manual_diagnosis, suspects()});
+}
+
+std::vector<Suspect> TimeoutDetector::suspects() const {
+  std::set<std::string> workers;
+  // Members of a hung communicator that never entered the hung collective.
+  std::set<CollKey> hung;
+  for (const auto& [pkey, start] : pending_) hung.insert(pkey.first);
+  for (const CollKey& key : hung) {
+    auto members = members_.find(key.first);
+    if (members == members_.end()) continue;
+    const auto& in = entered_.at(key);
+    for (const auto& [rank, worker] : members->second)
+      if (!in.count(rank)) workers.insert(worker);
+  }
+  // Otherwise whoever stopped finishing iterations before the rest did.
+  if (workers.empty() && !last_iteration_.empty()) {
+    std::uint64_t newest = 0;
+    for (const auto& [w, it] : last_iteration_) newest = std::max(newest, it);
+    for (const auto& [w, it] : last_iteration_)
+      if (it < newest) workers.insert(w);
+  }
+  return to_components({workers.begin(), workers.end()});
+}
+
+std::vector<Suspect> TimeoutDetector::to_components(const std::vector<std::string>& workers) const {
+  if (workers.empty()) return {};
+  std::map<std::string, std::vector<std::string>> by_host;
+  for (const auto& w : workers) {
+    auto id = sim::ComponentId::parse(w);
+    std::string host = id && id->host >= 0 ? sim::ComponentId::make_host(id->host).str() : w;
+    by_host[host].push_back(w);
+  }
+  std::vector<std::pair<std::string, std::vector<std::string>>> hosts(by_host.begin(), by_host.end());
+  // Most hung GPUs first; ties by name so the output is deterministic.
+  std::stable_sort(hosts.begin(), hosts.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  const double total = static_cast<double>(workers.size());
+
+  std::vector<Suspect> out;
+  auto level = config_.suspect;
+  if (level == TimeoutConfig::Level::automatic && hosts.size() == 1) {
+    const auto& [host, gpus] = hosts.front();
+    if (gpus.size() == 1 && gpus.front() != host) {
+      out.push_back({gpus.front(), 1.0});
+      out.push_back({host, 0.5});
+    } else {
+      out.push_back({host, 1.0});
+      for (const auto& g : gpus)
+        if (g != host) out.push_back({g, 0.5});
+    }
+    return out;
+  }
+  if (level == TimeoutConfig::Level::gpu) {
+    for (const auto& [host, gpus] : hosts)
+      for (const auto& g : gpus) out.push_back({g, static_cast<double>(gpus.size()) / total});
+    return out;
+  }
+  for (const auto& [host, gpus] : hosts) out.push_back({host, static_cast<double>(gpus.size()) / total});
+  return out;
+}
+
+}  // namespace gauntlet::harness

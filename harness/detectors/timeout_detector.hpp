@@ -1,0 +1,73 @@
+#pragma once
+// `timeout`: the status quo most clusters run. Nothing is noticed until a
+// collective has hung past the NCCL watchdog's timeout or the job reports a
+// crash; a person then spends `manual_diagnosis` reading logs before naming
+// the broken node. Fail-slow faults never trip it.
+//
+// Alerts (both kind fail_stop):
+//  * at the moment the timeout (or the crash) fires, when page_on_timeout is
+//    true: no suspects. This is when the on-call learns the job is down.
+//  * manual_diagnosis later: the suspects the logs point to. The evidence is
+//    the telemetry at fire time: members of a hung communicator that never
+//    entered the hung collective; failing that, workers whose last finished
+//    iteration lags the others'. With suspect=auto a lone GPU is named as
+//    the GPU (then its host); several GPUs of one host as the host (then the
+//    GPUs); several hosts as hosts, most hung GPUs first. suspect=gpu or
+//    suspect=host forces one level.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/detectors/detector.hpp"
+
+namespace gauntlet::harness {
+
+struct TimeoutConfig {
+  sim::Nanos collective_timeout = 30 * sim::kMinute;
+  sim::Nanos manual_diagnosis = 3 * sim::kHour;
+  bool page_on_timeout = true;
+  enum class Level { automatic, gpu, host } suspect = Level::automatic;
+};
+
+class TimeoutDetector : public Detector {
+ public:
+  static constexpr const char* kName = "timeout";
+  explicit TimeoutDetector(TimeoutConfig config) : config_(config) {}
+  static TimeoutConfig config_from(const DetectorParams& params);
+
+  void observe(const telemetry::Batch& batch) override;
+
+ private:
+  using CollKey = std::pair<std::string, std::uint64_t>;  // communicator, sequence
+  struct Diagnosis {
+    sim::Nanos due_ns;
+    std::vector<Suspect> suspects;
+  };
+
+  void on_record(const telemetry::Record& record);
+  void on_collective(const telemetry::CollectiveRecord& c);
+  void advance_to(sim::Nanos now);
+  void emit_diagnoses(sim::Nanos now);
+  void fire(sim::Nanos at);
+  std::vector<Suspect> suspects() const;
+  std::vector<Suspect> to_components(const std::vector<std::string>& workers) const;
+  void prune_sequences(const std::string& comm);
+  void reset_collectives();
+
+  TimeoutConfig config_;
+  std::map<std::string, std::map<std::uint32_t, std::string>> members_;  // communicator -> rank -> worker
+  // Ranks that published a record for a recent sequence of a communicator.
+  std::map<CollKey, std::set<std::uint32_t>> entered_;
+  // Collectives started and not finished: (communicator, sequence, rank) -> start.
+  std::map<std::pair<CollKey, std::uint32_t>, sim::Nanos> pending_;
+  std::multiset<sim::Nanos> pending_starts_;            // the starts of pending_, for the oldest hang
+  std::map<std::string, std::uint64_t> max_sequence_;  // communicator -> newest sequence seen
+  std::map<std::string, std::uint64_t> last_iteration_;  // worker -> last finished iteration
+  bool tripped_ = false;  // a fault has been announced and the job has not recovered since
+  std::vector<Diagnosis> diagnoses_;  // due in order
+};
+
+}  // namespace gauntlet::harness
