@@ -1,1 +1,197 @@
+// Real drivers against real kernels, inside throwaway network namespaces.
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "injectors/real/drivers.hpp"
+#include "injectors/real/netns_fixture.hpp"
+
+namespace gauntlet::injectors::real {
+namespace {
+
+using testing::NetnsPair;
+
+struct PingStats {
+  double loss = -1;     // fraction
+  double avg_ms = -1;
+};
+
+PingStats ping(const NetnsPair& net, const std::string& to, int count, const char* interval, int size = 56) {
+  CommandResult r = run_command(wrap(net.in_a(), {"ping", "-q", "-n", "-c", std::to_string(count), "-i", interval,
+                                                   "-W", "1", "-s", std::to_string(size), to}),
+                                std::chrono::seconds(60));
+  PingStats s;
+  std::smatch m;
+  if (std::regex_search(r.output, m, std::regex(R"(([0-9.]+)% packet loss)"))) s.loss = std::stod(m[1]) / 100;
+  if (std::regex_search(r.output, m, std::regex(R"(= [0-9.]+/([0-9.]+)/)"))) s.avg_ms = std::stod(m[1]);
+  return s;
+}
+
+void run_all(const std::vector<Argv>& commands) {
+  for (const Argv& a : commands) {
+    CommandResult r = run_command(a);
+    ASSERT_TRUE(r.ok()) << display(a) << ": " << r.output;
+  }
+}
+
+RealFault fault(FaultType type, const std::string& dev, sim::Nanos duration = 10 * sim::kSecond) {
+  RealFault f;
+  f.spec.id = "f1";
+  f.spec.type = type;
+  f.spec.target = "h0.nic0";
+  f.spec.duration = duration;
+  f.interface = dev;
+  return f;
+}
+
+DriverContext context(const NetnsPair& net, const std::string& tag) {
+  DriverContext c;
+  c.prefix = net.in_a();
+  c.caps = probe_capabilities();
+  c.tag = tag;
+  return c;
+}
+
+TEST(RealDrivers, ProbeFindsWhatThisKernelHas) {
+  GAUNTLET_REQUIRE_NETNS();
+  Capabilities caps = probe_capabilities();
+  EXPECT_EQ(caps.method, "trial");
+  // Every kernel gauntlet runs on needs at least one loss mechanism.
+  EXPECT_TRUE(caps.netem || caps.nft);
+  EXPECT_TRUE(caps.htb);
+}
+
+TEST(RealDrivers, LinkLossDropsTheConfiguredFractionAndRevertsToZero) {
+  GAUNTLET_REQUIRE_NETNS();
+  NetnsPair net;
+  ASSERT_TRUE(net.ok());
+  std::string before = net.snapshot();
+  RealFault f = fault(FaultType::link_loss, "a0");
+  f.spec.params.rate = 0.3;
+  FaultProgram p = build_program(f, context(net, "loss_test"));
+  run_all(p.apply);
+  // 400 pings at 30%: the standard deviation of the loss is 2.3 points, so
+  // 20..40% is more than four of them either way.
+  PingStats during = ping(net, net.addr(0, 2), 400, "0.005");
+  run_all(p.revert);
+  PingStats after = ping(net, net.addr(0, 2), 100, "0.005");
+  EXPECT_GE(during.loss, 0.20) << p.mechanism;
+  EXPECT_LE(during.loss, 0.40) << p.mechanism;
+  EXPECT_EQ(after.loss, 0.0);
+  EXPECT_EQ(net.snapshot(), before);
+  // Revert is idempotent: running it again changes nothing.
+  for (const Argv& a : p.revert) run_command(a);
+  EXPECT_EQ(net.snapshot(), before);
+}
+
+TEST(RealDrivers, StaleFlowEntrySlowsOnlyTheMatchedFlow) {
+  GAUNTLET_REQUIRE_NETNS();
+  NetnsPair net;
+  ASSERT_TRUE(net.ok());
+  std::string before = net.snapshot();
+  RealFault f = fault(FaultType::stale_flow_table, "a0");
+  f.spec.target = "h0.nic0.ft";
+  f.spec.params.extra_latency = 40 * sim::kMillisecond;
+  f.spec.params.cap_gbps = 0.0005;  // 500 kbit/s slow path: ~20 ms per 1.2 KB packet
+  f.match["dst"] = net.addr(0, 2);
+  FaultProgram p = build_program(f, context(net, "stale_test"));
+  run_all(p.apply);
+  for (const Check& c : p.verify) EXPECT_NE(run_command(c.argv).output.find(c.expect), std::string::npos);
+  // ~1.9 Mbit/s of pings to each address: the matched one queues in the
+  // capped class, the other goes straight out.
+  PingStats matched = ping(net, net.addr(0, 2), 150, "0.005", 1200);
+  PingStats unmatched = ping(net, net.addr(0, 3), 150, "0.005", 1200);
+  run_all(p.revert);
+  PingStats matched_after = ping(net, net.addr(0, 2), 150, "0.005", 1200);
+  EXPECT_GT(matched.avg_ms, 10.0) << p.mechanism;
+  EXPECT_LT(unmatched.avg_ms, 5.0);
+  EXPECT_GT(matched.avg_ms, 5 * unmatched.avg_ms);
+  EXPECT_EQ(unmatched.loss, 0.0);
+  EXPECT_LT(matched_after.avg_ms, 5.0);
+  EXPECT_EQ(net.snapshot(), before);
+}
+
+TEST(RealDrivers, RefusesToReplaceAConfiguredRootQdisc) {
+  GAUNTLET_REQUIRE_NETNS();
+  NetnsPair net;
+  ASSERT_TRUE(net.ok());
+  ASSERT_TRUE(run_command(wrap(net.in_a(), {"tc", "qdisc", "add", "dev", "a0", "root", "handle", "5:", "htb"})).ok());
+  RealFault f = fault(FaultType::stale_flow_table, "a0");
+  f.spec.params.cap_gbps = 0.01;
+  f.match["dst"] = net.addr(0, 2);
+  EXPECT_THROW(build_program(f, context(net, "refuse_test")), SafetyRefusal);
+}
+
+TEST(RealDrivers, PortFlapScheduleIsBounded) {
+  RealFault f = fault(FaultType::port_flap, "eth9", 10 * sim::kSecond);
+  f.spec.params.period = 2 * sim::kSecond;
+  f.spec.params.down = 500 * sim::kMillisecond;
+  DriverContext c;
+  c.dry_run = true;
+  FaultProgram p = build_program(f, c);
+  ASSERT_EQ(p.during.size(), 9u);  // 5 cycles: 5 ups and 4 further downs
+  EXPECT_EQ(p.during.front().offset, 500 * sim::kMillisecond);
+  EXPECT_EQ(p.during.back().argv.back(), "up");
+  EXPECT_EQ(p.revert, (std::vector<Argv>{{"ip", "link", "set", "dev", "eth9", "up"}}));
+  f.spec.duration = 3 * sim::kHour;
+  f.spec.params.period = sim::kSecond;
+  EXPECT_THROW(build_program(f, c), SafetyRefusal);
+}
+
+TEST(RealDrivers, GpuThrottleRestoresTheQueriedPowerLimit) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("gauntlet-fake-smi-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string log = (dir / "calls.log").string();
+  {
+    std::ofstream script(dir / "nvidia-smi");
+    script << "#!/bin/sh\n"
+              "echo \"$*\" >> " << log << "\n"
+              "case \"$*\" in\n"
+              "  *--query-gpu=power.limit,power.min_limit*) echo '287.50, 100.00' ;;\n"
+              "  *--query-gpu=clocks.applications.graphics*) echo '1410, 1593, 1980' ;;\n"
+              "esac\n";
+  }
+  std::filesystem::permissions(dir / "nvidia-smi", std::filesystem::perms::owner_all);
+  std::string old_path = std::getenv("PATH");
+  ::setenv("PATH", (dir.string() + ":" + old_path).c_str(), 1);
+
+  RealFault f = fault(FaultType::gpu_throttle, "");
+  f.spec.target = "h0.gpu7";
+  f.gpu_index = 7;
+  f.spec.params.slowdown = 0.4;
+  DriverContext c;
+  FaultProgram power = build_program(f, c);
+  run_all(power.apply);
+  run_all(power.revert);
+  f.method = "clocks";
+  FaultProgram clocks = build_program(f, c);
+  run_all(clocks.apply);
+  run_all(clocks.revert);
+  ::setenv("PATH", old_path.c_str(), 1);
+
+  std::ifstream in(log);
+  std::vector<std::string> calls;
+  for (std::string line; std::getline(in, line);) calls.push_back(line);
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(calls.size(), 6u);
+  EXPECT_EQ(calls[1], "-i 7 -pl 172.50");  // 60% of the queried 287.50 W
+  EXPECT_EQ(calls[2], "-i 7 -pl 287.50");  // exactly the queried value
+  EXPECT_EQ(calls[4], "-i 7 -ac 1593,1188");
+  EXPECT_EQ(calls[5], "-i 7 -ac 1593,1410");
+}
+
+TEST(RealDrivers, RejectsMatchValuesThatCouldRewriteRules) {
+  EXPECT_TRUE(valid_match_value("dst", "10.0.0.2"));
+  EXPECT_TRUE(valid_match_value("dst", "fd00::1/64"));
+  EXPECT_FALSE(valid_match_value("dst", "10.0.0.2; flush ruleset"));
+  EXPECT_FALSE(valid_match_value("dport", "70000"));
+  EXPECT_FALSE(valid_interface_name("eth0\" drop"));
+}
+
+}  // namespace
+}  // namespace gauntlet::injectors::real
