@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -461,6 +462,19 @@ TEST(Loader, ReadsFilesAndReportsUnreadableOnes) {
   EXPECT_EQ(s.mitigation, "falcon-ladder");
   std::remove(path.c_str());
   EXPECT_THROW(load_scenario(path, test_registry()), InputError);
+}
+
+TEST(Loader, ShippedScenariosValidateAgainstTheBuiltinDetectors) {
+  const std::filesystem::path dir = std::filesystem::path(GAUNTLET_SOURCE_DIR) / "scenarios";
+  const DetectorRegistry builtin = builtin_detectors();
+  int loaded = 0;
+  for (const auto& file : std::filesystem::directory_iterator(dir)) {
+    if (file.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(file.path().string());
+    EXPECT_NO_THROW(load_scenario(file.path().string(), builtin));
+    ++loaded;
+  }
+  EXPECT_GT(loaded, 0);
 }
 
 }  // namespace
