@@ -1,0 +1,152 @@
+#include "harness/scoring/records.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "harness/scenario/input_error.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+const char* const kKinds[] = {"fail_stop", "fail_slow", "network", "monitor"};
+
+// One line being read: errors point at the key that is wrong when it can be
+// found in the text, else at the start of the line.
+struct Line {
+  const std::string& file;
+  const std::string& text;
+  int line_number;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+    int column = 1;
+    if (!key.empty())
+      if (auto at = text.find("\"" + key + "\""); at != std::string::npos) column = static_cast<int>(at) + 1;
+    throw InputError(file, line_number, column, message);
+  }
+  const json& need(const json& j, const std::string& key) const {
+    auto it = j.find(key);
+    if (it == j.end()) fail("", "missing key '" + key + "'");
+    return *it;
+  }
+  std::string string(const json& j, const std::string& key) const {
+    const json& v = need(j, key);
+    if (!v.is_string()) fail(key, "'" + key + "' must be a string");
+    return v.get<std::string>();
+  }
+  double number(const json& j, const std::string& key) const {
+    const json& v = need(j, key);
+    if (!v.is_number()) fail(key, "'" + key + "' must be a number");
+    double d = v.get<double>();
+    if (!std::isfinite(d)) fail(key, "'" + key + "' must be finite");
+    return d;
+  }
+  bool flag(const json& j, const std::string& key, bool fallback) const {
+    auto it = j.find(key);
+    if (it == j.end()) return fallback;
+    if (!it->is_boolean()) fail(key, "'" + key + "' must be true or false");
+    return it->get<bool>();
+  }
+};
+
+// Calls parse_line(Line, json object) for each non-blank line.
+template <typename T, typename Parse>
+std::vector<T> read_lines(std::istream& in, const std::string& file_name, Parse parse_line) {
+  std::vector<T> out;
+  std::string text;
+  int number = 0;
+  while (std::getline(in, text)) {
+    ++number;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (text.find_first_not_of(" \t") == std::string::npos) continue;
+    Line line{file_name, text, number};
+    json j;
+    try {
+      j = json::parse(text);
+    } catch (const json::parse_error& e) {
+      // The parser counts bytes read up to and including the bad one; a line
+      // is parsed on its own, so that count is the column.
+      int column = static_cast<int>(std::clamp<std::size_t>(e.byte, 1, text.size() + 1));
+      std::string what = e.what();
+      // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: " prefix.
+      if (auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
+      throw InputError(file_name, number, column, "invalid JSON: " + what);
+    }
+    if (!j.is_object()) line.fail("", "expected a JSON object");
+    out.push_back(parse_line(line, j));
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_fault_line(std::ostream& out, const FaultEpisode& fault) {
+  json j;
+  j["id"] = fault.id;
+  j["type"] = fault.type;
+  j["target"] = fault.target.empty() ? json(nullptr) : json(fault.target);
+  j["start_s"] = fault.start_s;
+  j["end_s"] = fault.end_s ? json(*fault.end_s) : json(nullptr);
+  j["affected_job"] = fault.affected_job;
+  j["benign"] = fault.benign;
+  out << j.dump() << '\n';
+}
+
+void write_alert_line(std::ostream& out, const Alert& alert) {
+  json j;
+  j["time_s"] = alert.time_s;
+  j["detector"] = alert.detector;
+  j["kind"] = alert.kind;
+  json suspects = json::array();
+  for (const auto& s : alert.suspects) suspects.push_back({{"id", s.id}, {"score", s.score}});
+  j["suspects"] = std::move(suspects);
+  out << j.dump() << '\n';
+}
+
+std::vector<FaultEpisode> read_faults_jsonl(std::istream& in, const std::string& file_name) {
+  return read_lines<FaultEpisode>(in, file_name, [](const Line& line, const json& j) {
+    FaultEpisode f;
+    f.id = line.string(j, "id");
+    if (f.id.empty()) line.fail("id", "'id' must not be empty");
+    f.type = line.string(j, "type");
+    if (auto t = j.find("target"); t != j.end() && !t->is_null()) {
+      if (!t->is_string()) line.fail("target", "'target' must be a string or null");
+      f.target = t->get<std::string>();
+    }
+    f.start_s = line.number(j, "start_s");
+    if (auto e = j.find("end_s"); e != j.end() && !e->is_null()) {
+      f.end_s = line.number(j, "end_s");
+      if (*f.end_s < f.start_s) line.fail("end_s", "'end_s' is before 'start_s'");
+    }
+    f.affected_job = line.flag(j, "affected_job", true);
+    // A reconfigure is benign by definition; other types only when the file says so.
+    f.benign = line.flag(j, "benign", f.type == "reconfigure");
+    return f;
+  });
+}
+
+std::vector<Alert> read_alerts_jsonl(std::istream& in, const std::string& file_name) {
+  return read_lines<Alert>(in, file_name, [](const Line& line, const json& j) {
+    Alert a;
+    a.time_s = line.number(j, "time_s");
+    a.detector = line.string(j, "detector");
+    a.kind = line.string(j, "kind");
+    if (std::find(std::begin(kKinds), std::end(kKinds), a.kind) == std::end(kKinds))
+      line.fail("kind", "'kind' must be one of fail_stop, fail_slow, network, monitor, got '" + a.kind + "'");
+    if (auto s = j.find("suspects"); s != j.end() && !s->is_null()) {
+      if (!s->is_array()) line.fail("suspects", "'suspects' must be a list");
+      for (const json& item : *s) {
+        if (!item.is_object()) line.fail("suspects", "each suspect must be an object {id, score}");
+        Suspect suspect;
+        suspect.id = line.string(item, "id");
+        suspect.score = item.contains("score") ? line.number(item, "score") : 0.0;
+        a.suspects.push_back(std::move(suspect));
+      }
+    }
+    return a;
+  });
+}
+
+}  // namespace gauntlet::harness

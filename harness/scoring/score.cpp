@@ -1,0 +1,130 @@
+#include "harness/scoring/score.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace gauntlet::harness {
+namespace {
+
+// Nearest-rank percentile of a sorted, non-empty sample.
+double nearest_rank(const std::vector<double>& sorted, double percent) {
+  const double n = static_cast<double>(sorted.size());
+  std::size_t rank = static_cast<std::size_t>(std::ceil(percent / 100.0 * n));
+  rank = std::clamp<std::size_t>(rank, 1, sorted.size());
+  return sorted[rank - 1];
+}
+
+LatencyStats stats(std::vector<double> values) {
+  LatencyStats s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  s.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  s.p50 = nearest_rank(values, 50);
+  s.p95 = nearest_rank(values, 95);
+  return s;
+}
+
+bool names(const Alert& alert, const std::string& target) {
+  if (target.empty()) return false;
+  return std::any_of(alert.suspects.begin(), alert.suspects.end(), [&](const Suspect& s) { return s.id == target; });
+}
+
+}  // namespace
+
+DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std::vector<Alert>& alerts,
+                             const ScoringOptions& options) {
+  DetectorScore score;
+  score.alerts = static_cast<int>(alerts.size());
+
+  auto closes = [&](const FaultEpisode& f) {
+    double end = f.end_s ? *f.end_s : options.run_end_s > 0 ? options.run_end_s : std::numeric_limits<double>::infinity();
+    return std::max(end, f.start_s) + options.grace_s;
+  };
+  // Episodes by start so "earliest open" is the first hit; ties keep input order.
+  std::vector<std::size_t> by_start(faults.size());
+  std::iota(by_start.begin(), by_start.end(), 0);
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](std::size_t a, std::size_t b) { return faults[a].start_s < faults[b].start_s; });
+  // Alerts in time order, so each fault's matches come out in time order.
+  std::vector<std::size_t> by_time(alerts.size());
+  std::iota(by_time.begin(), by_time.end(), 0);
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [&](std::size_t a, std::size_t b) { return alerts[a].time_s < alerts[b].time_s; });
+
+  std::vector<std::vector<const Alert*>> matched(faults.size());
+  for (std::size_t ai : by_time) {
+    const Alert& a = alerts[ai];
+    std::optional<std::size_t> named, any;
+    bool in_benign = false;
+    for (std::size_t fi : by_start) {
+      const FaultEpisode& f = faults[fi];
+      if (a.time_s < f.start_s || a.time_s > closes(f)) continue;
+      if (f.benign) {
+        in_benign = true;
+        continue;
+      }
+      if (!any) any = fi;
+      if (!named && names(a, f.target)) named = fi;
+    }
+    if (auto pick = named ? named : any) {
+      matched[*pick].push_back(&a);
+    } else {
+      ++score.false_alerts;
+      if (in_benign) ++score.benign_alerts;
+    }
+  }
+
+  std::vector<double> latencies, localize_times;
+  int top1 = 0, top3 = 0;
+  for (std::size_t fi = 0; fi < faults.size(); ++fi) {
+    const FaultEpisode& f = faults[fi];
+    FaultOutcome o;
+    o.id = f.id;
+    o.scored = f.affected_job && !f.benign;
+    o.alerts = static_cast<int>(matched[fi].size());
+    o.detected = !matched[fi].empty();
+    if (o.detected) o.detection_latency_s = matched[fi].front()->time_s - f.start_s;
+    // Judged on the first alert that names anyone: later guesses do not
+    // rescue a wrong first localization.
+    for (const Alert* a : matched[fi]) {
+      if (a->suspects.empty()) continue;
+      o.top1 = a->suspects.front().id == f.target;
+      for (std::size_t k = 0; k < a->suspects.size() && k < 3; ++k) o.top3 = o.top3 || a->suspects[k].id == f.target;
+      break;
+    }
+    for (const Alert* a : matched[fi])
+      if (!a->suspects.empty() && a->suspects.front().id == f.target) {
+        o.time_to_localize_s = a->time_s - f.start_s;
+        break;
+      }
+    if (o.scored) {
+      ++score.scored_faults;
+      if (o.detected) {
+        ++score.detected;
+        latencies.push_back(o.detection_latency_s);
+        top1 += o.top1;
+        top3 += o.top3;
+        if (o.time_to_localize_s) {
+          ++score.localized;
+          localize_times.push_back(*o.time_to_localize_s);
+        }
+      }
+    }
+    score.faults.push_back(std::move(o));
+  }
+
+  score.precision =
+      score.alerts == 0 ? 1.0 : static_cast<double>(score.alerts - score.false_alerts) / score.alerts;
+  score.recall = score.scored_faults == 0 ? 1.0 : static_cast<double>(score.detected) / score.scored_faults;
+  score.detection_latency_s = stats(latencies);
+  score.time_to_localize_s = stats(localize_times);
+  if (score.detected > 0) {
+    score.localization_top1 = static_cast<double>(top1) / score.detected;
+    score.localization_top3 = static_cast<double>(top3) / score.detected;
+  }
+  return score;
+}
+
+}  // namespace gauntlet::harness
