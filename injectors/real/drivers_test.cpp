@@ -185,6 +185,35 @@ TEST(RealDrivers, GpuThrottleRestoresTheQueriedPowerLimit) {
   EXPECT_EQ(calls[5], "-i 7 -ac 1593,1410");
 }
 
+TEST(RealDrivers, CpuContentionRunsConfinedAndIsKilledOnRevert) {
+  if (!is_root()) GTEST_SKIP() << "needs root";
+  if (!tool_exists("stress-ng")) GTEST_SKIP() << "stress-ng is not installed";
+  RealFault f = fault(FaultType::cpu_contention, "", 20 * sim::kSecond);
+  f.spec.target = "h0.cpu";
+  f.spec.params.slowdown = 0.2;
+  DriverContext c;
+  c.tag = "cpu_test_" + std::to_string(::getpid());
+  FaultProgram p;
+  try {
+    p = build_program(f, c);
+  } catch (const InjectionError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  std::string dir = p.apply.front().at(1);
+  run_all(p.apply);
+  auto procs = [&] {
+    std::ifstream in(dir + "/cgroup.procs");
+    int n = 0;
+    for (std::string pid; in >> pid;) ++n;
+    return n;
+  };
+  for (int i = 0; i < 50 && procs() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_GT(procs(), 0);  // stress-ng is running inside its own cgroup
+  run_all(p.revert);
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  run_all(p.revert);  // idempotent
+}
+
 TEST(RealDrivers, RejectsMatchValuesThatCouldRewriteRules) {
   EXPECT_TRUE(valid_match_value("dst", "10.0.0.2"));
   EXPECT_TRUE(valid_match_value("dst", "fd00::1/64"));
