@@ -21,7 +21,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 if [ "$mode" = test ]; then
-  packages+=(iproute2 nftables iputils-ping)
+  packages+=(iproute2 nftables iputils-ping stress-ng)
 fi
 
 missing=()

@@ -1,4 +1,6 @@
 // gauntlet run SCENARIO.yaml [--seed N] [--detectors a,b] [--mitigation P] [--out DIR]
+#include <unistd.h>
+
 #include <boost/program_options.hpp>
 
 #include <cstdio>
@@ -39,7 +41,7 @@ int run_command(const Args& args) {
     out_dir = (std::filesystem::path("results") / scenario.name / std::to_string(scenario.seed)).string();
 
   harness::RunOptions options;
-  options.show_progress = vm.count("no-progress") == 0;
+  options.show_progress = vm.count("no-progress") == 0 && ::isatty(STDERR_FILENO);
   std::fprintf(stderr, "gauntlet run %s --seed %llu\n", scenario_options.path.c_str(),
                static_cast<unsigned long long>(scenario.seed));
   harness::RunReport report;

@@ -187,7 +187,26 @@ std::string read_name(const Source& source, const Field& field) {
   return name;
 }
 
-Scenario read_scenario(const Source& source, const YAML::Node& root, const DetectorRegistry& detectors) {
+std::vector<DetectorSpec> detectors_from_option(const std::vector<std::string>& names,
+                                                const DetectorRegistry& registry) {
+  std::vector<DetectorSpec> specs;
+  int column = 1;
+  for (const std::string& name : names) {
+    if (!name.starts_with("exec:") && !registry.find(name)) {
+      std::string known;
+      for (const std::string& n : registry.names()) known += (known.empty() ? "" : ", ") + n;
+      throw InputError("--detectors", 1, column, "unknown detector '" + name + "' (known: " + known + ")");
+    }
+    for (const DetectorSpec& earlier : specs)
+      if (earlier.name == name) throw InputError("--detectors", 1, column, "detector '" + name + "' is listed twice");
+    specs.push_back(DetectorSpec{name, {}, {}});
+    column += static_cast<int>(name.size()) + 1;
+  }
+  return specs;
+}
+
+Scenario read_scenario(const Source& source, const YAML::Node& root, const DetectorRegistry& detectors,
+                       const LoadOverrides& overrides) {
   if (!root.IsMap())
     source.fail(root.Mark(), "a scenario is a map with keys name, seed, duration, cluster, job, ...; got " +
                                  describe(root));
@@ -197,6 +216,7 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   scenario.source_path = source.file_name();
   scenario.name = read_name(source, top.require("name"));
   scenario.seed = read_unsigned(source, top.require("seed"));
+  if (overrides.seed) scenario.seed = *overrides.seed;
   scenario.duration = read_duration(source, top.require("duration"), false);
   if (top.has("engine")) scenario.engine = read_choice(source, top.field("engine"), {"flow", "packet"});
 
@@ -215,6 +235,13 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   if (top.has("detectors")) scenario.detectors = read_detectors(source, top.field("detectors"), detectors);
   if (top.has("mitigation"))
     scenario.mitigation = read_choice(source, top.field("mitigation"), {"none", "isolate-restart", "falcon-ladder"});
+  if (overrides.detectors) scenario.detectors = detectors_from_option(*overrides.detectors, detectors);
+  if (overrides.mitigation) {
+    const std::string& m = *overrides.mitigation;
+    if (m != "none" && m != "isolate-restart" && m != "falcon-ladder")
+      throw InputError("--mitigation", 1, 1, "must be one of none | isolate-restart | falcon-ladder, got '" + m + "'");
+    scenario.mitigation = m;
+  }
   return scenario;
 }
 
@@ -235,7 +262,7 @@ std::vector<std::string> expand_target_glob(const sim::Topology& topology, const
 }
 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file_name,
-                        const DetectorRegistry& detectors) {
+                        const DetectorRegistry& detectors, const LoadOverrides& overrides) {
   const Source source(file_name);
   std::vector<YAML::Node> documents;
   try {
@@ -245,15 +272,15 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file_na
   }
   if (documents.empty() || documents.front().IsNull()) source.fail(YAML::Mark(), "the scenario file is empty");
   if (documents.size() > 1) source.fail(documents[1].Mark(), "a scenario file holds exactly one YAML document");
-  return read_scenario(source, documents.front(), detectors);
+  return read_scenario(source, documents.front(), detectors, overrides);
 }
 
-Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors) {
+Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors, const LoadOverrides& overrides) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, 0, std::string("cannot read the scenario file: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_scenario(text.str(), path, detectors);
+  return parse_scenario(text.str(), path, detectors, overrides);
 }
 
 }  // namespace gauntlet::harness

@@ -47,6 +47,8 @@
 //  - Detectors must be registered (or named exec:COMMAND, whose parameters
 //    pass through untouched) and their parameters must satisfy the registry.
 //    A detector may be listed only once.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,12 +59,22 @@
 
 namespace gauntlet::harness {
 
+// Command-line replacements for parts of a scenario. The seed is replaced
+// before faults are drawn, so Poisson onsets follow the new seed.
+struct LoadOverrides {
+  std::optional<std::uint64_t> seed;
+  std::optional<std::vector<std::string>> detectors;  // names, default parameters
+  std::optional<std::string> mitigation;
+};
+
 // Reads and validates the file at path; errors name the file as given.
-Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors);
+// Errors in overrides name the option ("--detectors:1:7: ...").
+Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors,
+                       const LoadOverrides& overrides = {});
 
 // Same, from text already in memory; file_name is used in error messages.
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file_name,
-                        const DetectorRegistry& detectors);
+                        const DetectorRegistry& detectors, const LoadOverrides& overrides = {});
 
 // Names of the components whose id matches the fnmatch pattern and whose kind
 // is one of kinds (any kind when kinds is empty), in Topology::component_names
