@@ -108,7 +108,9 @@ FalconDetector::Worker& FalconDetector::worker(const std::string& id) {
 
 void FalconDetector::add_span(Worker& w, Span span) {
   w.history.push_back(span);
-  const std::size_t cap = std::max<std::size_t>(256, 8 * config_.min_gap);
+  // Enough for the segment after a changepoint plus a baseline before it;
+  // with thousands of workers a longer memory costs more than it tells.
+  const std::size_t cap = std::max<std::size_t>(64, 6 * config_.min_gap);
   while (w.history.size() > cap) w.history.pop_front();
 }
 

@@ -20,8 +20,9 @@
 // own compute before it, is compared with the median of the same ratio over
 // its peers. The telemetry does not say which workers form a group (pipeline
 // stages differ in compute), so a worker is compared with its own past rather
-// than with its peers' absolute times. Workers at or above compute_ratio are
-// suspects, best first, scored by that ratio. When no compute stands out the
+// than with its peers' absolute times. Workers at or above compute_ratio
+// (allowing three standard errors of measurement noise) are suspects, best
+// first, scored by that ratio. When no compute stands out the
 // slowdown is communication: the same test on each worker's time inside
 // collectives (threshold comm_ratio); the suspect list stays empty when
 // nothing stands out.

@@ -33,7 +33,7 @@ struct Job {
     c->set_start_ns(start);
     c->set_end_ns(end);
   }
-  // One normal iteration; the skip'th rank is `slow` times slower in compute.
+  // One iteration; rank slow_rank computes `slowdown` times longer than the rest.
   telemetry::Batch iteration(int slow_rank = -1, double slowdown = 1.0) {
     telemetry::Batch b;
     const std::uint64_t i = next_iteration++;
@@ -167,6 +167,45 @@ TEST(TimeoutDetector, FailSlowRaisesNothing) {
   auto a = feed(d, steady);
   all.insert(all.end(), a.begin(), a.end());
   EXPECT_TRUE(all.empty());
+}
+
+TEST(TimeoutDetector, MembershipLearnedFromSteadyRunsLocatesTheMissingRank) {
+  TimeoutDetector d({});
+  Job job;
+  auto src = job.iteration();
+  telemetry::Batch steady;
+  auto* run = steady.add_steady();
+  run->set_first_iteration(0);
+  run->set_last_iteration(999'999);
+  run->set_period_ns(job.period);
+  *run->mutable_records() = src.records();
+  steady.set_until_ns(1'000'000 * job.period);
+  EXPECT_TRUE(feed(d, steady).empty());
+  telemetry::Batch hang;
+  const sim::Nanos start = 1'000'000 * job.period + 8 * kSecond;
+  for (int r = 0; r < job.workers(); ++r)
+    if (r != 6) Job::add_collective(hang, r, job.worker(r), 1'000'000, start, 0);
+  hang.set_until_ns(start + 4 * sim::kHour);
+  auto alerts = feed(d, hang);
+  ASSERT_EQ(alerts.size(), 2u);
+  ASSERT_FALSE(alerts[1].suspects.empty());
+  EXPECT_EQ(alerts[1].suspects[0].id, "h3.gpu0");
+}
+
+TEST(TimeoutDetector, SuspectLevelHostNamesOnlyHosts) {
+  TimeoutConfig c;
+  c.suspect = TimeoutConfig::Level::host;
+  TimeoutDetector d(c);
+  Job job;
+  feed(d, job.iteration());
+  telemetry::Batch hang;
+  for (int r = 0; r < job.workers(); ++r)
+    if (r != 1) Job::add_collective(hang, r, job.worker(r), 1, 15 * kSecond, 0);
+  hang.set_until_ns(5 * sim::kHour);
+  auto alerts = feed(d, hang);
+  ASSERT_EQ(alerts.size(), 2u);
+  ASSERT_EQ(alerts[1].suspects.size(), 1u);
+  EXPECT_EQ(alerts[1].suspects[0].id, "h0");
 }
 
 TEST(TimeoutDetector, RecoveryRearmsForTheNextHang) {
