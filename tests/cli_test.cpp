@@ -1,0 +1,127 @@
+// End-to-end checks of the gauntlet binary: the demo's scores, determinism,
+// and bad input rejected with exit code 2 and nothing written.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch_root() { return fs::temp_directory_path() / ("gauntlet-cli-test-" + std::to_string(::getpid())); }
+
+// Removes this process's scratch folders when the tests end.
+class ScratchCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override { fs::remove_all(scratch_root()); }
+};
+const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
+
+fs::path scratch(const std::string& name) {
+  fs::path dir = scratch_root() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir.parent_path());
+  return dir;
+}
+
+Result gauntlet(const std::string& args) {
+  const fs::path out = scratch("stdout"), err = scratch("stderr");
+  const std::string command = std::string(GAUNTLET_BINARY_DIR) + "/gauntlet " + args + " >" + out.string() + " 2>" +
+                              err.string() + " </dev/null";
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+nlohmann::json without_wall_time(const std::string& summary) {
+  nlohmann::json j = nlohmann::json::parse(summary);
+  j.erase("wall_seconds");
+  return j;
+}
+
+TEST(Demo, FalconLocalizesTheThrottledGpuAndTimeoutSeesNothing) {
+  const fs::path out = scratch("demo");
+  Result r = gauntlet("run scenarios/demo.yaml --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("falcon"), std::string::npos);
+  EXPECT_NE(r.out.find("results: " + out.string()), std::string::npos);
+  const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
+  const auto& timeout = summary["detectors"]["timeout"];
+  EXPECT_EQ(timeout["recall"], 0.0);
+  EXPECT_EQ(timeout["alerts"], 0);
+  // Falcon's top suspect for the throttle is the throttled GPU.
+  bool localized = false;
+  std::istringstream alerts(slurp(out / "alerts.jsonl"));
+  for (std::string line; std::getline(alerts, line);) {
+    const auto alert = nlohmann::json::parse(line);
+    if (alert["detector"] != "falcon") continue;
+    if (alert["time_s"].get<double>() >= 720 && !alert["suspects"].empty())
+      localized = localized || alert["suspects"][0]["id"] == "h5.gpu2";
+  }
+  EXPECT_TRUE(localized);
+  EXPECT_GT(summary["iterations"]["fault_free"].get<int>(), summary["iterations"]["no_detector"].get<int>());
+  for (const char* file : {"faults.jsonl", "alerts.jsonl", "timeline.csv", "trace.json"})
+    EXPECT_TRUE(fs::exists(out / file)) << file;
+  EXPECT_EQ(slurp(out / "timeline.csv").rfind("iteration,start_s,end_s,duration_s\n", 0), 0u);
+}
+
+TEST(Determinism, SameScenarioAndSeedGiveIdenticalResults) {
+  const fs::path a = scratch("det-a"), b = scratch("det-b");
+  ASSERT_EQ(gauntlet("run scenarios/demo.yaml --seed 11 --out " + a.string()).exit_code, 0);
+  ASSERT_EQ(gauntlet("run scenarios/demo.yaml --seed 11 --out " + b.string()).exit_code, 0);
+  EXPECT_EQ(without_wall_time(slurp(a / "summary.json")), without_wall_time(slurp(b / "summary.json")));
+  for (const char* file : {"faults.jsonl", "alerts.jsonl", "timeline.csv", "trace.json"})
+    EXPECT_EQ(slurp(a / file), slurp(b / file)) << file;
+  // Only wall_seconds may differ in the summary's bytes.
+  const std::regex wall("\"wall_seconds\": [0-9.e+-]+");
+  EXPECT_EQ(std::regex_replace(slurp(a / "summary.json"), wall, ""),
+            std::regex_replace(slurp(b / "summary.json"), wall, ""));
+}
+
+TEST(BadInput, ExitsTwoWithPositionAndWritesNothing) {
+  const fs::path dir = scratch("bad");
+  fs::create_directories(dir);
+  const fs::path scenario = dir / "bad.yaml";
+  std::string text = slurp("scenarios/demo.yaml");
+  text.replace(text.find("rate: 0.01"), 10, "rate: lots");
+  std::ofstream(scenario) << text;
+  const fs::path out = dir / "out";
+  Result r = gauntlet("run " + scenario.string() + " --out " + out.string());
+  EXPECT_EQ(r.exit_code, 2);
+  const std::regex positioned(scenario.string() + R"(:\d+:\d+: )");
+  EXPECT_TRUE(std::regex_search(r.err, positioned)) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(gauntlet("validate " + scenario.string()).exit_code, 2);
+  EXPECT_EQ(gauntlet("run scenarios/demo.yaml --detectors falcon,nosuch --out " + out.string()).exit_code, 2);
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(gauntlet("run").exit_code, 2);
+  EXPECT_EQ(gauntlet("frobnicate").exit_code, 2);
+}
+
+TEST(Validate, AcceptsTheDemoAndListsItsFaults) {
+  Result r = gauntlet("validate scenarios/demo.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("f1 link_loss leaf3~spine2"), std::string::npos) << r.out;
+}
+
+}  // namespace
