@@ -30,6 +30,25 @@ class DetectorParams {
   std::map<std::string, std::string> values_;
 };
 
+// What a detector may ask the system under test for. Results come back as
+// telemetry (ProbeResult, ProfileSummary, BenchmarkResult) in later batches.
+struct ProbeRequest {
+  std::string src;       // RNIC endpoint, h<N>.nic<K>
+  std::string dst;
+  bool overlay = false;  // through the container overlay (vSwitch, flow table), else the bare underlay
+};
+
+struct ProfilingRequest {
+  sim::Nanos duration = 0;           // how long function-level profiling stays on
+  std::vector<std::string> workers;  // empty: every worker
+};
+
+// A benchmark that pauses training while it runs (Falcon's validation step).
+struct BenchmarkRequest {
+  std::string kind;                  // gemm | allreduce
+  std::vector<std::string> targets;  // workers (gemm) or communicators (allreduce); empty: all
+};
+
 struct DetectorContext {
   const sim::Topology* topology = nullptr;  // the operator's view of the cluster
   DetectorParams params;
@@ -40,14 +59,23 @@ class Detector {
   virtual ~Detector() = default;
   // Every record published up to batch.until_ns(), in time order.
   virtual void observe(const telemetry::Batch& batch) = 0;
-  // Alerts raised since the previous call.
+  // What the detector raised or asked for since the previous call.
   std::vector<Alert> take_alerts() { return std::exchange(alerts_, {}); }
+  std::vector<ProbeRequest> take_probe_requests() { return std::exchange(probes_, {}); }
+  std::vector<ProfilingRequest> take_profiling_requests() { return std::exchange(profiling_, {}); }
+  std::vector<BenchmarkRequest> take_benchmark_requests() { return std::exchange(benchmarks_, {}); }
 
  protected:
   void raise(Alert alert) { alerts_.push_back(std::move(alert)); }
+  void request_probe(ProbeRequest request) { probes_.push_back(std::move(request)); }
+  void request_profiling(ProfilingRequest request) { profiling_.push_back(std::move(request)); }
+  void request_benchmark(BenchmarkRequest request) { benchmarks_.push_back(std::move(request)); }
 
  private:
   std::vector<Alert> alerts_;
+  std::vector<ProbeRequest> probes_;
+  std::vector<ProfilingRequest> profiling_;
+  std::vector<BenchmarkRequest> benchmarks_;
 };
 
 }  // namespace gauntlet::harness
