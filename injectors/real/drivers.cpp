@@ -85,6 +85,25 @@ Argv flower_filter(const DriverContext& c, const RealFault& f, const std::string
   return wrap(c.prefix, a);
 }
 
+// An OpenFlow match for the same fields, for a stale entry in an OVS bridge.
+std::string openflow_match(const RealFault& f) {
+  auto get = [&](const char* k) { auto it = f.match.find(k); return it == f.match.end() ? std::string() : it->second; };
+  std::string proto = get("proto");
+  std::string m = proto.empty() ? "ip" : proto;  // "udp"/"tcp" imply ip in OpenFlow's shorthand
+  if (auto v = get("dst"); !v.empty()) m += ",nw_dst=" + v;
+  if (auto v = get("src"); !v.empty()) m += ",nw_src=" + v;
+  if (auto v = get("dport"); !v.empty()) m += ",tp_dst=" + v;
+  if (auto v = get("sport"); !v.empty()) m += ",tp_src=" + v;
+  if (auto v = get("dscp"); !v.empty()) m += ",ip_dscp=" + v;
+  return m;
+}
+
+// The OVS bridge that holds the interface as a port, or "" if none does.
+std::string ovs_bridge_of(const DriverContext& c, const std::string& dev) {
+  CommandResult r = run_command(wrap(c.prefix, {"ovs-vsctl", "port-to-br", dev}));
+  return r.ok() ? trim(r.output) : std::string();
+}
+
 FaultProgram site_program(const RealFault& f) {
   // The operator's command for what the kernel cannot reach (hardware RoCE:
   // switch ACLs, NIC steering rules). Placeholders name the fault's values.
@@ -173,8 +192,14 @@ FaultProgram stale_flow(const RealFault& f, const DriverContext& c) {
   bool use_netem = c.caps.netem;
   std::string classify = f.mechanism.empty() ? (c.caps.flower ? "flower" : "nft") : f.mechanism;
   if (classify == "site") return site_program(f);
-  if (classify != "flower" && classify != "nft")
-    throw InjectionError("unknown stale_flow_table mechanism '" + classify + "' (flower, nft, site)");
+  if (classify != "flower" && classify != "nft" && classify != "ovs")
+    throw InjectionError("unknown stale_flow_table mechanism '" + classify + "' (flower, nft, ovs, site)");
+  std::string bridge;
+  if (classify == "ovs") {
+    bridge = ovs_bridge_of(c, f.interface);
+    if (bridge.empty()) throw InjectionError(f.interface + " is not a port of any Open vSwitch bridge");
+    if (!valid_interface_name(bridge)) throw InjectionError("unexpected OVS bridge name '" + bridge + "'");
+  }
   if (classify == "flower" && !c.caps.flower) throw InjectionError("this kernel has no tc flower classifier");
   if (classify == "nft" && !c.caps.nft) throw InjectionError("nftables is not available (install nftables)");
   if (!c.caps.htb) throw InjectionError("this kernel has no htb qdisc");
@@ -200,8 +225,18 @@ FaultProgram stale_flow(const RealFault& f, const DriverContext& c) {
                              tc_rate(gbps), "burst", "1600", "latency", tc_time(std::max(q.extra_latency, sim::kMillisecond))}));
   }
   std::string t = nft_table(c);
+  // The OVS entry's cookie identifies it for removal; the tag is unique per
+  // plan and fault.
+  const std::string cookie = "0x" + std::to_string(std::hash<std::string>{}(c.tag) & 0xffffffffffffULL);
   if (classify == "flower") {
     p.apply.push_back(flower_filter(c, f, "1:9"));
+  } else if (classify == "ovs") {
+    // set_queue:8 sets the packet's priority to 1:9, the slow class above; the
+    // highest priority puts the stale entry ahead of the bridge's own rules.
+    p.apply.push_back(wrap(c.prefix, {"ovs-ofctl", "add-flow", bridge,
+                                      "cookie=" + cookie + ",priority=65535," + openflow_match(f) +
+                                          ",actions=set_queue:8,normal"}));
+    p.verify.push_back({wrap(c.prefix, {"ovs-ofctl", "dump-flows", bridge, "cookie=" + cookie + "/-1"}), "set_queue:8"});
   } else {
     std::string rules = "add table inet " + t + "; add chain inet " + t +
                         " steer { type filter hook postrouting priority -300; policy accept; }; ";
@@ -214,11 +249,13 @@ FaultProgram stale_flow(const RealFault& f, const DriverContext& c) {
     p.verify.push_back({wrap(c.prefix, {"nft", "list", "table", "inet", t}), "meta priority set 1:9"});
   }
   p.verify.push_back({tc(c, {"class", "show", "dev", dev}), "1:9"});
-  p.mechanism = (classify == "flower" ? std::string("tc-flower") : std::string("nft-meta-priority")) + "+htb+" +
-                (use_netem ? "netem" : "tbf");
+  const std::string classifier = classify == "flower" ? "tc-flower" : classify == "ovs" ? "ovs-openflow" : "nft-meta-priority";
+  p.mechanism = classifier + "+htb+" + (use_netem ? "netem" : "tbf");
   // Classifier first, then the qdisc, so matched packets never point at a
   // class that is already gone.
   if (classify == "nft") p.revert.push_back(wrap(c.prefix, {"nft", "delete", "table", "inet", t}));
+  if (classify == "ovs")
+    p.revert.push_back(wrap(c.prefix, {"ovs-ofctl", "del-flows", bridge, "cookie=" + cookie + "/-1"}));
   p.revert.push_back(tc(c, {"qdisc", "del", "dev", dev, "root"}));
   p.note = "stale entry on " + dev + " steering [" + nft_match(f) + "] into a " + tc_rate(gbps) + " slow path";
   return p;

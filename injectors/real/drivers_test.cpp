@@ -224,3 +224,69 @@ TEST(RealDrivers, RejectsMatchValuesThatCouldRewriteRules) {
 
 }  // namespace
 }  // namespace gauntlet::injectors::real
+
+namespace gauntlet::injectors::real {
+namespace {
+
+// Open vSwitch is not on the test machines: fake ovs-vsctl and ovs-ofctl
+// record their calls, and the test checks the stale entry is added ahead of
+// the bridge's rules, steers into the slow class and is removed by cookie.
+TEST(RealDrivers, OvsStaleEntryIsAddedAheadAndRemovedByCookie) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gauntlet-fake-ovs-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string log = (dir / "calls.log").string();
+  for (const char* tool : {"ovs-vsctl", "ovs-ofctl"}) {
+    std::ofstream script(dir / tool);
+    script << "#!/bin/sh\necho \"" << tool << " $*\" >> " << log << "\n"
+           << "case \"$*\" in port-to-br*) echo br-int ;; esac\n";
+    script.close();
+    fs::permissions(dir / tool, fs::perms::owner_all);
+  }
+  const std::string old_path = std::getenv("PATH");
+  ::setenv("PATH", (dir.string() + ":" + old_path).c_str(), 1);
+
+  RealFault f;
+  f.spec.id = "f3";
+  f.spec.type = FaultType::stale_flow_table;
+  f.spec.target = "h0.nic3.ft";
+  f.spec.duration = sim::kMinute;
+  f.spec.params.extra_latency = 104 * sim::kMicrosecond;
+  f.spec.params.cap_gbps = 10;
+  f.interface = "vf3";
+  f.match = {{"dst", "10.3.0.17"}, {"proto", "udp"}, {"dport", "4791"}};
+  f.mechanism = "ovs";
+  DriverContext c;
+  c.dry_run = true;
+  c.caps.htb = true;
+  c.tag = "plan_f3";
+  const FaultProgram p = build_program(f, c);
+  EXPECT_EQ(p.mechanism, "ovs-openflow+htb+tbf");
+  const Argv* add = nullptr;
+  for (const Argv& a : p.apply)
+    if (a.size() > 1 && a[0] == "ovs-ofctl") add = &a;
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ((*add)[2], "br-int");
+  EXPECT_NE((*add)[3].find("priority=65535,udp,nw_dst=10.3.0.17,tp_dst=4791,actions=set_queue:8,normal"),
+            std::string::npos)
+      << (*add)[3];
+  const std::string cookie = (*add)[3].substr(0, (*add)[3].find(','));
+  bool removes = false;
+  for (const Argv& a : p.revert)
+    removes = removes || (a.size() == 4 && a[0] == "ovs-ofctl" && a[1] == "del-flows" && a[3] == cookie + "/-1");
+  EXPECT_TRUE(removes);
+  for (const Argv& a : p.apply)
+    if (a[0] == "ovs-ofctl") EXPECT_TRUE(run_command(a).ok());
+  for (const Argv& a : p.revert)
+    if (a[0] == "ovs-ofctl") EXPECT_TRUE(run_command(a).ok());
+  ::setenv("PATH", old_path.c_str(), 1);
+  std::ifstream in(log);
+  std::string calls((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove_all(dir);
+  EXPECT_NE(calls.find("ovs-vsctl port-to-br vf3"), std::string::npos);
+  EXPECT_NE(calls.find("ovs-ofctl add-flow br-int"), std::string::npos);
+  EXPECT_NE(calls.find("ovs-ofctl del-flows br-int " + cookie + "/-1"), std::string::npos) << calls;
+}
+
+}  // namespace
+}  // namespace gauntlet::injectors::real
