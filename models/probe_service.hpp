@@ -1,0 +1,121 @@
+#pragma once
+// Active probing on the simulated cluster: detectors ask for probes between
+// RNIC endpoints and the monitoring agent on the source host runs them over
+// the path the network uses at that moment. Each probe is a short train of
+// pings; its result (RTT, loss, the components crossed) is published as a
+// ProbeResult when the train ends, so detectors see it in a later batch.
+//
+// The agents also publish a heartbeat every heartbeat interval. A host whose
+// agent hangs sends neither heartbeats nor probes; the RNICs still answer
+// probes sent to them (the responder runs in the RNIC, not in the agent).
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/network_engine.hpp"
+#include "sim/rng.hpp"
+#include "sim/telemetry_bus.hpp"
+
+namespace gauntlet::models {
+
+// One cost model serves the simulated prober and the probe planner, so a
+// planned round time is what the simulated round takes.
+//
+// Calibration (SkeletonHunter's published round times, see
+// harness/probe_plan/probe_plan.hpp): a probe is a train of 20 pings 100 ms
+// apart, so it occupies its source RNIC's probing slot for 2 s, and an agent
+// runs one probe per RNIC at a time so probing never competes with training
+// traffic for the RNIC's queue pairs.
+struct ProbeCost {
+  sim::Nanos ping_interval = 100 * sim::kMillisecond;
+  int pings_per_probe = 20;
+  int concurrency = 1;           // probes one RNIC runs at once
+  std::uint64_t ping_bytes = 64; // on the wire, each direction
+  // Agent timestamping plus the responder RNIC's turnaround, once per round
+  // trip; with 4 hops of 1 us each way a cross-spine underlay RTT is 14 us.
+  sim::Nanos processing = 6 * sim::kMicrosecond;
+  // The containers' vSwitch and offloaded flow tables at both ends, crossed
+  // twice per round trip: a healthy overlay RTT is 16 us, as in the seed case.
+  sim::Nanos overlay_processing = 2 * sim::kMicrosecond;
+
+  sim::Nanos probe_duration() const { return ping_interval * pings_per_probe; }
+  std::uint64_t probe_bytes() const { return 2 * ping_bytes * static_cast<std::uint64_t>(pings_per_probe); }
+};
+
+struct ProbeOrder {
+  sim::EndpointId src = 0;
+  sim::EndpointId dst = 0;
+  bool overlay = false;
+};
+
+// What one probe saw; rtt is 0 when lost (as in telemetry::ProbeResult).
+struct ProbeOutcome {
+  sim::Nanos rtt = 0;
+  bool lost = false;
+  std::vector<std::string> path;  // component ids crossed, src side first
+};
+
+class ProbeService {
+ public:
+  // Queueing delay a probe meets on a link at the moment it crosses it
+  // (one direction); unset: the fabric is treated as uncongested.
+  using QueueingDelay = std::function<sim::Nanos(sim::LinkId)>;
+
+  ProbeService(sim::NetworkEngine& engine, sim::TelemetryBus& bus, std::uint64_t seed, ProbeCost cost = {});
+  ProbeService(const ProbeService&) = delete;
+  ProbeService& operator=(const ProbeService&) = delete;
+
+  const ProbeCost& cost() const { return cost_; }
+
+  // Queues probes for `detector`. Each source RNIC runs `concurrency` probes
+  // at a time, in request order; a probe whose source agent is down when its
+  // turn comes is not sent.
+  void submit(const std::string& detector, const std::vector<ProbeOrder>& orders);
+
+  // Packet loss of a component (link or h<N>.nic<K>.ft) during [from, to);
+  // overlapping windows compose as independent losses.
+  void add_loss(const std::string& component, sim::Nanos from, sim::Nanos to, double rate);
+  // The monitoring agent of `host` is silent during [from, to).
+  void add_agent_down(int host, sim::Nanos from, sim::Nanos to);
+  void set_queueing_delay(QueueingDelay delay) { queueing_ = std::move(delay); }
+  // Publishes a heartbeat of every live agent every `interval` until `until`.
+  void start_heartbeats(sim::Nanos interval, sim::Nanos until);
+
+  bool agent_up(int host, sim::Nanos at) const;
+  double loss_rate(const std::string& component, sim::Nanos at) const;
+
+  // The probe as it would run now, drawing loss from `rng`.
+  ProbeOutcome evaluate(const ProbeOrder& order, sim::Rng& rng) const;
+
+  long long probes_sent(const std::string& detector) const;
+  long long probe_bytes(const std::string& detector) const;
+
+ private:
+  struct Window {
+    sim::Nanos from = 0;
+    sim::Nanos to = 0;
+    double rate = 0;
+  };
+  struct Queued {
+    std::string detector;
+    ProbeOrder order;
+  };
+
+  void run_wave(sim::Nanos at);
+  void heartbeat(sim::Nanos interval, sim::Nanos until);
+
+  sim::NetworkEngine& engine_;
+  sim::TelemetryBus& bus_;
+  sim::Rng rng_;
+  ProbeCost cost_;
+  QueueingDelay queueing_;
+  std::map<std::string, std::vector<Window>> loss_;  // by component id
+  std::map<int, std::vector<Window>> agent_down_;    // by host
+  std::vector<std::vector<sim::Nanos>> slot_free_;   // per endpoint, per concurrent slot
+  std::map<sim::Nanos, std::vector<Queued>> waves_;  // probes by send time
+  std::map<std::string, long long> sent_;
+};
+
+}  // namespace gauntlet::models
