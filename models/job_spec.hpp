@@ -27,6 +27,12 @@ struct JobSpec {
   sim::Nanos restart_cost = 5 * sim::kMinute;
   int spare_hosts = 0;
   sim::Nanos collective_timeout = 30 * sim::kMinute;  // NCCL watchdog
+  // Writing a checkpoint stalls training this long (a sharded write of a
+  // large model's state to a parallel file system takes seconds).
+  sim::Nanos checkpoint_cost = 5 * sim::kSecond;
+  std::uint64_t tp_bytes = 0;        // TP allreduce per iteration, per rank (NVLink only)
+  std::uint64_t alltoall_bytes = 0;  // EP all-to-all per iteration, per rank (sent)
+  int channels = 1;                  // NCCL channels a connection's bytes are split over
 };
 
 }  // namespace gauntlet::models

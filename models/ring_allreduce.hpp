@@ -1,15 +1,23 @@
 #pragma once
-// A ring allreduce as one set of concurrent flows, not 2(n-1) steps: in a
-// pipelined ring every edge carries 2(n-1)/n of the buffer, and all edges run
-// at once, so the collective lasts as long as its slowest edge plus the
-// per-step latency of 2(n-1) steps:
-//   T = 2(n-1)/n * S / B_bottleneck + 2(n-1) * alpha.
+// Ring collectives (allreduce, reduce-scatter, allgather) as one set of
+// concurrent flows, not 2(n-1) steps: in a pipelined ring every edge carries
+// its whole share of the buffer and all edges run at once, so the collective
+// lasts as long as its slowest edge plus the per-step latency of its steps:
+//   allreduce:                T = 2(n-1)/n * S / B_bottleneck + 2(n-1) * alpha
+//   reduce-scatter/allgather: T =  (n-1)/n * S / B_bottleneck +  (n-1) * alpha
+// where S is the per-rank buffer and alpha the slowest edge's latency.
 #include <functional>
+#include <memory>
+#include <string_view>
 #include <vector>
 
+#include "models/collectives/flows.hpp"
 #include "sim/network_engine.hpp"
 
 namespace gauntlet::models {
+
+enum class RingOp { allreduce, reduce_scatter, allgather };
+std::string_view ring_op_name(RingOp op);
 
 struct RingResult {
   sim::Nanos start = 0;
@@ -19,11 +27,16 @@ struct RingResult {
 
 // Bytes each ring edge carries for an allreduce of `bytes` over n ranks.
 double ring_edge_bytes(double bytes, int n);
+double ring_edge_bytes(RingOp op, double bytes, int n);
+int ring_steps(RingOp op, int n);
 
-// Starts the allreduce of `bytes` per rank over `endpoints` (ring order) at
-// the engine's current time; calls done when every edge has finished.
-// Consecutive ranks on the same endpoint share a host: that edge is NVLink
-// and costs no fabric time.
+// Starts the collective over the ranks in ring order at the engine's current
+// time; calls done when every edge has finished. Edges between two ranks of
+// one host use NVLink; the others are split over `channels` flows.
+void start_ring(sim::NetworkEngine& engine, const std::vector<FlowEnd>& ring, RingOp op, double bytes, int channels,
+                std::function<void(const RingResult&)> done, std::shared_ptr<long> in_flight = nullptr);
+
+// The allreduce over RNIC endpoints (ring order), one channel.
 void start_ring_allreduce(sim::NetworkEngine& engine, const std::vector<sim::EndpointId>& endpoints, double bytes,
                           std::function<void(const RingResult&)> done);
 

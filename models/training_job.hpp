@@ -1,16 +1,35 @@
 #pragma once
-// A synchronous data-parallel training job: every iteration each rank
-// computes, then each data-parallel ring allreduces its gradients, and the
-// next iteration starts when the slowest ring is done.
+// A synchronous training job and its lifecycle.
+//
+// An iteration runs three phases, each a set of concurrent flows:
+//   1. expert-parallel all-to-all (ep > 1),
+//   2. the 1F1B pipeline: compute (tensor-parallel allreduces over NVLink on
+//      the critical path) and send/recv of activations between stages,
+//   3. data-parallel ring allreduce of the gradients.
+// The next iteration starts when the slowest rank is done. Every
+// checkpoint_interval the job stops for checkpoint_cost to write a
+// checkpoint. A crash (collective watchdog, transport failure) or an
+// isolation rolls back to the last checkpoint and resumes restart_cost after
+// the hardware is available again: on spare hosts when the job has spares
+// left, otherwise on the same hosts once they are repaired.
 //
 // Steady-state fast-forward: an iteration's timing depends only on the
-// network state and the GPUs' speeds. When both are unchanged since the last
-// simulated iteration and no scheduled change falls inside, the job skips
-// ahead over as many identical iterations as fit and publishes them as one
-// SteadyRun, giving the same timings as simulating each one.
+// network state, the GPUs' speeds and the placement. When all are unchanged
+// since the last simulated iteration and no scheduled change, checkpoint or
+// horizon falls inside, the job skips ahead over as many identical
+// iterations as fit and publishes them as one SteadyRun, giving the same
+// timings as simulating each one.
+//
+// Progress vs execution: the timeline holds the iterations that count as
+// progress. Iterations rolled back by a restart are removed from it (and
+// counted in lost_iterations()), so redone work never counts twice.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "models/job_spec.hpp"
@@ -26,6 +45,14 @@ struct IterationSpan {
   std::uint64_t count = 0;
   sim::Nanos start = 0;
   sim::Nanos duration = 0;
+};
+
+enum class JobState {
+  idle,           // not started
+  running,        // iterating or writing a checkpoint
+  hung,           // a collective waits for a rank that will never come
+  restarting,     // hardware available; resuming after restart_cost
+  waiting,        // crashed; waiting for a spare or a repair
 };
 
 class TrainingJob {
@@ -45,39 +72,136 @@ class TrainingJob {
   void set_gpu_speed(int host, int gpu, double speed);
   double gpu_speed(int host, int gpu) const;
 
-  const Placement& placement() const { return placement_; }
+  const JobSpec& spec() const { return job_; }
+  const Placement& placement() const { return *placement_; }
+  // The RNIC a rank's traffic uses now: its affine RNIC, or NCCL's fallback.
+  sim::EndpointId rank_endpoint(int rank) const;
+  JobState state() const { return state_; }
+
+  // Progress: iterations that count (each index once), and their timeline.
   const std::vector<IterationSpan>& timeline() const { return timeline_; }
-  std::uint64_t completed_iterations() const;
+  std::uint64_t completed_iterations() const { return progress_; }
+  std::uint64_t progress_iterations() const { return progress_; }
+  // Every iteration that ran to completion, redone ones included.
+  std::uint64_t executed_iterations() const { return executed_; }
+  // Iterations that completed but were rolled back by a restart, and the
+  // time they had taken.
+  std::uint64_t lost_iterations() const { return executed_ - progress_; }
+  sim::Nanos lost_iteration_time() const { return lost_time_; }
   std::uint64_t simulated_iterations() const { return simulated_iterations_; }
+  int restarts() const { return restarts_; }
+  int checkpoints() const { return checkpoints_; }
+
+  // --- Fault hooks (the fault scheduler calls these) ---
+  // Fail-stop: the GPU or host stops; the job hangs in its next collective
+  // until the watchdog fires after collective_timeout (or a mitigation acts).
+  void fail_gpu(int host, int gpu);
+  void fail_host(int host);
+  void repair_gpu(int host, int gpu);
+  void repair_host(int host);
+  bool gpu_failed(int host, int gpu) const;
+  bool host_failed(int host) const;
+  // The RNIC's link is down: NCCL moves its GPUs' traffic to `fallback_nic`
+  // of the same host without any error. The step in flight is retried on the
+  // fallback. Traffic moves back only when the job's communicators are
+  // re-created, i.e. at the next restart after clear_nic_fallback.
+  void set_nic_fallback(int host, int nic, int fallback_nic);
+  void clear_nic_fallback(int host, int nic);
+  // A collective failed outright (transport retries exhausted): the job
+  // crashes at once with the user-visible error.
+  void fail_collective(const std::string& error);
+  // Whether any of the job's current traffic crosses this link.
+  bool uses_link(sim::LinkId link) const;
+  // A benign re-placement: at the next iteration boundary, checkpoint and
+  // restart onto the job's hosts shifted by one within its pool (its hosts
+  // and spares).
+  void reconfigure();
+
+  // --- Mitigation ---
+  // Takes hosts out of service (a GPU, RNIC or flow-table id stands for its
+  // host): the job stops now, rolls back to its last checkpoint and restarts
+  // after restart_cost with a spare in place of each isolated host it used.
+  // An isolated host stays out unless its fault is repaired. Returns the
+  // number of spares this isolation took.
+  int isolate(const std::vector<std::string>& components);
+  int spares_left() const;
+  int spares_used() const { return spares_used_; }
+  const std::set<int>& isolated_hosts() const { return isolated_; }
 
  private:
-  struct Outcome {
-    std::uint64_t key_network = 0;
-    std::uint64_t key_compute = 0;
+  struct Outcome;
+  struct Steady {
+    std::uint64_t first = 0;
+    std::uint64_t count = 0;
     sim::Nanos start = 0;
     sim::Nanos duration = 0;
-    std::vector<telemetry::Record> records;  // of the iteration that started at `start`
   };
 
+  // Iteration loop (training_job_iteration.cpp).
   void begin_iteration();
   bool try_fast_forward();
   void simulate_iteration();
-  void finish_iteration(Outcome outcome);
+  void finish_iteration(std::shared_ptr<Outcome> outcome);
+  void end_steady_run(std::uint64_t count);
+  void publish_hang(sim::Nanos at);
+  void after_iteration();
   void record_span(sim::Nanos start, sim::Nanos duration, std::uint64_t count);
 
+  // Lifecycle.
+  void interrupt();
+  void publish_event(int kind, const std::string& error, const std::vector<std::string>& components);
+  void write_checkpoint(bool then_reconfigure);
+  void hang();
+  void crash(const std::string& error);
+  void roll_back();
+  void try_restart();
+  void resume();
+  bool host_usable(int host) const;
+  void release_host(int host);
+  bool placement_healthy() const;
+  bool affected(int host, int gpu) const;
+  void rebuild_placement(std::vector<int> hosts);
+  std::vector<int> shifted_hosts() const;
+  sim::Nanos checkpoint_due() const { return last_checkpoint_ + job_.checkpoint_interval; }
+
   JobSpec job_;
-  Placement placement_;
+  const sim::Topology& topology_;
   sim::NetworkEngine& engine_;
   sim::TelemetryBus& bus_;
-  std::vector<double> speed_;  // per rank
+  std::unique_ptr<Placement> placement_;
+  std::vector<double> speed_;  // per (host, gpu) of the cluster
+  std::vector<sim::EndpointId> fallback_;  // per endpoint: where its traffic goes
+  std::vector<std::pair<int, int>> pending_fallback_clear_;
   std::uint64_t compute_version_ = 0;
+  std::uint64_t layout_version_ = 0;
   bool fast_forward_ = true;
   ChangeHorizon next_change_;
   sim::Nanos horizon_ = 0;
-  std::uint64_t next_iteration_ = 0;
+
+  JobState state_ = JobState::idle;
+  std::uint64_t epoch_ = 0;  // bumped on every interruption; stale callbacks compare it
+  std::shared_ptr<long> in_flight_ = std::make_shared<long>(0);  // engine flows of this job
+  std::optional<Steady> steady_;
+  std::shared_ptr<Outcome> current_;   // the simulated iteration in flight
+  std::shared_ptr<Outcome> last_;      // the last simulated iteration, for fast-forward
+  bool reconfigure_pending_ = false;
+
+  std::uint64_t progress_ = 0;         // next iteration index
+  std::uint64_t executed_ = 0;
   std::uint64_t simulated_iterations_ = 0;
-  std::optional<Outcome> last_;
+  std::uint64_t checkpoint_progress_ = 0;
+  sim::Nanos last_checkpoint_ = 0;
+  sim::Nanos lost_time_ = 0;
+  int restarts_ = 0;
+  int checkpoints_ = 0;
   std::vector<IterationSpan> timeline_;
+
+  std::set<std::pair<int, int>> failed_gpus_;
+  std::set<int> failed_hosts_;
+  std::set<int> isolated_;
+  std::set<int> replaced_;       // hosts the job left while broken; they rejoin its pool when repaired
+  std::vector<int> spare_pool_;  // healthy hosts the job may move to
+  int spares_used_ = 0;
 };
 
 }  // namespace gauntlet::models
