@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "harness/detectors/c4d_detector.hpp"
+#include "harness/detectors/eroica_detector.hpp"
 #include "harness/detectors/falcon_detector.hpp"
 #include "harness/detectors/timeout_detector.hpp"
 
@@ -222,6 +224,39 @@ DetectorRegistry builtin_detectors() {
     return std::make_unique<FalconDetector>(FalconDetector::config_from(ctx.params));
   };
   registry.add(std::move(falcon));
+
+  DetectorInfo c4d;
+  c4d.name = "c4d";
+  c4d.summary =
+      "C4D: per-collective timing compared across the ranks of each communicator at every sync point; "
+      "hang vs slow, communication vs computation, slow links from the sender x receiver latency matrix";
+  c4d.params = {
+      declare("hang_after", K::duration, "20s", "how long a sync point may stay unresolved before it is a hang", 0.001),
+      declare("compute_slow", K::number, "0.05", "entry lateness, as a fraction of the step, that makes a rank compute-slow", 0.0),
+      declare("comm_slow", K::number, "1.5", "ring-edge latency over its peers' median (and its own best) that makes it slow", 1.0),
+  };
+  c4d.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
+    return std::make_unique<C4dDetector>(C4dDetector::config_from(ctx.params), ctx.topology);
+  };
+  registry.add(std::move(c4d));
+
+  DetectorInfo eroica;
+  eroica.name = "eroica";
+  eroica.summary =
+      "EROICA: an iteration-time slowdown switches function-level profiling on for a short window; each worker's "
+      "function summaries are compared with the peer majority to name the worker, function and device";
+  eroica.params = {
+      declare("slowdown", K::number, "1.1", "iteration time over its recent baseline that triggers profiling", 1.0),
+      declare("baseline_iterations", K::integer, "8", "iterations that form the baseline", 1.0),
+      declare("window", K::duration, "60s", "how long profiling stays on once triggered", 0.001),
+      declare("cooldown", K::duration, "10m", "minimum time between two profiling windows", 0.0),
+      declare("outlier_z", K::number, "3.5", "robust z-score (median absolute deviation) that makes a worker an outlier", 0.0),
+      declare("min_deviation", K::number, "0.05", "relative deviation from the peer median an outlier must also reach", 0.0),
+  };
+  eroica.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
+    return std::make_unique<EroicaDetector>(EroicaDetector::config_from(ctx.params), ctx.topology);
+  };
+  registry.add(std::move(eroica));
 
   return registry;
 }

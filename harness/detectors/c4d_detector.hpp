@@ -1,0 +1,120 @@
+#pragma once
+// `c4d` (after C4's diagnosis half): every rank of every communicator writes
+// a record per collective (C4-style: communicator, rank, sequence, when the
+// rank entered, when it finished, its ring next hop). The ranks of one
+// communicator meet at each sequence number, so comparing them there needs
+// no fixed threshold on absolute times: a broken or slow rank is the one that
+// behaves differently from its peers at the same sync point.
+//
+// Hangs (alert kind fail_stop). A sync point that some members have entered
+// but that stays unresolved hang_after past the last sign of progress:
+//  * members that never entered: non-communication hang; their compute or
+//    host is stuck. Suspects: the GPU (its host second); several GPUs of one
+//    host name the host first.
+//  * everyone entered but some never finished: communication hang. Each
+//    unfinished rank's incoming ring edge (sender -> it) is stuck; the edges
+//    are localized like slow ones (below).
+//
+// Slowness, evaluated on every completed sync point:
+//  * computation slow (fail_slow): a rank entering later than its peers'
+//    median by more than compute_slow of the communicator's step; suspects
+//    the late GPUs (or their host when several of one host are late).
+//  * communication slow (network): the sender x receiver latency matrix. A
+//    ring edge sender -> peer lasts from the later of the two entries to the
+//    receiver's finish; a cell is slow when it exceeds comm_slow times the
+//    median edge of its sync point and, once it has a history, comm_slow
+//    times its own best (so structurally longer edges, e.g. cross-pod ones,
+//    are not flagged). Slow cells are explained greedily by the worker that
+//    touches most of them: a slow row (only outgoing cells) names the
+//    sender's RNIC, a slow column (only incoming) the receiver's RNIC, both
+//    directions name the RNIC's host link first (it carries both), then the
+//    RNIC. A cell left alone is that path: the two ranks share a host (NVLink)
+//    -> the sender GPU; otherwise the topology cannot single out one link of
+//    an inter-host path (it crosses at least both host links, and the spine
+//    is an ECMP choice the operator view does not know), so the sender's
+//    RNIC is named, then the sender's and the receiver's host links.
+//
+// Steady runs are consumed as their first iteration: identical iterations
+// add no anomaly. An anomaly is alerted once and again only after it has
+// vanished from an evaluation round in between.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/detectors/detector.hpp"
+
+namespace gauntlet::harness {
+
+struct C4dConfig {
+  sim::Nanos hang_after = 20 * sim::kSecond;
+  double compute_slow = 0.05;  // entry lateness as a fraction of the step
+  double comm_slow = 1.5;      // edge latency over its sync point's median (and its own best)
+};
+
+// One directed ring edge with its state at a sync point.
+struct C4dCell {
+  std::string sender;    // worker ids
+  std::string receiver;
+  bool bad = false;
+};
+
+// The localization of bad cells, shared by hangs and slowness; exposed for tests.
+std::vector<Suspect> c4d_localize_cells(const std::vector<C4dCell>& cells, const sim::Topology* topology);
+
+class C4dDetector : public Detector {
+ public:
+  static constexpr const char* kName = "c4d";
+  C4dDetector(C4dConfig config, const sim::Topology* topology) : config_(config), topology_(topology) {}
+  static C4dConfig config_from(const DetectorParams& params);
+
+  void observe(const telemetry::Batch& batch) override;
+
+  // Sync points still waiting to complete (bounded: resolved ones are dropped).
+  std::size_t open_sync_points() const { return open_.size(); }
+  // Sync points evaluated so far; a steady run counts once.
+  std::uint64_t evaluated_sync_points() const { return evaluated_; }
+
+ private:
+  using Key = std::pair<std::string, std::uint64_t>;  // communicator, sequence
+  struct RankEntry {
+    std::string worker;
+    std::string peer;
+    sim::Nanos start = 0;
+    sim::Nanos end = 0;  // 0: not finished
+  };
+  struct SyncPoint {
+    std::map<std::uint32_t, RankEntry> ranks;
+    sim::Nanos last_progress = 0;
+  };
+  struct Communicator {
+    std::map<std::uint32_t, std::string> members;  // rank -> worker
+    std::uint64_t last_sequence = 0;
+    sim::Nanos last_median_entry = -1;
+    sim::Nanos step = 0;  // median entry spacing between consecutive sync points
+  };
+  struct Finding {
+    std::string kind;
+    std::vector<Suspect> suspects;
+  };
+
+  void add(const telemetry::CollectiveRecord& c);
+  bool complete(const Key& key, const SyncPoint& point) const;
+  void evaluate(const Key& key, const SyncPoint& point, std::vector<C4dCell>* cells, std::vector<std::string>* late);
+  std::vector<C4dCell> edge_cells(const SyncPoint& point);
+  void check_hangs(sim::Nanos now, std::vector<Finding>* found);
+  std::vector<Suspect> compute_suspects(const std::vector<std::string>& workers) const;
+
+  C4dConfig config_;
+  const sim::Topology* topology_;
+  std::map<Key, SyncPoint> open_;
+  std::map<std::string, Communicator> comms_;
+  std::map<std::pair<std::string, std::string>, sim::Nanos> best_edge_;  // sender, receiver -> best latency
+  std::set<Key> hang_reported_;
+  std::set<std::string> active_;  // signatures of the anomalies seen in the last evaluation round
+  std::uint64_t evaluated_ = 0;
+};
+
+}  // namespace gauntlet::harness
