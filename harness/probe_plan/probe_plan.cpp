@@ -1,0 +1,226 @@
+#include "harness/probe_plan/probe_plan.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <tuple>
+#include <set>
+#include <unordered_set>
+
+#include "harness/probe_plan/identifiability.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+// Probes of a complete graph on m nodes, sources balanced: at most m/2 each.
+long long balanced_max(long long m) { return m / 2; }
+
+class ListBuilder {
+ public:
+  explicit ListBuilder(const sim::Topology& t) : load_(static_cast<std::size_t>(t.endpoints()), 0) {}
+
+  // Adds the pair once (either orientation); `src_first` forces the source.
+  bool add(sim::EndpointId a, sim::EndpointId b, bool overlay, bool balance) {
+    if (a == b) return false;
+    const auto key = std::make_tuple(std::min(a, b), std::max(a, b), overlay);
+    if (!seen_.insert(key).second) return false;
+    if (balance && load(b) < load(a)) std::swap(a, b);
+    ++load_[static_cast<std::size_t>(a)];
+    list_.push_back({a, b, overlay});
+    return true;
+  }
+  bool contains(sim::EndpointId a, sim::EndpointId b, bool overlay) const {
+    return seen_.count(std::make_tuple(std::min(a, b), std::max(a, b), overlay)) > 0;
+  }
+  long long load(sim::EndpointId e) const { return load_[static_cast<std::size_t>(e)]; }
+  long long max_load() const { return load_.empty() ? 0 : *std::max_element(load_.begin(), load_.end()); }
+  std::vector<PlannedProbe>& list() { return list_; }
+
+ private:
+  std::vector<long long> load_;
+  std::set<std::tuple<int, int, bool>> seen_;
+  std::vector<PlannedProbe> list_;
+};
+
+// Probe candidates that may split an ambiguous group of components: probes
+// from an endpoint the first component belongs to (or from the leaf end of a
+// fabric link) to partners near and far, in both layers.
+std::vector<PlannedProbe> candidates(const sim::Topology& t, int component,
+                                     const std::vector<std::vector<sim::EndpointId>>& on_leaf,
+                                     const std::vector<sim::EndpointId>& partners_hint) {
+  std::vector<PlannedProbe> out;
+  auto toward = [&](sim::EndpointId src) {
+    for (sim::EndpointId p : partners_hint) out.push_back({src, p, false});
+    for (sim::EndpointId p : on_leaf[static_cast<std::size_t>(t.leaf_of(src))]) out.push_back({src, p, false});
+    // Partners on other leaves, spread over the cluster.
+    const int n = t.endpoints();
+    const int step = std::max(1, n / 61);
+    for (int k = 1; k <= 61 && k * step < n; ++k) out.push_back({src, (src + k * step) % n, false});
+  };
+  if (component >= t.links()) {
+    toward(component - t.links());
+  } else if (!t.is_fabric_link(component)) {
+    toward(component);  // host link number == endpoint number
+  } else {
+    const int leaf = (component - t.endpoints()) / t.spines();
+    for (sim::EndpointId src : on_leaf[static_cast<std::size_t>(leaf)]) {
+      toward(src);
+      if (out.size() > 512) break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string component_name(const sim::Topology& t, int component) {
+  if (component < t.links()) return t.link_name(component);
+  const sim::EndpointId e = component - t.links();
+  return sim::ComponentId::make_flow_table(t.host_of(e), t.nic_of(e)).str();
+}
+
+std::vector<int> probe_components(const sim::Topology& t, const PlannedProbe& probe, const RouteFn& route) {
+  std::vector<int> out;
+  if (probe.overlay) out.push_back(flow_table_component(t, probe.src));
+  for (sim::LinkId link : route(probe.src, probe.dst)) out.push_back(link);
+  if (probe.overlay) out.push_back(flow_table_component(t, probe.dst));
+  return out;
+}
+
+double round_seconds(long long max_per_rnic, const models::ProbeCost& cost) {
+  const long long c = std::max(1, cost.concurrency);
+  const long long waves = (max_per_rnic + c - 1) / c;
+  return static_cast<double>(waves) * sim::to_seconds(cost.probe_duration());
+}
+
+ProbePlan plan_fullmesh(const sim::Topology& t, const models::ProbeCost& cost) {
+  ProbePlan plan;
+  plan.strategy = "fullmesh";
+  const long long n = t.endpoints();
+  plan.probes = n * (n - 1) / 2;
+  plan.max_per_rnic = balanced_max(n);
+  plan.round_seconds = round_seconds(plan.max_per_rnic, cost);
+  return plan;
+}
+
+ProbePlan plan_rail(const sim::Topology& t, const models::ProbeCost& cost) {
+  ProbePlan plan;
+  plan.strategy = "rail";
+  const long long rails = t.shape().rnics_per_host;
+  const long long per_rail = t.hosts();
+  plan.probes = rails * per_rail * (per_rail - 1) / 2;
+  plan.max_per_rnic = balanced_max(per_rail);
+  plan.round_seconds = round_seconds(plan.max_per_rnic, cost);
+  return plan;
+}
+
+std::vector<PlannedProbe> skeleton_probe_list(const sim::Topology& t,
+                                              const std::vector<std::vector<sim::EndpointId>>& groups,
+                                              const RouteFn& route, int* unidentifiable) {
+  ListBuilder builder(t);
+  std::vector<std::vector<sim::EndpointId>> partners(static_cast<std::size_t>(t.endpoints()));
+  // Each group as a circulant tournament: member i probes the next m/2
+  // members, so no member sources more than m/2 probes.
+  for (const auto& group : groups) {
+    const std::size_t m = group.size();
+    for (std::size_t d = 1; d <= m / 2; ++d)
+      for (std::size_t i = 0; i < m; ++i) {
+        if (2 * d == m && i >= m / 2) break;  // the diameter pairs once
+        const sim::EndpointId a = group[i], b = group[(i + d) % m];
+        builder.add(a, b, true, false);
+        partners[static_cast<std::size_t>(a)].push_back(b);
+        partners[static_cast<std::size_t>(b)].push_back(a);
+      }
+  }
+
+  PathMatrix matrix(component_count(t));
+  std::vector<int> on_paths;
+  std::vector<char> marked(static_cast<std::size_t>(component_count(t)), 0);
+  auto add_row = [&](const PlannedProbe& p) {
+    const std::vector<int> comps = probe_components(t, p, route);
+    matrix.add_path(comps);
+    for (int c : comps)
+      if (!marked[static_cast<std::size_t>(c)]) {
+        marked[static_cast<std::size_t>(c)] = 1;
+        on_paths.push_back(c);
+      }
+  };
+  for (const PlannedProbe& p : builder.list()) add_row(p);
+
+  std::vector<std::vector<sim::EndpointId>> on_leaf(static_cast<std::size_t>(t.leaves()));
+  for (int e = 0; e < t.endpoints(); ++e) on_leaf[static_cast<std::size_t>(t.leaf_of(e))].push_back(e);
+  // Only the components of the skeleton's own paths must be identifiable;
+  // augmenting probes may cross others without obliging more probes.
+  const std::vector<int> targets = on_paths;
+  std::vector<std::vector<int>> ambiguous = matrix.ambiguous(targets);
+  for (int pass = 0; pass < 8 && !ambiguous.empty(); ++pass) {
+    bool progress = false;
+    // Busiest anchors first, so they pair with idle partners while some are left.
+    auto anchor_load = [&](const std::vector<int>& group) -> long long {
+      const int c = group.front();
+      if (c >= t.links()) return builder.load(c - t.links());
+      return t.is_fabric_link(c) ? -1 : builder.load(c);
+    };
+    std::stable_sort(ambiguous.begin(), ambiguous.end(),
+                     [&](const auto& a, const auto& b) { return anchor_load(a) > anchor_load(b); });
+    for (const std::vector<int>& group : ambiguous) {
+      // An earlier addition in this pass may already have split it.
+      const std::uint64_t sig = matrix.signature(group.front());
+      const bool still = std::any_of(group.begin() + 1, group.end(), [&](int c) { return matrix.signature(c) == sig; });
+      if (!still) continue;
+      const std::unordered_set<int> members(group.begin(), group.end());
+      const int first = group.front();
+      std::vector<sim::EndpointId> hint;
+      if (first >= t.links()) hint = partners[static_cast<std::size_t>(first - t.links())];
+      else if (!t.is_fabric_link(first)) hint = partners[static_cast<std::size_t>(first)];
+      // Of the first few candidates that split the group, take the one whose
+      // less busy end is least loaded, so augmentation does not lengthen the
+      // round more than it must.
+      std::optional<PlannedProbe> best;
+      long long best_load = 0;
+      int found = 0;
+      for (const PlannedProbe& cand : candidates(t, first, on_leaf, hint)) {
+        if (cand.src == cand.dst || builder.contains(cand.src, cand.dst, cand.overlay)) continue;
+        // The less busy end sends; ECMP hashes each direction separately, so
+        // the path is judged in the direction it will run.
+        PlannedProbe oriented = cand;
+        if (builder.load(cand.dst) < builder.load(cand.src)) std::swap(oriented.src, oriented.dst);
+        const std::vector<int> comps = probe_components(t, oriented, route);
+        std::size_t hit = 0;
+        for (int c : comps) hit += members.count(c);
+        if (hit == 0 || hit == members.size()) continue;
+        const long long load = std::min(builder.load(cand.src), builder.load(cand.dst));
+        if (!best || load < best_load) {
+          best = oriented;
+          best_load = load;
+        }
+        if (++found == 16) break;
+      }
+      if (best && builder.add(best->src, best->dst, best->overlay, false)) {
+        add_row(builder.list().back());
+        progress = true;
+      }
+    }
+    if (!progress) break;
+    ambiguous = matrix.ambiguous(targets);
+  }
+  if (unidentifiable) {
+    int left = 0;
+    for (const auto& g : ambiguous) left += static_cast<int>(g.size());
+    *unidentifiable = left;
+  }
+  return std::move(builder.list());
+}
+
+ProbePlan plan_skeleton(const sim::Topology& t, const std::vector<std::vector<sim::EndpointId>>& groups,
+                        const RouteFn& route, const models::ProbeCost& cost) {
+  ProbePlan plan;
+  plan.strategy = "skeleton";
+  plan.list = skeleton_probe_list(t, groups, route, &plan.unidentifiable);
+  plan.probes = static_cast<long long>(plan.list.size());
+  std::vector<long long> load(static_cast<std::size_t>(t.endpoints()), 0);
+  for (const PlannedProbe& p : plan.list) plan.max_per_rnic = std::max(plan.max_per_rnic, ++load[static_cast<std::size_t>(p.src)]);
+  plan.round_seconds = round_seconds(plan.max_per_rnic, cost);
+  return plan;
+}
+
+}  // namespace gauntlet::harness
