@@ -19,6 +19,7 @@ const std::map<std::string, Subcommand>& subcommands() {
   static const std::map<std::string, Subcommand> kCommands = {
       {"run", {run_command, "run SCENARIO.yaml: simulate, inject faults, score detectors"}},
       {"validate", {validate_command, "validate SCENARIO.yaml: check a scenario without running it"}},
+      {"plan-probes", {plan_probes_command, "plan-probes SCENARIO.yaml: probes and round time per probing strategy"}},
       {"score", {score_command, "score --truth faults.jsonl --alerts alerts.jsonl: score real alerts"}},
       {"chaos", {chaos_command, "chaos PLAN.yaml [--apply]: inject faults on this real host (dry-run by default)"}},
       {"recover", {recover_command, "recover --journal FILE: revert whatever a chaos journal left applied"}},
