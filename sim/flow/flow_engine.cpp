@@ -5,7 +5,10 @@
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
+#include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -79,9 +82,25 @@ struct FlowEngine::Impl {
     TransferId id;
     s4u::CommPtr comm;
     TransferCallback on_done;
+    EndpointId src = 0;
+    EndpointId dst = 0;
+    double bytes = 0;           // the whole transfer
+    double sent_before = 0;     // bytes pushed on routes it has left
+    double payload = 0;         // bytes the current comm carries
+    std::vector<LinkId> route;  // the route of the current comm
   };
   std::unordered_map<const s4u::Activity*, Pending> transfers;
+  std::unordered_map<TransferId, const s4u::Activity*> by_id;
   TransferId next_transfer = 0;
+  std::vector<TransferListener> listeners;
+  Nanos convergence_delay = kSecond;
+  std::multiset<Nanos> convergences;  // dates of pending routing updates
+
+  void notify(TransferEvent::Kind kind, const Pending& p, Nanos at) {
+    for (const auto& listener : listeners) listener({kind, p.id, p.src, p.dst, p.bytes, at});
+  }
+  s4u::CommPtr launch(Pending& p, double bytes);
+  void converge(LinkId link, FlowEngine& owner);
 
   void build_platform();
   void fire_due_timers(Nanos up_to);
@@ -132,7 +151,9 @@ void FlowEngine::Impl::on_activity_completed(const s4u::Activity& activity) {
   if (it == transfers.end()) return;
   Pending pending = std::move(it->second);
   transfers.erase(it);
+  by_id.erase(pending.id);
   current = std::max(current, from_seconds(s4u::Engine::get_clock()));
+  notify(TransferEvent::Kind::finished, pending, current);
   if (pending.on_done) pending.on_done(current);
 }
 
@@ -165,10 +186,10 @@ FlowEngine::FlowEngine(const Topology& topology, std::uint64_t seed) : impl_(std
 }
 
 FlowEngine::~FlowEngine() {
-  // SimGrid cannot be restarted within a process; the engine is leaked on
-  // purpose so pending activities never outlive it.
-  impl_->transfers.clear();
-  (void)impl_->engine.release();
+  // SimGrid cannot be torn down and restarted within a process, and
+  // destroying transfers still in flight at the horizon makes it complain:
+  // the engine and everything it holds are left to the process's exit.
+  (void)impl_.release();
 }
 
 const Topology& FlowEngine::topology() const { return impl_->topology; }
@@ -176,6 +197,21 @@ Nanos FlowEngine::now() const { return impl_->current; }
 EcmpRouter& FlowEngine::router() { return impl_->router; }
 std::size_t FlowEngine::transfers_in_flight() const { return impl_->transfers.size(); }
 std::uint64_t FlowEngine::state_version() const { return impl_->version; }
+void FlowEngine::add_transfer_listener(TransferListener listener) { impl_->listeners.push_back(std::move(listener)); }
+void FlowEngine::set_convergence_delay(Nanos delay) { impl_->convergence_delay = std::max<Nanos>(0, delay); }
+Nanos FlowEngine::convergence_delay() const { return impl_->convergence_delay; }
+
+double FlowEngine::transfer_progress(TransferId id) const {
+  auto it = impl_->by_id.find(id);
+  if (it == impl_->by_id.end()) return 0;
+  const Impl::Pending& p = impl_->transfers.at(it->second);
+  return p.sent_before + p.payload - p.comm->get_remaining();
+}
+
+Nanos FlowEngine::next_internal_change() const {
+  auto it = impl_->convergences.upper_bound(impl_->current);
+  return it == impl_->convergences.end() ? std::numeric_limits<Nanos>::max() : *it;
+}
 
 TimerId FlowEngine::schedule_at(Nanos at, TimerCallback callback) {
   at = std::max(at, impl_->current);
@@ -197,11 +233,48 @@ void FlowEngine::cancel(TimerId id) {
   impl_->timer_dates.erase(it);
 }
 
+s4u::CommPtr FlowEngine::Impl::launch(Pending& p, double bytes) {
+  s4u::CommPtr comm = s4u::Comm::sendto_init(hosts.at(static_cast<std::size_t>(p.src)),
+                                            hosts.at(static_cast<std::size_t>(p.dst)));
+  comm->set_payload_size(static_cast<std::uint64_t>(bytes));
+  p.payload = static_cast<double>(static_cast<std::uint64_t>(bytes));
+  p.route = router.route(p.src, p.dst);
+  p.comm = comm;
+  return comm;
+}
+
+void FlowEngine::Impl::converge(LinkId link, FlowEngine& owner) {
+  const int leaf = (link - topology.endpoints()) / topology.spines();
+  const int spine = (link - topology.endpoints()) % topology.spines();
+  const bool up = link_states[static_cast<std::size_t>(link)].up;
+  if (router.fabric_link_usable(leaf, spine) == up) return;
+  router.set_fabric_link_usable(leaf, spine, up);
+  ++version;
+  if (up) return;  // connections elsewhere stay where they are
+  std::vector<const s4u::Activity*> moving;
+  for (const auto& [key, p] : transfers)
+    if (std::find(p.route.begin(), p.route.end(), link) != p.route.end()) moving.push_back(key);
+  // Reroute in a fixed order (by transfer id) so runs stay reproducible.
+  std::sort(moving.begin(), moving.end(),
+            [&](const s4u::Activity* a, const s4u::Activity* b) { return transfers.at(a).id < transfers.at(b).id; });
+  for (const s4u::Activity* key : moving) {
+    auto node = transfers.extract(key);
+    Pending p = std::move(node.mapped());
+    const double left = p.comm->get_remaining();
+    p.sent_before += p.payload - left;
+    p.comm->cancel();
+    s4u::CommPtr comm = launch(p, left);
+    by_id[p.id] = comm.get();
+    notify(TransferEvent::Kind::rerouted, p, owner.now());
+    transfers.emplace(comm.get(), std::move(p));
+    comm->start();
+  }
+}
+
 TransferId FlowEngine::start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) {
   const TransferId id = ++impl_->next_transfer;
-  s4u::CommPtr comm = s4u::Comm::sendto_init(impl_->hosts.at(static_cast<std::size_t>(src)),
-                                            impl_->hosts.at(static_cast<std::size_t>(dst)));
-  comm->set_payload_size(static_cast<std::uint64_t>(bytes));
+  Impl::Pending pending{id, nullptr, nullptr, src, dst, bytes, 0, 0, {}};
+  s4u::CommPtr comm = impl_->launch(pending, bytes);
   // SimGrid weighs a flow's share by its route latency (TCP's RTT
   // unfairness); RoCE congestion control shares fairly, so SimGrid links
   // carry no latency and the route latency is added when the last byte has
@@ -214,14 +287,26 @@ TransferId FlowEngine::start_transfer(EndpointId src, EndpointId dst, double byt
     });
   };
   const s4u::Activity* key = comm.get();
-  impl_->transfers.emplace(key, Impl::Pending{id, comm, std::move(delivered)});
+  pending.on_done = std::move(delivered);
+  impl_->notify(TransferEvent::Kind::started, pending, now());
+  impl_->by_id[id] = key;
+  impl_->transfers.emplace(key, std::move(pending));
   comm->start();
   return id;
 }
 
 void FlowEngine::set_link_state(LinkId link, const PathState& state) {
+  const bool was_up = impl_->link_states.at(static_cast<std::size_t>(link)).up;
   impl_->link_states.at(static_cast<std::size_t>(link)) = state;
   const Topology& t = impl_->topology;
+  if (t.is_fabric_link(link) && was_up != state.up) {
+    const Nanos at = now() + impl_->convergence_delay;
+    impl_->convergences.insert(at);
+    schedule_at(at, [this, link, at] {
+      impl_->convergences.erase(impl_->convergences.find(at));
+      impl_->converge(link, *this);
+    });
+  }
   s4u::SplitDuplexLink* target = t.is_fabric_link(link)
                                      ? impl_->zone->fabric_links[static_cast<std::size_t>(link - t.endpoints())]
                                      : impl_->zone->host_links[static_cast<std::size_t>(link)];
