@@ -25,6 +25,10 @@ bool FaultScheduler::simulated(FaultType type) {
     case FaultType::cpu_contention:
     case FaultType::agent_hang:   // the data path is unaffected by design
     case FaultType::clock_skew:   // only telemetry timestamps move
+    case FaultType::nic_down:
+    case FaultType::gpu_fail:
+    case FaultType::node_crash:
+    case FaultType::reconfigure:
       return true;
     default:
       return false;
@@ -110,9 +114,48 @@ void FaultScheduler::schedule_fault(const FaultSpec& fault, sim::Nanos horizon) 
       for (sim::Nanos t = start; t < last; t += p.period) {
         schedule_change(t, link, fault.id, &kDown);
         schedule_change(std::min(t + p.down, last), link, fault.id, nullptr);
+        if (std::min(t + p.down, last) - t > transport_timeout_) schedule_transport_check(t, link);
       }
       break;
     }
+    case FaultType::nic_down: {
+      // NCCL moves the RNIC's GPUs to the fallback before anything is sent
+      // on the dead link; with no other RNIC on the host there is nothing to
+      // fall back to and the transport times out.
+      const int rnics = topology.shape().rnics_per_host;
+      int fallback = 0;
+      if (!p.fallback.empty()) fallback = sim::ComponentId::parse(p.fallback)->index;
+      else if (id->index == 0) fallback = rnics > 1 ? 1 : -1;
+      const int host = id->host, nic = id->index;
+      const std::string link = topology.link_name(topology.host_link(topology.endpoint(host, nic)));
+      if (fallback >= 0 && fallback != nic) {
+        schedule_job(start, [this, host, nic, fallback] { job_.set_nic_fallback(host, nic, fallback); });
+        if (end != kForever) schedule_job(end, [this, host, nic] { job_.clear_nic_fallback(host, nic); });
+      }
+      static const Effect kDown{1.0, 0, true, 1.0};
+      apply_window(link, kDown);
+      if (fallback < 0 || fallback == nic) schedule_transport_check(start, link);
+      break;
+    }
+    case FaultType::gpu_fail: {
+      const int host = id->host, gpu = id->index;
+      schedule_job(start, [this, host, gpu] { job_.fail_gpu(host, gpu); });
+      if (end != kForever) schedule_job(end, [this, host, gpu] { job_.repair_gpu(host, gpu); });
+      break;
+    }
+    case FaultType::node_crash: {
+      // A crashed node's ports go dark with it.
+      const int host = id->host;
+      schedule_job(start, [this, host] { job_.fail_host(host); });
+      static const Effect kDown{1.0, 0, true, 1.0};
+      for (int nic = 0; nic < topology.shape().rnics_per_host; ++nic)
+        apply_window(topology.link_name(topology.host_link(topology.endpoint(host, nic))), kDown);
+      if (end != kForever) schedule_job(end, [this, host] { job_.repair_host(host); });
+      break;
+    }
+    case FaultType::reconfigure:
+      schedule_job(start, [this] { job_.reconfigure(); });
+      break;
     case FaultType::gpu_throttle: {
       Effect e;
       e.speed_factor = 1.0 - p.slowdown;
@@ -131,6 +174,20 @@ void FaultScheduler::schedule_fault(const FaultSpec& fault, sim::Nanos horizon) 
     default:
       break;  // no data-path effect
   }
+}
+
+void FaultScheduler::schedule_job(sim::Nanos at, std::function<void()> action) {
+  change_times_.push_back(at);
+  engine_.schedule_at(at, std::move(action));
+}
+
+// When the link is still down a transport timeout after it went down and the
+// job's traffic crosses it, the collective fails and the job crashes.
+void FaultScheduler::schedule_transport_check(sim::Nanos down_at, const std::string& link) {
+  const sim::LinkId id = *engine_.topology().link_of(*sim::ComponentId::parse(link));
+  schedule_job(down_at + transport_timeout_, [this, id] {
+    if (!engine_.link_state(id).up && job_.uses_link(id)) job_.fail_collective("NCCL Error");
+  });
 }
 
 void FaultScheduler::schedule_change(sim::Nanos at, const std::string& component, const std::string& key,

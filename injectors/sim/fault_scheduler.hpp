@@ -4,6 +4,7 @@
 // and the job model. Overlapping faults on one component compose: bandwidth
 // factors and speeds multiply, extra latencies add, any "down" wins.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -33,6 +34,13 @@ class FaultScheduler {
 
   static bool simulated(FaultType type);
 
+  // RoCE's transport gives up on a connection after its retries span this
+  // long (retry count x timeout); a link down longer than that fails the
+  // collective using it and crashes the job. 4 s is the detection margin
+  // SkeletonHunter reports for connectivity anomalies.
+  void set_transport_timeout(sim::Nanos timeout) { transport_timeout_ = timeout; }
+  sim::Nanos transport_timeout() const { return transport_timeout_; }
+
  private:
   struct Effect {
     double bandwidth_factor = 1.0;
@@ -42,6 +50,8 @@ class FaultScheduler {
   };
 
   void schedule_fault(const FaultSpec& fault, sim::Nanos horizon);
+  void schedule_job(sim::Nanos at, std::function<void()> action);
+  void schedule_transport_check(sim::Nanos down_at, const std::string& link);
   void schedule_change(sim::Nanos at, const std::string& component, const std::string& key, const Effect* effect);
   void set_effect(const std::string& component, const std::string& key, const Effect* effect);
   void refresh(const std::string& component);
@@ -50,6 +60,7 @@ class FaultScheduler {
   sim::NetworkEngine& engine_;
   models::TrainingJob& job_;
   models::RoceTransportParams transport_;
+  sim::Nanos transport_timeout_ = 4 * sim::kSecond;
   std::map<std::string, std::map<std::string, Effect>> active_;  // component -> key -> effect
   std::vector<sim::Nanos> change_times_;                         // sorted
 };

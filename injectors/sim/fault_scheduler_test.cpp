@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "models/job_test_support.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/isolated_run.hpp"
 
@@ -121,9 +122,140 @@ TEST(GpuThrottle, ComposesWithCpuContentionAsAProductOfSpeeds) {
   EXPECT_NEAR(static_cast<double>(both.last_duration - base.last_duration), 1e9 / (0.8 * 0.9) - 1e9, 1e3);
 }
 
-TEST(FaultScheduler, RejectsFaultsItCannotSimulate) {
-  EXPECT_FALSE(FaultScheduler::simulated(FaultType::gpu_fail));
-  EXPECT_TRUE(FaultScheduler::simulated(FaultType::link_loss));
+TEST(FaultScheduler, SimulatesEveryFaultType) {
+  for (const FaultTypeInfo& info : fault_types()) EXPECT_TRUE(FaultScheduler::simulated(info.type)) << info.name;
+}
+
+// --- Fail-stop, fallback and re-placement faults on an 8-GPU-per-host pod ---
+
+using models::testing::JobHarness;
+using models::testing::JobReport;
+using Kind = telemetry::JobEvent;
+
+// One pod of 4 hosts, 8 RNICs each on 8 rail leaves under one spine.
+sim::ClusterShape pod() {
+  sim::ClusterShape s;
+  s.spines = 1;
+  s.leaves = 8;
+  s.hosts = 5;  // the job uses 4; h4 is a spare when the job allows it
+  s.gpus_per_host = 8;
+  s.rnics_per_host = 8;
+  return s;
+}
+
+models::JobSpec data_parallel_job() {
+  models::JobSpec j;
+  j.gpus = 32;
+  j.parallelism = {8, 1, 4, 1};
+  j.compute_per_iteration = sim::kSecond;
+  j.gradient_bytes = 10'000'000'000;  // 15 GB per ring edge: 0.3 s at 50 GB/s
+  j.checkpoint_interval = 10 * sim::kMinute;
+  j.checkpoint_cost = 0;
+  j.collective_timeout = 2 * sim::kMinute;
+  j.restart_cost = sim::kMinute;
+  return j;
+}
+
+FaultSpec fault(FaultType type, const std::string& target, sim::Nanos at, std::optional<sim::Nanos> duration) {
+  FaultSpec f;
+  f.id = "f1";
+  f.type = type;
+  f.target = target;
+  f.start = at;
+  f.duration = duration;
+  return f;
+}
+
+JobReport run_faults(const models::JobSpec& job, sim::Nanos horizon, std::vector<FaultSpec> faults) {
+  return models::testing::run_job(pod(), job, horizon, true, [faults, horizon](JobHarness& h) {
+    auto scheduler = std::make_shared<FaultScheduler>(h.engine, h.job);
+    scheduler->arm(faults, horizon);
+    h.job.set_change_horizon([s = scheduler.get()] { return s->next_change(); });
+    h.keep = scheduler;
+  });
+}
+
+int sends_from(const JobReport& r, sim::EndpointId endpoint) {
+  int n = 0;
+  for (const auto& [from, to] : r.talking) n += from == endpoint ? 1 : 0;
+  return n;
+}
+
+TEST(NicDown, FallbackDoublesTheFallbackRnicsLoadSilently) {
+  const models::JobSpec job = data_parallel_job();
+  const JobReport clean = run_faults(job, sim::kMinute, {});
+  const JobReport down = run_faults(job, sim::kMinute, {fault(FaultType::nic_down, "h1.nic3", 20 * sim::kSecond, {})});
+  const sim::Topology topology(pod());
+  // h1.gpu3's ring edge now leaves from h1.nic0, next to h1.gpu0's.
+  EXPECT_EQ(sends_from(clean, topology.endpoint(1, 0)), 1);
+  EXPECT_EQ(sends_from(down, topology.endpoint(1, 0)), 2);
+  EXPECT_EQ(sends_from(down, topology.endpoint(1, 3)), 0);
+  // Rings 0 and 3 share h1.nic0's line, so both edges take twice as long:
+  // the iteration grows by one ring's communication time, the share that moved.
+  const double comm = static_cast<double>(clean.last_duration() - sim::kSecond);
+  EXPECT_NEAR(static_cast<double>(down.last_duration() - clean.last_duration()), comm, 0.01 * comm);
+  // No error: only the job's start was ever announced.
+  EXPECT_EQ(down.events.size(), 1u);
+  EXPECT_EQ(down.events.front().kind, Kind::START);
+}
+
+TEST(PortFlap, ADownLongerThanTheTransportTimeoutCrashesTheJob) {
+  const models::JobSpec job = data_parallel_job();
+  auto flap = [](sim::Nanos down) {
+    FaultSpec f = fault(FaultType::port_flap, "h2.nic5", 10 * sim::kSecond, 30 * sim::kSecond);
+    f.params.period = 60 * sim::kSecond;
+    f.params.down = down;
+    return f;
+  };
+  const JobReport brief = run_faults(job, 2 * sim::kMinute, {flap(3 * sim::kSecond)});
+  EXPECT_EQ(brief.count(Kind::CRASH), 0);
+  const JobReport longer = run_faults(job, 2 * sim::kMinute, {flap(5 * sim::kSecond)});
+  ASSERT_EQ(longer.count(Kind::CRASH), 1);
+  EXPECT_EQ(longer.first(Kind::CRASH)->time, 14 * sim::kSecond);  // 4 s after the port went down
+  EXPECT_EQ(longer.first(Kind::CRASH)->error, "NCCL Error");
+  EXPECT_EQ(longer.first(Kind::RESTART)->time, 14 * sim::kSecond + job.restart_cost);
+}
+
+TEST(FailStop, GpuFailHangsUntilTheWatchdogThenRestartsOnRepairedHardware) {
+  const models::JobSpec job = data_parallel_job();
+  const sim::Nanos at = 30 * sim::kSecond;
+  const JobReport r = run_faults(job, 6 * sim::kMinute, {fault(FaultType::gpu_fail, "h2.gpu6", at, 3 * sim::kMinute)});
+  ASSERT_EQ(r.count(Kind::CRASH), 1);
+  EXPECT_EQ(r.first(Kind::CRASH)->time, at + job.collective_timeout);
+  // Repaired at 3.5 min, after the crash at 2.5 min: restart cost counts from then.
+  EXPECT_EQ(r.first(Kind::RESTART)->time, at + 3 * sim::kMinute + job.restart_cost);
+  EXPECT_EQ(r.unfinished.size(), 8u * 4u - 1u);
+}
+
+TEST(FailStop, NodeCrashMovesTheJobToASpareAndItsRingsWithIt) {
+  models::JobSpec job = data_parallel_job();
+  job.spare_hosts = 1;
+  const sim::Nanos at = 30 * sim::kSecond;
+  const JobReport r = run_faults(job, 5 * sim::kMinute, {fault(FaultType::node_crash, "h1", at, {})});
+  ASSERT_EQ(r.count(Kind::CRASH), 1);
+  EXPECT_EQ(r.first(Kind::CRASH)->time, at + job.collective_timeout);
+  EXPECT_EQ(r.first(Kind::RESTART)->time, at + job.collective_timeout + job.restart_cost);
+  // Every GPU of h1 was gone: no rank of it entered the hung collective.
+  for (const auto& c : r.unfinished) EXPECT_NE(c.worker.rfind("h1.", 0), 0u) << c.worker;
+  EXPECT_EQ(r.unfinished.size(), 8u * 3u);
+  EXPECT_EQ(r.hosts, (std::vector<int>{0, 4, 2, 3}));
+}
+
+TEST(Reconfigure, ChangesTheTalkingEndpointsButNotTheIterationTime) {
+  models::JobSpec job = data_parallel_job();
+  job.spare_hosts = 1;
+  job.checkpoint_cost = 5 * sim::kSecond;
+  FaultSpec f = fault(FaultType::reconfigure, "", 40 * sim::kSecond, {});
+  const JobReport clean = run_faults(job, 4 * sim::kMinute, {});
+  const JobReport moved = run_faults(job, 4 * sim::kMinute, {f});
+  EXPECT_NE(moved.talking, clean.talking);
+  EXPECT_EQ(moved.hosts, (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(moved.last_duration(), clean.last_duration());
+  EXPECT_EQ(moved.count(Kind::CRASH), 0);
+  EXPECT_EQ(moved.count(Kind::RESTART), 1);
+  const double cost = static_cast<double>(job.checkpoint_cost + job.restart_cost);
+  EXPECT_NEAR(static_cast<double>(clean.progress - moved.progress), cost / static_cast<double>(clean.last_duration()),
+              1.0);
 }
 
 }  // namespace
