@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "sim/flow/flow_engine.hpp"
@@ -26,35 +27,60 @@ JobSpec job() {
   j.parallelism = {8, 2, 8, 1};
   j.compute_per_iteration = 2 * sim::kSecond;
   j.gradient_bytes = 1'000'000'000;
+  j.activation_bytes = 50'000'000;
+  j.microbatches = 4;
+  j.checkpoint_interval = 2 * sim::kMinute;
+  j.checkpoint_cost = 5 * sim::kSecond;
+  j.collective_timeout = sim::kMinute;
+  j.restart_cost = 30 * sim::kSecond;
   return j;
 }
 
 struct JobRun {
   std::vector<IterationSpan> timeline;
-  std::uint64_t simulated = 0;
+  std::uint64_t simulated = 0, executed = 0;
+  std::size_t records = 0;  // iteration records, steady runs expanded
 };
 
-// Runs the job for `horizon`, throttling h3.gpu2 at `throttle_at` (if >= 0).
-JobRun run_job(bool fast_forward, sim::Nanos horizon, sim::Nanos throttle_at, double slowdown) {
+// Runs the job for `horizon`, throttling h3.gpu2 at `throttle_at` (if >= 0)
+// and failing h6.gpu1 at `fail_at` (if >= 0) for 20 s.
+JobRun run_job(bool fast_forward, sim::Nanos horizon, sim::Nanos throttle_at, double slowdown,
+               sim::Nanos fail_at = -1) {
   std::string out = sim::run_isolated([=] {
     sim::Topology topology(cluster());
     sim::FlowEngine engine(topology, 3);
     sim::TelemetryBus bus;
     TrainingJob training(job(), topology, engine, bus);
     training.set_fast_forward(fast_forward);
-    training.set_change_horizon([&] { return engine.now() < throttle_at ? throttle_at : horizon; });
+    std::vector<sim::Nanos> changes = {throttle_at, fail_at, fail_at + 20 * sim::kSecond, horizon};
+    std::sort(changes.begin(), changes.end());
+    training.set_change_horizon([&engine, changes] {
+      for (sim::Nanos t : changes)
+        if (t > engine.now()) return t;
+      return changes.back();
+    });
     if (throttle_at >= 0) engine.schedule_at(throttle_at, [&] { training.set_gpu_speed(3, 2, 1.0 - slowdown); });
+    if (fail_at >= 0) {
+      engine.schedule_at(fail_at, [&] { training.fail_gpu(6, 1); });
+      engine.schedule_at(fail_at + 20 * sim::kSecond, [&] { training.repair_gpu(6, 1); });
+    }
     training.start(0, horizon);
     engine.run_until(horizon);
+    const telemetry::Batch batch = bus.drain(horizon);
+    std::size_t records = 0;
+    for (const telemetry::Record& r : batch.records()) records += r.has_iteration() ? 1 : 0;
+    for (const telemetry::SteadyRun& run : batch.steady())
+      for (const telemetry::Record& r : run.records())
+        records += r.has_iteration() ? run.last_iteration() - run.first_iteration() + 1 : 0;
     std::ostringstream o;
-    o << training.simulated_iterations();
+    o << training.simulated_iterations() << " " << training.executed_iterations() << " " << records;
     for (const IterationSpan& s : training.timeline())
       o << " " << s.first << " " << s.count << " " << s.start << " " << s.duration;
     return o.str();
   });
   std::istringstream in(out);
   JobRun run;
-  in >> run.simulated;
+  in >> run.simulated >> run.executed >> run.records;
   IterationSpan s;
   while (in >> s.first >> s.count >> s.start >> s.duration) run.timeline.push_back(s);
   return run;
@@ -68,6 +94,29 @@ TEST(TrainingJob, ThrottledGpuStretchesComputeAndTheWholeJobFollows) {
   // Compute goes from 2 s to 2 s / 0.8 = 2.5 s; communication is unchanged,
   // and every rank waits for the slow one.
   EXPECT_NEAR(static_cast<double>(after - before), 0.5e9, 1e6);
+}
+
+// Pipeline, checkpoints every 2 minutes, a throttle, and a GPU failure with
+// its hang, watchdog crash, rollback and restart: skipping steady stretches
+// must not change a single iteration.
+TEST(TrainingJob, FastForwardMatchesFullSimulationAcrossCheckpointsAndACrash) {
+  const sim::Nanos horizon = 12 * sim::kMinute;
+  const sim::Nanos throttle = 3 * sim::kMinute, fail = 7 * sim::kMinute + 3 * sim::kSecond;
+  JobRun fast = run_job(true, horizon, throttle, 0.3, fail);
+  JobRun full = run_job(false, horizon, throttle, 0.3, fail);
+  ASSERT_EQ(fast.timeline.size(), full.timeline.size());
+  for (std::size_t i = 0; i < fast.timeline.size(); ++i) {
+    EXPECT_EQ(fast.timeline[i].first, full.timeline[i].first);
+    EXPECT_EQ(fast.timeline[i].count, full.timeline[i].count);
+    EXPECT_EQ(fast.timeline[i].start, full.timeline[i].start);
+    EXPECT_EQ(fast.timeline[i].duration, full.timeline[i].duration);
+  }
+  EXPECT_EQ(fast.executed, full.executed);
+  EXPECT_GT(fast.executed, fast.timeline.back().first + fast.timeline.back().count);  // some work was redone
+  // Every executed iteration left its records, skipped or not.
+  EXPECT_EQ(fast.records, full.records);
+  EXPECT_EQ(full.records, full.executed * 128);
+  EXPECT_LT(fast.simulated * 5, full.simulated);
 }
 
 TEST(TrainingJob, FastForwardGivesTheSameTimelineAsFullSimulation) {
