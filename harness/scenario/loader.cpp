@@ -54,7 +54,8 @@ sim::ClusterShape read_cluster(const Source& source, const Field& cluster_field)
 JobSpec read_job(const Source& source, const Field& job_field, const sim::ClusterShape& cluster) {
   const MapView map(source, job_field);
   map.allow_only({"name", "gpus", "parallelism", "compute_per_iteration", "gradient_bytes", "activation_bytes",
-                  "microbatches", "checkpoint_interval", "restart_cost", "spare_hosts", "collective_timeout"});
+                  "microbatches", "checkpoint_interval", "restart_cost", "spare_hosts", "collective_timeout",
+                  "checkpoint_cost", "tp_bytes", "alltoall_bytes", "channels"});
   JobSpec job;
   if (map.has("name")) job.name = read_text(source, map.field("name"));
   const Field gpus_field = map.require("gpus");
@@ -79,6 +80,10 @@ JobSpec read_job(const Source& source, const Field& job_field, const sim::Cluste
   if (map.has("restart_cost")) job.restart_cost = read_duration(source, map.field("restart_cost"), true);
   if (map.has("spare_hosts")) job.spare_hosts = read_count(source, map, "spare_hosts", 0);
   if (map.has("collective_timeout")) job.collective_timeout = read_duration(source, map.field("collective_timeout"), false);
+  if (map.has("checkpoint_cost")) job.checkpoint_cost = read_duration(source, map.field("checkpoint_cost"), true);
+  if (map.has("tp_bytes")) job.tp_bytes = read_bytes(source, map.field("tp_bytes"));
+  if (map.has("alltoall_bytes")) job.alltoall_bytes = read_bytes(source, map.field("alltoall_bytes"));
+  if (map.has("channels")) job.channels = read_count(source, map, "channels", 1);
 
   // Whether the job fits the cluster.
   const long long ranks = static_cast<long long>(par.tp) * par.pp * par.dp;
