@@ -10,6 +10,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/scenario_options.hpp"
+#include "harness/report/run_report.hpp"
 #include "harness/report/score_table.hpp"
 #include "harness/runner/outputs.hpp"
 #include "harness/scenario/input_error.hpp"
@@ -56,7 +57,7 @@ int run_command(const Args& args) {
     return kExitRunFailed;
   }
   try {
-    harness::write_run_outputs(report, out_dir);
+    harness::write_run_results(report, out_dir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cannot write results to %s: %s\n", out_dir.c_str(), e.what());
     return kExitRunFailed;

@@ -2,8 +2,7 @@
 
 #include <algorithm>
 #include <optional>
-#include <tuple>
-#include <set>
+#include <cstdint>
 #include <unordered_set>
 
 #include "harness/probe_plan/identifiability.hpp"
@@ -21,15 +20,14 @@ class ListBuilder {
   // Adds the pair once (either orientation); `src_first` forces the source.
   bool add(sim::EndpointId a, sim::EndpointId b, bool overlay, bool balance) {
     if (a == b) return false;
-    const auto key = std::make_tuple(std::min(a, b), std::max(a, b), overlay);
-    if (!seen_.insert(key).second) return false;
+    if (!seen_.insert(key(a, b, overlay)).second) return false;
     if (balance && load(b) < load(a)) std::swap(a, b);
     ++load_[static_cast<std::size_t>(a)];
     list_.push_back({a, b, overlay});
     return true;
   }
   bool contains(sim::EndpointId a, sim::EndpointId b, bool overlay) const {
-    return seen_.count(std::make_tuple(std::min(a, b), std::max(a, b), overlay)) > 0;
+    return seen_.count(key(a, b, overlay)) > 0;
   }
   long long load(sim::EndpointId e) const { return load_[static_cast<std::size_t>(e)]; }
   long long max_load() const { return load_.empty() ? 0 : *std::max_element(load_.begin(), load_.end()); }
@@ -37,7 +35,11 @@ class ListBuilder {
 
  private:
   std::vector<long long> load_;
-  std::set<std::tuple<int, int, bool>> seen_;
+  static std::uint64_t key(sim::EndpointId a, sim::EndpointId b, bool overlay) {
+    const auto lo = static_cast<std::uint64_t>(std::min(a, b)), hi = static_cast<std::uint64_t>(std::max(a, b));
+    return (lo << 32 | hi) << 1 | (overlay ? 1 : 0);  // endpoints fit in 31 bits
+  }
+  std::unordered_set<std::uint64_t> seen_;
   std::vector<PlannedProbe> list_;
 };
 

@@ -78,51 +78,6 @@ std::string timeline_csv(const SimulationOutcome& run) {
   return out.str();
 }
 
-std::string trace_json(const RunReport& report) {
-  // Chrome trace events: one track for iterations, one for faults, one per
-  // detector's alerts. Timestamps are microseconds of simulated time.
-  json events = json::array();
-  auto meta = [&](int tid, const std::string& name) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", tid}, {"args", {{"name", name}}}});
-  };
-  meta(1, "iterations");
-  meta(2, "faults");
-  for (const models::IterationSpan& span : report.faulty.timeline) {
-    // A steady stretch is one slice: it may hold millions of iterations.
-    events.push_back({{"name", span.count == 1 ? "iteration " + std::to_string(span.first)
-                                               : "iterations " + std::to_string(span.first) + ".." +
-                                                     std::to_string(span.first + span.count - 1)},
-                      {"ph", "X"},
-                      {"pid", 1},
-                      {"tid", 1},
-                      {"ts", static_cast<double>(span.start) / 1e3},
-                      {"dur", static_cast<double>(span.duration) * static_cast<double>(span.count) / 1e3},
-                      {"args", {{"duration_s", sim::to_seconds(span.duration)}, {"count", span.count}}}});
-  }
-  const double end_s = sim::to_seconds(report.scenario.duration);
-  for (const FaultEpisode& f : report.faults)
-    events.push_back({{"name", f.type + " " + f.target},
-                      {"ph", "X"},
-                      {"pid", 1},
-                      {"tid", 2},
-                      {"ts", f.start_s * 1e6},
-                      {"dur", (f.end_s.value_or(end_s) - f.start_s) * 1e6},
-                      {"args", {{"id", f.id}, {"affected_job", f.affected_job}}}});
-  int tid = 3;
-  for (const std::string& name : report.detector_order) {
-    meta(tid, "alerts: " + name);
-    for (const Alert& a : report.faulty.detectors.at(name).alerts)
-      events.push_back({{"name", a.kind + (a.suspects.empty() ? "" : " " + a.suspects.front().id)},
-                        {"ph", "i"},
-                        {"s", "t"},
-                        {"pid", 1},
-                        {"tid", tid},
-                        {"ts", a.time_s * 1e6}});
-    ++tid;
-  }
-  return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n";
-}
-
 void write_folder_atomically(const fs::path& out_dir, const std::vector<std::pair<std::string, std::string>>& files) {
   const fs::path target = fs::absolute(out_dir).lexically_normal();
   fs::create_directories(target.parent_path());
@@ -143,16 +98,18 @@ void write_folder_atomically(const fs::path& out_dir, const std::vector<std::pai
   }
 }
 
-void write_run_outputs(const RunReport& report, const fs::path& out_dir) {
+void write_run_outputs(const RunReport& report, const fs::path& out_dir,
+                       const std::vector<std::pair<std::string, std::string>>& extra_files) {
   std::ostringstream faults, alerts;
   for (const FaultEpisode& f : report.faults) write_fault_line(faults, f);
   for (const std::string& name : report.detector_order)
     for (const Alert& a : report.faulty.detectors.at(name).alerts) write_alert_line(alerts, a);
-  write_folder_atomically(out_dir, {{"summary.json", summary_json(report)},
-                                    {"faults.jsonl", faults.str()},
-                                    {"alerts.jsonl", alerts.str()},
-                                    {"timeline.csv", timeline_csv(report.faulty)},
-                                    {"trace.json", trace_json(report)}});
+  std::vector<std::pair<std::string, std::string>> files = {{"summary.json", summary_json(report)},
+                                                             {"faults.jsonl", faults.str()},
+                                                             {"alerts.jsonl", alerts.str()},
+                                                             {"timeline.csv", timeline_csv(report.faulty)}};
+  files.insert(files.end(), extra_files.begin(), extra_files.end());
+  write_folder_atomically(out_dir, files);
 }
 
 }  // namespace gauntlet::harness

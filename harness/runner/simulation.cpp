@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "harness/probe_plan/probe_wiring.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/telemetry_bus.hpp"
@@ -75,6 +76,10 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
 
   std::vector<ActiveDetector> detectors;
   if (request.run_detectors) detectors = make_detectors(scenario, registry, topology);
+  // The hosts' monitoring agents: probes on request, heartbeats throughout.
+  models::ProbeService probes(engine, bus, scenario.seed);
+  if (request.inject_faults) arm_probe_faults(probes, scenario.faults, topology, scenario.duration);
+  if (!detectors.empty()) probes.start_heartbeats(kAgentHeartbeat, scenario.duration);
 
   SimulationOutcome outcome;
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name];
@@ -86,6 +91,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     telemetry::Batch batch = bus.drain(t);
     for (ActiveDetector& d : detectors) {
       d.detector->observe(batch);
+      probes.submit(d.name, probe_orders(d.detector->take_probe_requests(), topology));
       for (Alert& alert : d.detector->take_alerts()) {
         alert.detector = d.name;
         outcome.detectors[d.name].alerts.push_back(std::move(alert));
@@ -93,6 +99,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     }
     progress.update(t);
   }
+  for (const ActiveDetector& d : detectors) outcome.detectors[d.name].probes_sent = probes.probes_sent(d.name);
   outcome.timeline = job.timeline();
   outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes());
   outcome.simulated_iterations = job.simulated_iterations();

@@ -1,0 +1,24 @@
+#pragma once
+// Connects the simulated probe service to a run: which faults make probes
+// lossy or silence an agent, and detectors' probe requests as orders.
+#include <vector>
+
+#include "harness/detectors/detector.hpp"
+#include "injectors/spec/fault_spec.hpp"
+#include "models/probe_service.hpp"
+
+namespace gauntlet::harness {
+
+// Heartbeat period of the hosts' monitoring agents in simulated runs.
+inline constexpr sim::Nanos kAgentHeartbeat = 10 * sim::kSecond;
+
+// Loss windows (link_loss on links, stale_flow_table's slow-path loss on
+// flow tables) and silent agents (agent_hang; node_crash takes the agent
+// down with its host). Open-ended faults last until `horizon`.
+void arm_probe_faults(models::ProbeService& probes, const std::vector<injectors::FaultSpec>& faults,
+                      const sim::Topology& topology, sim::Nanos horizon);
+
+// Requests naming RNICs this cluster has; others are dropped.
+std::vector<models::ProbeOrder> probe_orders(const std::vector<ProbeRequest>& requests, const sim::Topology& topology);
+
+}  // namespace gauntlet::harness
