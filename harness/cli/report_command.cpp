@@ -1,0 +1,89 @@
+// gauntlet report DIR... [--out FILE]
+// One run folder: redraws its report.html and prints its score table. Many
+// runs (sweep cells, shards, several folders): merges them into one table
+// with 95% confidence intervals over seeds and writes report.html with
+// metric-vs-parameter curves.
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "harness/cli/commands.hpp"
+#include "harness/report/aggregate.hpp"
+#include "harness/report/gnuplot.hpp"
+#include "harness/report/json_file.hpp"
+#include "harness/report/run_report.hpp"
+#include "harness/report/score_table.hpp"
+#include "harness/scenario/input_error.hpp"
+
+namespace gauntlet::cli {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+int report_command(const Args& args) {
+  po::options_description visible("gauntlet report DIR... [options]");
+  std::string out_file;
+  visible.add_options()("help,h", "show this help")(
+      "out", po::value(&out_file), "where to write report.html (default: DIR/report.html of the first DIR)");
+  po::options_description all;
+  std::vector<std::string> folders;
+  all.add(visible).add_options()("dir", po::value(&folders));
+  po::positional_options_description positional;
+  positional.add("dir", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "gauntlet report: %s\n", e.what());
+    return kExitBadInput;
+  }
+  if (vm.count("help")) {
+    std::cout << visible << "\nDIR: a run's results folder or a folder of many (a sweep's out, shard outputs).\n";
+    return kExitOk;
+  }
+  if (folders.empty()) {
+    std::fprintf(stderr, "gauntlet report: give at least one results folder\n");
+    return kExitBadInput;
+  }
+  const fs::path target = out_file.empty() ? fs::path(folders.front()) / "report.html" : fs::path(out_file);
+  try {
+    std::vector<fs::path> paths(folders.begin(), folders.end());
+    const harness::Aggregate aggregate = harness::aggregate_runs(paths);
+    if (aggregate.runs == 0) {
+      std::fprintf(stderr, "gauntlet report: no summary.json under %s\n", folders.front().c_str());
+      return kExitBadInput;
+    }
+    for (const std::string& warning : aggregate.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    const bool single_run = folders.size() == 1 && fs::exists(fs::path(folders.front()) / "summary.json") &&
+                            aggregate.runs == 1;
+    std::string html;
+    if (single_run) {
+      const harness::RunView run = harness::read_run_folder(folders.front());
+      std::printf("scenario %s, seed %llu: %llu iterations fault-free, %llu with faults\n", run.scenario.c_str(),
+                  static_cast<unsigned long long>(run.seed),
+                  static_cast<unsigned long long>(run.iterations_fault_free),
+                  static_cast<unsigned long long>(run.iterations_faulty));
+      std::printf("%s", harness::score_table(run.detector_order, run.scores).c_str());
+      html = harness::run_report_html(run);
+    } else {
+      std::printf("%s", harness::aggregate_table(aggregate).c_str());
+      std::string title = "gauntlet report";
+      for (const std::string& f : folders) title += " " + f;
+      html = harness::aggregate_report_html(aggregate, title);
+    }
+    harness::write_file_atomically(target, html);
+  } catch (const harness::InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gauntlet report: %s\n", e.what());
+    return kExitRunFailed;
+  }
+  std::printf("report: %s\n", target.c_str());
+  return kExitOk;
+}
+
+}  // namespace gauntlet::cli

@@ -1,0 +1,139 @@
+// gauntlet sweep SWEEP.yaml [--jobs N] [--shard I/N] [--emit k8s|slurm] [--shards N] [--out DIR]
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+
+#include "harness/cli/commands.hpp"
+#include "harness/report/aggregate.hpp"
+#include "harness/report/json_file.hpp"
+#include "harness/scenario/input_error.hpp"
+#include "harness/sweep/emit.hpp"
+#include "harness/sweep/local_runner.hpp"
+#include "harness/sweep/sweep_spec.hpp"
+
+namespace gauntlet::cli {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool parse_shard(const std::string& text, std::size_t& index, std::size_t& count) {
+  static const std::regex kShard(R"(^(\d{1,9})/(\d{1,9})$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, kShard)) return false;
+  index = std::stoul(m[1]);
+  count = std::stoul(m[2]);
+  return count > 0 && index < count;
+}
+
+}  // namespace
+
+int sweep_command(const Args& args) {
+  po::options_description visible("gauntlet sweep SWEEP.yaml [options]");
+  std::string path, shard_text, emit, out_dir, image = "gauntlet:latest";
+  std::size_t jobs = 1, shards = 0;
+  visible.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs), "local worker processes (default 1)")(
+      "shard", po::value(&shard_text), "run only shard I of N (0-based): I/N")(
+      "emit", po::value(&emit), "print a cluster launcher instead of running: k8s (Indexed Job) or slurm (array)")(
+      "shards", po::value(&shards), "with --emit: number of shards (default: one per cell)")(
+      "image", po::value(&image), "with --emit k8s: container image holding gauntlet (default gauntlet:latest)")(
+      "out", po::value(&out_dir), "results folder (default: the sweep's out)")(
+      "no-progress", "no progress on stderr");
+  po::options_description all;
+  all.add(visible).add_options()("sweep", po::value(&path));
+  po::positional_options_description positional;
+  positional.add("sweep", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "gauntlet sweep: %s\n", e.what());
+    return kExitBadInput;
+  }
+  if (vm.count("help")) {
+    std::cout << visible;
+    return kExitOk;
+  }
+  if (path.empty()) {
+    std::fprintf(stderr, "gauntlet sweep: missing SWEEP.yaml\n");
+    return kExitBadInput;
+  }
+  std::size_t shard = 0, shard_count = 1;
+  if (vm.count("shard") && !parse_shard(shard_text, shard, shard_count)) {
+    std::fprintf(stderr, "--shard: expected I/N with 0 <= I < N, got '%s'\n", shard_text.c_str());
+    return kExitBadInput;
+  }
+  if (!emit.empty() && emit != "k8s" && emit != "slurm") {
+    std::fprintf(stderr, "--emit: expected k8s or slurm, got '%s'\n", emit.c_str());
+    return kExitBadInput;
+  }
+  if (jobs == 0) {
+    std::fprintf(stderr, "--jobs: must be at least 1\n");
+    return kExitBadInput;
+  }
+
+  const harness::DetectorRegistry registry = harness::builtin_detectors();
+  harness::SweepSpec spec;
+  try {
+    spec = harness::load_sweep(path, registry);
+  } catch (const harness::InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  }
+  if (!out_dir.empty()) spec.out = out_dir;
+  const std::vector<harness::SweepCell> cells = harness::expand_cells(spec);
+
+  if (!emit.empty()) {
+    harness::EmitOptions options;
+    options.sweep_path = path;
+    options.sweep_name = spec.name;
+    options.out = spec.out.string();
+    options.cells = cells.size();
+    options.shards = shards > 0 ? std::min(shards, cells.size()) : cells.size();
+    options.image = image;
+    std::printf("%s", (emit == "k8s" ? harness::kubernetes_manifest(options) : harness::slurm_script(options)).c_str());
+    return kExitOk;
+  }
+
+  const std::vector<harness::SweepCell> mine = harness::shard_cells(cells, shard, shard_count);
+  harness::SweepRunOptions options;
+  options.jobs = jobs;
+  options.quiet = vm.count("no-progress") > 0;
+  options.progress_bar = ::isatty(STDERR_FILENO);
+  std::fprintf(stderr, "gauntlet sweep %s: %zu cells", spec.name.c_str(), cells.size());
+  if (shard_count > 1) std::fprintf(stderr, ", shard %zu/%zu runs %zu", shard, shard_count, mine.size());
+  std::fprintf(stderr, ", %zu workers, results in %s\n", jobs, spec.out.c_str());
+  harness::SweepRunResult result;
+  try {
+    result = harness::run_cells(spec, mine, registry, options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gauntlet sweep: %s\n", e.what());
+    return kExitRunFailed;
+  }
+  if (shard_count == 1) {
+    // The whole sweep ran here: merge it right away.
+    try {
+      const harness::Aggregate aggregate = harness::aggregate_runs({spec.out});
+      std::printf("%s", harness::aggregate_table(aggregate).c_str());
+      harness::write_file_atomically(spec.out / "report.html",
+                                     harness::aggregate_report_html(aggregate, "gauntlet sweep " + spec.name));
+      std::printf("report: %s\n", (spec.out / "report.html").c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gauntlet sweep: cannot write the report: %s\n", e.what());
+      return kExitRunFailed;
+    }
+  } else {
+    std::printf("shard %zu/%zu: %zu cells done, %zu failed; merge all shards with: gauntlet report %s\n", shard,
+                shard_count, result.done, result.failed, spec.out.c_str());
+  }
+  return result.failed > 0 ? kExitRunFailed : kExitOk;
+}
+
+}  // namespace gauntlet::cli

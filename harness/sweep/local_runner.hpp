@@ -1,0 +1,32 @@
+#pragma once
+// Runs sweep cells on local worker processes: one forked process per cell,
+// at most `jobs` at once, each writing its own results folder (the runner's
+// files, trace.json and cell.json). Progress goes to stderr: a bar on a
+// terminal, one line per finished cell otherwise (cluster logs).
+#include <cstddef>
+#include <vector>
+
+#include "harness/detectors/registry.hpp"
+#include "harness/sweep/sweep_spec.hpp"
+
+namespace gauntlet::harness {
+
+struct SweepRunOptions {
+  std::size_t jobs = 1;
+  bool progress_bar = false;  // else line per cell
+  bool quiet = false;         // no progress at all
+};
+
+struct SweepRunResult {
+  std::size_t done = 0;
+  std::size_t failed = 0;
+};
+
+SweepRunResult run_cells(const SweepSpec& spec, const std::vector<SweepCell>& cells, const DetectorRegistry& registry,
+                         const SweepRunOptions& options);
+
+// Runs one cell in the calling process and writes its folder; returns the
+// exit code its worker process ends with (0 ok, 1 run failed, 2 bad input).
+int run_one_cell(const SweepSpec& spec, const SweepCell& cell, const DetectorRegistry& registry, int parallel_runs);
+
+}  // namespace gauntlet::harness
