@@ -15,6 +15,8 @@ int plan_probes_command(const Args& args);
 int score_command(const Args& args);
 int chaos_command(const Args& args);
 int recover_command(const Args& args);
+int report_command(const Args& args);
+int sweep_command(const Args& args);
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitRunFailed = 1;

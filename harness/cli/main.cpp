@@ -22,6 +22,8 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"plan-probes", {plan_probes_command, "plan-probes SCENARIO.yaml: probes and round time per probing strategy"}},
       {"score", {score_command, "score --truth faults.jsonl --alerts alerts.jsonl: score real alerts"}},
       {"chaos", {chaos_command, "chaos PLAN.yaml [--apply]: inject faults on this real host (dry-run by default)"}},
+      {"report", {report_command, "report DIR...: score table and report.html for a run, or merged over many runs"}},
+      {"sweep", {sweep_command, "sweep SWEEP.yaml [--jobs N] [--shard I/N] [--emit k8s|slurm]: run a grid of runs"}},
       {"recover", {recover_command, "recover --journal FILE: revert whatever a chaos journal left applied"}},
   };
   return kCommands;
