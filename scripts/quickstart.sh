@@ -19,9 +19,10 @@ packages=(
   libsimgrid-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  gnuplot-nox
 )
 if [ "$mode" = test ]; then
-  packages+=(iproute2 nftables iputils-ping stress-ng)
+  packages+=(iproute2 nftables iputils-ping stress-ng chromium libpng-dev)
 fi
 
 missing=()
