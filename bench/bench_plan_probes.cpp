@@ -12,15 +12,15 @@ using namespace gauntlet;
 
 void BM_PlanProbes40kRnics(benchmark::State& state) {
   sim::ClusterShape shape;
-  shape.hosts = 5000;  // 40,000 RNICs in 10 pods of 500 hosts
+  shape.hosts = 5120;  // 40,960 RNICs in 10 pods of 512 hosts
   shape.leaves = 80;
   shape.spines = 64;
   shape.gpus_per_host = 8;
   shape.rnics_per_host = 8;
   const sim::Topology topology(shape);
   models::JobSpec job;
-  job.parallelism = {8, 50, 100, 1};  // one job over the whole cluster, DP groups of 100
-  job.gpus = 40000;
+  job.parallelism = {8, 80, 64, 1};  // one job over the whole cluster, DP groups of 64
+  job.gpus = 40960;
   const auto groups = harness::job_groups(job, topology);
   const sim::EcmpRouter router(topology, 7);
   const harness::RouteFn route = [&router](int a, int b) { return router.route(a, b); };

@@ -29,6 +29,10 @@ class ListBuilder {
   bool contains(sim::EndpointId a, sim::EndpointId b, bool overlay) const {
     return seen_.count(key(a, b, overlay)) > 0;
   }
+  void reserve(std::size_t n) {
+    seen_.reserve(n);
+    list_.reserve(n);
+  }
   long long load(sim::EndpointId e) const { return load_[static_cast<std::size_t>(e)]; }
   long long max_load() const { return load_.empty() ? 0 : *std::max_element(load_.begin(), load_.end()); }
   std::vector<PlannedProbe>& list() { return list_; }
@@ -51,8 +55,12 @@ std::vector<PlannedProbe> candidates(const sim::Topology& t, int component,
                                      const std::vector<sim::EndpointId>& partners_hint) {
   std::vector<PlannedProbe> out;
   auto toward = [&](sim::EndpointId src) {
-    for (sim::EndpointId p : partners_hint) out.push_back({src, p, false});
-    for (sim::EndpointId p : on_leaf[static_cast<std::size_t>(t.leaf_of(src))]) out.push_back({src, p, false});
+    // A few of each kind suffice; large groups and leaves would otherwise
+    // make this quadratic at 40,000 RNICs.
+    constexpr std::size_t kEach = 16;
+    for (std::size_t i = 0; i < partners_hint.size() && i < kEach; ++i) out.push_back({src, partners_hint[i], false});
+    const auto& same_leaf = on_leaf[static_cast<std::size_t>(t.leaf_of(src))];
+    for (std::size_t i = 0; i < same_leaf.size() && i < kEach; ++i) out.push_back({src, same_leaf[i], false});
     // Partners on other leaves, spread over the cluster.
     const int n = t.endpoints();
     const int step = std::max(1, n / 61);
@@ -66,7 +74,7 @@ std::vector<PlannedProbe> candidates(const sim::Topology& t, int component,
     const int leaf = (component - t.endpoints()) / t.spines();
     for (sim::EndpointId src : on_leaf[static_cast<std::size_t>(leaf)]) {
       toward(src);
-      if (out.size() > 512) break;
+      if (out.size() > 256) break;
     }
   }
   return out;
@@ -119,6 +127,9 @@ std::vector<PlannedProbe> skeleton_probe_list(const sim::Topology& t,
                                               const std::vector<std::vector<sim::EndpointId>>& groups,
                                               const RouteFn& route, int* unidentifiable) {
   ListBuilder builder(t);
+  std::size_t expected = static_cast<std::size_t>(t.endpoints());
+  for (const auto& group : groups) expected += group.size() * (group.size() - 1) / 2;
+  builder.reserve(expected);
   std::vector<std::vector<sim::EndpointId>> partners(static_cast<std::size_t>(t.endpoints()));
   // Each group as a circulant tournament: member i probes the next m/2
   // members, so no member sources more than m/2 probes.
@@ -195,7 +206,8 @@ std::vector<PlannedProbe> skeleton_probe_list(const sim::Topology& t,
           best = oriented;
           best_load = load;
         }
-        if (++found == 16) break;
+        // A partner idler than the anchor cannot be bettered by much.
+        if (++found == 16 || builder.load(cand.dst) < builder.load(cand.src)) break;
       }
       if (best && builder.add(best->src, best->dst, best->overlay, false)) {
         add_row(builder.list().back());
