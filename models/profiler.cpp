@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "sim/component_id.hpp"
@@ -52,6 +53,13 @@ double Profiler::gpu_clock(int host, int gpu) const {
 
 double Profiler::cpu_share(int host) const {
   return hardware_.cpu_share ? std::clamp(hardware_.cpu_share(host), 1e-6, 1.0) : 1.0;
+}
+
+sim::Nanos Profiler::next_window_end(sim::Nanos now) const {
+  sim::Nanos next = std::numeric_limits<sim::Nanos>::max();
+  for (const Window& w : windows_)
+    if (w.end > now) next = std::min(next, w.end);
+  return next;
 }
 
 bool Profiler::profiles(const Window& w, const std::string& worker) const {

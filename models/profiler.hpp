@@ -80,6 +80,10 @@ class Profiler {
   void observe(const telemetry::Batch& batch);
 
   std::size_t open_windows() const { return windows_.size(); }
+  // The earliest end of an open window after `now` (else the far future):
+  // the job must not fast-forward across it, or the window's iterations
+  // would only be published when the steady stretch ends.
+  sim::Nanos next_window_end(sim::Nanos now) const;
   const ProfilerSettings& settings() const { return settings_; }
 
  private:

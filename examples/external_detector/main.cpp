@@ -106,9 +106,10 @@ int main(int argc, char** argv) {
   Watch watch(parse(argc, argv));
   google::protobuf::io::FileInputStream in(0);
   google::protobuf::io::FileOutputStream out(1);
-  Batch batch;
   bool clean_eof = false;
-  while (google::protobuf::util::ParseDelimitedFromZeroCopyStream(&batch, &in, &clean_eof)) {
+  for (;;) {
+    Batch batch;  // parsing merges into a message, so each batch gets a fresh one
+    if (!google::protobuf::util::ParseDelimitedFromZeroCopyStream(&batch, &in, &clean_eof)) break;
     DetectorReply reply;
     std::map<std::uint64_t, std::vector<const IterationRecord*>> iterations;
     for (const auto& r : batch.records())

@@ -7,8 +7,10 @@
 #include <memory>
 #include <stdexcept>
 
+#include "harness/detectors/external_detector.hpp"
 #include "harness/probe_plan/probe_wiring.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
+#include "models/profiler.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/telemetry_bus.hpp"
 
@@ -20,12 +22,19 @@ using json = nlohmann::ordered_json;
 struct ActiveDetector {
   std::string name;
   std::unique_ptr<Detector> detector;
+  const ExternalDetector* external = nullptr;  // set for exec: detectors
 };
 
 std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const DetectorRegistry& registry,
                                            const sim::Topology& topology) {
   std::vector<ActiveDetector> out;
   for (const DetectorSpec& spec : scenario.detectors) {
+    if (spec.name.starts_with(ExternalDetector::kPrefix)) {
+      auto external = std::make_unique<ExternalDetector>(spec.name, external_config_from(spec.params));
+      const ExternalDetector* view = external.get();
+      out.push_back({spec.name, std::move(external), view});
+      continue;
+    }
     const DetectorInfo* info = registry.find(spec.name);
     if (!info) throw std::invalid_argument("detector '" + spec.name + "' is not available in this build");
     std::string error;
@@ -35,6 +44,28 @@ std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const Detec
     out.push_back({spec.name, info->make(context)});
   }
   return out;
+}
+
+// What the profiler reads of the hardware: the same fault windows the
+// scheduler applies, composed the same way (speed factors multiply).
+models::HardwareState hardware_from(const std::vector<injectors::FaultSpec>* faults, const sim::NetworkEngine* engine) {
+  auto factor = [faults, engine](injectors::FaultType type, auto matches) {
+    double f = 1.0;
+    for (const injectors::FaultSpec& fault : *faults) {
+      const auto id = sim::ComponentId::parse(fault.target);
+      const bool active = fault.start <= engine->now() && (!fault.end() || engine->now() < *fault.end());
+      if (fault.type == type && active && id && matches(*id)) f *= 1.0 - fault.params.slowdown;
+    }
+    return f;
+  };
+  return {[factor](int host, int gpu) {
+            return factor(injectors::FaultType::gpu_throttle, [&](const sim::ComponentId& id) {
+              return id.host == host && id.index == gpu;
+            });
+          },
+          [factor](int host) {
+            return factor(injectors::FaultType::cpu_contention, [&](const sim::ComponentId& id) { return id.host == host; });
+          }};
 }
 
 class Progress {
@@ -72,7 +103,6 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   job.set_fast_forward(request.fast_forward);
   injectors::FaultScheduler scheduler(engine, job);
   if (request.inject_faults) scheduler.arm(scenario.faults, scenario.duration);
-  job.set_change_horizon([&scheduler] { return scheduler.next_change(); });
 
   std::vector<ActiveDetector> detectors;
   if (request.run_detectors) detectors = make_detectors(scenario, registry, topology);
@@ -80,6 +110,14 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   models::ProbeService probes(engine, bus, scenario.seed);
   if (request.inject_faults) arm_probe_faults(probes, scenario.faults, topology, scenario.duration);
   if (!detectors.empty()) probes.start_heartbeats(kAgentHeartbeat, scenario.duration);
+
+  // Function-level profiling, on only while a detector asked for it.
+  const std::vector<injectors::FaultSpec> no_faults;
+  models::Profiler profiler(bus, hardware_from(request.inject_faults ? &scenario.faults : &no_faults, &engine),
+                            scenario.seed);
+  job.set_change_horizon([&scheduler, &profiler, &engine] {
+    return std::min(scheduler.next_change(), profiler.next_window_end(engine.now()));
+  });
 
   SimulationOutcome outcome;
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name];
@@ -89,16 +127,26 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     t = std::min(t + request.observe_interval, scenario.duration);
     engine.run_until(t);
     telemetry::Batch batch = bus.drain(t);
+    profiler.observe(batch);  // finished windows publish into the next batch
     for (ActiveDetector& d : detectors) {
       d.detector->observe(batch);
       probes.submit(d.name, probe_orders(d.detector->take_probe_requests(), topology));
+      DetectorOutcome& result = outcome.detectors[d.name];
       for (Alert& alert : d.detector->take_alerts()) {
         alert.detector = d.name;
-        outcome.detectors[d.name].alerts.push_back(std::move(alert));
+        result.alerts.push_back(std::move(alert));
+      }
+      for (const ProfilingRequest& p : d.detector->take_profiling_requests()) {
+        const models::ProfilingCost cost =
+            profiler.start(t, std::min(p.duration, scenario.duration - t), p.workers);
+        result.profiling_seconds += cost.window_seconds;
+        result.profiling_overhead_s += cost.overhead_seconds;
       }
     }
     progress.update(t);
   }
+  for (const ActiveDetector& d : detectors)
+    if (d.external) outcome.detectors[d.name].status = d.external->status();
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name].probes_sent = probes.probes_sent(d.name);
   outcome.timeline = job.timeline();
   outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes());
@@ -120,7 +168,11 @@ std::string SimulationOutcome::to_json() const {
       for (const Suspect& s : a.suspects) suspects.push_back({s.id, s.score});
       alerts.push_back({a.time_s, a.kind, suspects});
     }
-    j["detectors"][name] = {{"alerts", alerts}, {"probes_sent", d.probes_sent}};
+    j["detectors"][name] = {{"alerts", alerts},
+                            {"probes_sent", d.probes_sent},
+                            {"profiling_seconds", d.profiling_seconds},
+                            {"profiling_overhead_s", d.profiling_overhead_s},
+                            {"status", d.status}};
   }
   return j.dump();
 }
@@ -136,6 +188,9 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
   for (const auto& [name, d] : j["detectors"].items()) {
     DetectorOutcome& detector = out.detectors[name];
     detector.probes_sent = d["probes_sent"].get<long long>();
+    detector.profiling_seconds = d["profiling_seconds"].get<double>();
+    detector.profiling_overhead_s = d["profiling_overhead_s"].get<double>();
+    detector.status = d["status"].get<std::string>();
     for (const auto& a : d["alerts"]) {
       Alert alert;
       alert.time_s = a[0].get<double>();

@@ -26,6 +26,11 @@ struct SimulationRequest {
 struct DetectorOutcome {
   std::vector<Alert> alerts;
   long long probes_sent = 0;
+  // Profiling this detector switched on, and the training time it cost
+  // (charged here, not applied to the run every detector shares).
+  double profiling_seconds = 0;
+  double profiling_overhead_s = 0;
+  std::string status = "ok";  // "failed: ..." when an exec: detector failed
 };
 
 struct SimulationOutcome {
