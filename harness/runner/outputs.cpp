@@ -55,6 +55,10 @@ std::string summary_json(const RunReport& report) {
                        {"alerts", d.alerts},
                        {"detected", d.detected},
                        {"scored_faults", d.scored_faults}};
+    const DetectorOutcome& run = report.faulty.detectors.at(name);
+    detectors[name]["profiling_seconds"] = run.profiling_seconds;
+    detectors[name]["profiling_overhead_s"] = run.profiling_overhead_s;
+    detectors[name]["status"] = run.status;
   }
   j["detectors"] = detectors;
   json faults = json::array();
