@@ -1,0 +1,108 @@
+// `gauntlet run` with exec: detectors: the example detector is scored like a
+// built-in one; detectors that crash, hang or write garbage are reported as
+// failed while the run and the other detectors go on.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kExample = std::string(GAUNTLET_BINARY_DIR) + "/examples/external_detector/iteration-watch";
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("gauntlet-exec-test-" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+struct RunResult {
+  int exit_code = -1;
+  std::string err;
+  nlohmann::json summary;
+  std::string alerts;
+};
+
+RunResult gauntlet_run(const fs::path& scenario, const fs::path& out, const std::string& extra = "") {
+  const std::string command = std::string(GAUNTLET_BINARY_DIR) + "/gauntlet run " + scenario.string() + " " + extra +
+                              " --out " + (out / "result").string() + " >/dev/null 2>" + (out / "stderr").string() +
+                              " </dev/null";
+  const int status = std::system(command.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = slurp(out / "stderr");
+  if (fs::exists(out / "result" / "summary.json")) r.summary = nlohmann::json::parse(slurp(out / "result" / "summary.json"));
+  r.alerts = slurp(out / "result" / "alerts.jsonl");
+  return r;
+}
+
+// The demo scenario with another detector list.
+fs::path demo_with(const fs::path& dir, const std::string& detectors_yaml) {
+  std::string text = slurp("scenarios/demo.yaml");
+  const auto at = text.find("detectors:");
+  const auto end = text.find('\n', at);
+  text.replace(at, end - at, "detectors:\n" + detectors_yaml);
+  const fs::path path = dir / "scenario.yaml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(ExecDetector, ExampleIsScoredAndLocalizesTheThrottledGpu) {
+  const fs::path dir = scratch("example");
+  RunResult r = gauntlet_run("scenarios/demo.yaml", dir, "--detectors falcon,exec:" + kExample);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto& d = r.summary["detectors"]["exec:" + kExample];
+  EXPECT_EQ(d["status"], "ok");
+  EXPECT_EQ(d["detected"], 1);           // the throttle; the lossy link barely moves iteration time
+  EXPECT_EQ(d["localization_top1"], 1.0);  // h5.gpu2
+  EXPECT_EQ(d["false_alerts"], 0);
+}
+
+TEST(ExecDetector, SameSeedGivesTheSameAlerts) {
+  const fs::path a = scratch("det-a"), b = scratch("det-b");
+  RunResult ra = gauntlet_run("scenarios/demo.yaml", a, "--seed 5 --detectors exec:" + kExample);
+  RunResult rb = gauntlet_run("scenarios/demo.yaml", b, "--seed 5 --detectors exec:" + kExample);
+  ASSERT_EQ(ra.exit_code, 0) << ra.err;
+  EXPECT_FALSE(ra.alerts.empty());
+  EXPECT_EQ(ra.alerts, rb.alerts);
+}
+
+TEST(ExecDetector, CrashHangAndGarbageFailWhileTheOthersGoOn) {
+  const fs::path dir = scratch("broken");
+  const fs::path scenario = demo_with(dir,
+                                      "  - falcon\n"
+                                      "  - \"exec:sh -c 'read -r x; exit 3'\"\n"
+                                      "  - {name: \"exec:sleep 60\", reply_timeout: 300ms}\n"
+                                      "  - \"exec:yes garbage\"\n"
+                                      "  - exec:" + kExample + "\n");
+  RunResult r = gauntlet_run(scenario, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto& d = r.summary["detectors"];
+  EXPECT_EQ(d["exec:sh -c 'read -r x; exit 3'"]["status"], "failed: exited with status 3");
+  EXPECT_EQ(d["exec:sleep 60"]["status"], "failed: no reply within 300ms");
+  EXPECT_EQ(d["exec:yes garbage"]["status"].get<std::string>().rfind("failed: malformed reply", 0), 0u);
+  EXPECT_NE(r.err.find("detector exec:yes garbage failed"), std::string::npos) << r.err;
+  // The built-in and the healthy external detector still found the throttle.
+  EXPECT_EQ(d["falcon"]["detected"], 1);
+  EXPECT_EQ(d["exec:" + kExample]["status"], "ok");
+  EXPECT_EQ(d["exec:" + kExample]["detected"], 1);
+  EXPECT_EQ(d["exec:sleep 60"]["alerts"], 0);
+}
+
+}  // namespace
