@@ -5,6 +5,7 @@
 // can implement the same calls.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "sim/time.hpp"
@@ -16,6 +17,19 @@ using EndpointId = int;  // RNIC index, see Topology
 using LinkId = int;      // see Topology
 using TimerId = std::uint64_t;
 using TransferId = std::uint64_t;
+
+// What happened to a transfer, for observers that account traffic (telemetry
+// samplers): it started, its route changed (routing converged around a failed
+// link), or its last byte left the sender (`at` excludes propagation delay).
+struct TransferEvent {
+  enum class Kind { started, rerouted, finished };
+  Kind kind = Kind::started;
+  TransferId id = 0;
+  EndpointId src = 0;
+  EndpointId dst = 0;
+  double bytes = 0;  // the transfer's total size
+  Nanos at = 0;
+};
 
 // The quality of a link, or of an endpoint's offload path (its flow table),
 // relative to nominal.
@@ -59,6 +73,19 @@ class NetworkEngine {
   // Changes whenever any link or endpoint state changes: a cache key for
   // results that depend only on the network's state.
   virtual std::uint64_t state_version() const = 0;
+
+  // Observation hooks (additive; engines that cannot report keep the
+  // defaults). The listener runs synchronously at each transfer event; a
+  // transfer's progress is the bytes its sender has pushed so far.
+  using TransferListener = std::function<void(const TransferEvent&)>;
+  virtual void add_transfer_listener(TransferListener listener) { (void)listener; }
+  virtual double transfer_progress(TransferId id) const {
+    (void)id;
+    return 0;
+  }
+  // The earliest engine-internal change still scheduled (routing convergence),
+  // or the far future: fast-forwarding must not skip over it.
+  virtual Nanos next_internal_change() const { return std::numeric_limits<Nanos>::max(); }
 };
 
 }  // namespace gauntlet::sim

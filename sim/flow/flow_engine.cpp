@@ -95,6 +95,7 @@ struct FlowEngine::Impl {
   std::vector<TransferListener> listeners;
   Nanos convergence_delay = kSecond;
   std::multiset<Nanos> convergences;  // dates of pending routing updates
+  std::vector<s4u::CommPtr> cancelled;  // rerouted comms, kept alive for SimGrid
 
   void notify(TransferEvent::Kind kind, const Pending& p, Nanos at) {
     for (const auto& listener : listeners) listener({kind, p.id, p.src, p.dst, p.bytes, at});
@@ -263,11 +264,12 @@ void FlowEngine::Impl::converge(LinkId link, FlowEngine& owner) {
     const double left = p.comm->get_remaining();
     p.sent_before += p.payload - left;
     p.comm->cancel();
+    cancelled.push_back(p.comm);  // SimGrid finishes with it later
     s4u::CommPtr comm = launch(p, left);
     by_id[p.id] = comm.get();
-    notify(TransferEvent::Kind::rerouted, p, owner.now());
-    transfers.emplace(comm.get(), std::move(p));
+    const Pending& moved = transfers.emplace(comm.get(), std::move(p)).first->second;
     comm->start();
+    notify(TransferEvent::Kind::rerouted, moved, owner.now());
   }
 }
 

@@ -36,6 +36,18 @@ class FlowEngine final : public NetworkEngine {
   Nanos route_latency(EndpointId src, EndpointId dst) const override;
   void run_until(Nanos until) override;
   std::uint64_t state_version() const override;
+  void add_transfer_listener(TransferListener listener) override;
+  double transfer_progress(TransferId id) const override;
+  Nanos next_internal_change() const override;
+
+  // Routing convergence: when a fabric link changes between up and down, the
+  // ECMP router learns of it this much later (BFD detection plus routing
+  // update; 1 s by default, 0 = at once). Until then new connections keep
+  // hashing onto a down link and stall there; once routing has converged,
+  // connections in flight on it move to another spine with the bytes they
+  // have left, as a switch's rehash moves an existing queue pair's packets.
+  void set_convergence_delay(Nanos delay);
+  Nanos convergence_delay() const;
 
   // Routing's view of fabric links (what has converged), separate from the
   // physical link state.
