@@ -1,0 +1,89 @@
+#include "models/telemetry/telemetry_effects.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace gauntlet::models {
+
+void TelemetryEffects::add(std::map<std::pair<int, int>, std::vector<Window>>& into, std::pair<int, int> key,
+                           Window w) {
+  if (w.end <= w.start) return;
+  into[key].push_back(w);
+  edges_.push_back(w.start);
+  edges_.push_back(w.end);
+}
+
+void TelemetryEffects::add_gpu_throttle(int host, int gpu, sim::Nanos start, sim::Nanos end, double slowdown) {
+  add(throttle_, {host, gpu}, {start, end, slowdown});
+}
+void TelemetryEffects::add_cpu_contention(int host, sim::Nanos start, sim::Nanos end, double slowdown) {
+  add(contention_, {host, 0}, {start, end, slowdown});
+}
+void TelemetryEffects::add_background_load(sim::LinkId link, sim::Nanos start, sim::Nanos end, double load) {
+  add(background_, {link, 0}, {start, end, load});
+  if (std::find(loaded_links_.begin(), loaded_links_.end(), link) == loaded_links_.end())
+    loaded_links_.push_back(link);
+}
+void TelemetryEffects::add_agent_hang(int host, sim::Nanos start, sim::Nanos end) {
+  add(hang_, {host, 0}, {start, end, 1.0});
+}
+void TelemetryEffects::add_clock_skew(int host, sim::Nanos start, sim::Nanos end, sim::Nanos offset) {
+  add(skew_, {host, 0}, {start, end, static_cast<double>(offset)});
+}
+
+const std::vector<TelemetryEffects::Window>* TelemetryEffects::find(
+    const std::map<std::pair<int, int>, std::vector<Window>>& in, std::pair<int, int> key) {
+  auto it = in.find(key);
+  return it == in.end() ? nullptr : &it->second;
+}
+
+double TelemetryEffects::product_of_complements(const std::vector<Window>* windows, sim::Nanos at) {
+  double factor = 1.0;
+  if (windows)
+    for (const Window& w : *windows)
+      if (w.covers(at)) factor *= 1.0 - w.value;
+  return factor;
+}
+
+double TelemetryEffects::clock_factor(int host, int gpu, sim::Nanos at) const {
+  return product_of_complements(find(throttle_, {host, gpu}), at);
+}
+
+double TelemetryEffects::cpu_factor(int host, sim::Nanos at) const {
+  return product_of_complements(find(contention_, {host, 0}), at);
+}
+
+double TelemetryEffects::background_load(sim::LinkId link, sim::Nanos at) const {
+  return 1.0 - product_of_complements(find(background_, {link, 0}), at);
+}
+
+bool TelemetryEffects::agent_hung(int host, sim::Nanos at) const {
+  if (const auto* windows = find(hang_, {host, 0}))
+    for (const Window& w : *windows)
+      if (w.covers(at)) return true;
+  return false;
+}
+
+sim::Nanos TelemetryEffects::clock_offset(int host, sim::Nanos at) const {
+  sim::Nanos offset = 0;
+  if (const auto* windows = find(skew_, {host, 0}))
+    for (const Window& w : *windows)
+      if (w.covers(at)) offset += static_cast<sim::Nanos>(w.value);
+  return offset;
+}
+
+std::vector<sim::Nanos> TelemetryEffects::change_times() const {
+  std::vector<sim::Nanos> out = edges_;
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+sim::Nanos TelemetryEffects::next_change(sim::Nanos now) const {
+  sim::Nanos next = std::numeric_limits<sim::Nanos>::max();
+  for (sim::Nanos t : edges_)
+    if (t > now) next = std::min(next, t);
+  return next;
+}
+
+}  // namespace gauntlet::models

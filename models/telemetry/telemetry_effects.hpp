@@ -1,0 +1,61 @@
+#pragma once
+// What faults do to the telemetry a cluster emits, beyond the data path the
+// fault scheduler changes: which GPUs run at a lowered clock, which hosts'
+// CPUs are contended, how much background traffic shares a link, whose
+// monitoring agent is silent and whose clock is skewed. Plain windows in the
+// models' vocabulary, filled from fault specs by injectors/sim and read by the
+// samplers as pure functions of time, so a sample never depends on when it
+// was computed. Windows are half-open: active at start, not at end.
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "sim/network_engine.hpp"
+#include "sim/time.hpp"
+
+namespace gauntlet::models {
+
+class TelemetryEffects {
+ public:
+  void add_gpu_throttle(int host, int gpu, sim::Nanos start, sim::Nanos end, double slowdown);
+  void add_cpu_contention(int host, sim::Nanos start, sim::Nanos end, double slowdown);
+  void add_background_load(sim::LinkId link, sim::Nanos start, sim::Nanos end, double load);
+  void add_agent_hang(int host, sim::Nanos start, sim::Nanos end);
+  void add_clock_skew(int host, sim::Nanos start, sim::Nanos end, sim::Nanos offset);
+
+  // Overlapping windows compose as the fault scheduler composes them:
+  // speed factors multiply, background shares multiply their free capacity.
+  double clock_factor(int host, int gpu, sim::Nanos at) const;  // 1 = nominal clock
+  double cpu_factor(int host, sim::Nanos at) const;             // share of the CPU the job gets
+  double background_load(sim::LinkId link, sim::Nanos at) const;  // fraction of capacity, < 1
+  bool agent_hung(int host, sim::Nanos at) const;
+  sim::Nanos clock_offset(int host, sim::Nanos at) const;
+
+  const std::vector<sim::LinkId>& loaded_links() const { return loaded_links_; }
+  // Every window edge, sorted and unique.
+  std::vector<sim::Nanos> change_times() const;
+  // The first window edge strictly after `now`, or the far future.
+  sim::Nanos next_change(sim::Nanos now) const;
+
+ private:
+  struct Window {
+    sim::Nanos start = 0;
+    sim::Nanos end = 0;
+    double value = 0;
+    bool covers(sim::Nanos at) const { return start <= at && at < end; }
+  };
+  void add(std::map<std::pair<int, int>, std::vector<Window>>& into, std::pair<int, int> key, Window w);
+  static double product_of_complements(const std::vector<Window>* windows, sim::Nanos at);
+  static const std::vector<Window>* find(const std::map<std::pair<int, int>, std::vector<Window>>& in,
+                                         std::pair<int, int> key);
+
+  std::map<std::pair<int, int>, std::vector<Window>> throttle_;    // (host, gpu)
+  std::map<std::pair<int, int>, std::vector<Window>> contention_;  // (host, 0)
+  std::map<std::pair<int, int>, std::vector<Window>> background_;  // (link, 0)
+  std::map<std::pair<int, int>, std::vector<Window>> hang_;        // (host, 0)
+  std::map<std::pair<int, int>, std::vector<Window>> skew_;        // (host, 0)
+  std::vector<sim::LinkId> loaded_links_;
+  std::vector<sim::Nanos> edges_;
+};
+
+}  // namespace gauntlet::models
