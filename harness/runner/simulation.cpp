@@ -116,7 +116,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   models::Profiler profiler(bus, hardware_from(request.inject_faults ? &scenario.faults : &no_faults, &engine),
                             scenario.seed);
   job.set_change_horizon([&scheduler, &profiler, &engine] {
-    return std::min(scheduler.next_change(), profiler.next_window_end(engine.now()));
+    // Routing convergence after a fabric link changes is an engine-internal change.
+    return std::min({scheduler.next_change(), profiler.next_window_end(engine.now()), engine.next_internal_change()});
   });
 
   SimulationOutcome outcome;
