@@ -307,9 +307,12 @@ std::string curve_script(const Aggregate& aggregate, const std::string& paramete
   }
   if (numeric) {
     const double lo = *numeric_parameter(values.front()), hi = *numeric_parameter(values.back());
-    if (lo > 0 && hi / lo >= 50) script += "set logscale x\n";
-    const double pad = (hi - lo) * 0.05;
-    if (!(lo > 0 && hi / lo >= 50)) script += "set xrange [" + number(lo - pad) + ":" + number(hi + pad) + "]\n";
+    if (lo > 0 && hi / lo >= 50) {
+      script += "set logscale x\nset xrange [" + number(lo / 1.5) + ":" + number(hi * 1.5) + "]\n";
+    } else {
+      const double pad = (hi - lo) * 0.05;
+      script += "set xrange [" + number(lo - pad) + ":" + number(hi + pad) + "]\n";
+    }
   } else {
     script += "set xtics (";
     for (std::size_t i = 0; i < values.size(); ++i)

@@ -100,7 +100,8 @@ SweepSpec load_sweep(const std::string& path, const DetectorRegistry& registry) 
     if (!grid_field.value.IsMap()) source.fail(grid_field.value_mark, "grid: expected a map of path: [values]");
     MapView grid(source, grid_field);
     for (const Field& entry : grid.entries()) {
-      SweepAxis axis{yaml_read::key_of(entry), entry.key_mark, {}};
+      // The key itself holds dots, so take it whole from the entry's path.
+      SweepAxis axis{entry.name.substr(grid.name().size() + 1), entry.key_mark, {}};
       if (axis.path == "seed" || axis.path == "name")
         source.fail(entry.key_mark, "grid: '" + axis.path + "' cannot be swept (use seeds: for seeds)");
       for (const Field& item : yaml_read::read_sequence(source, entry)) {

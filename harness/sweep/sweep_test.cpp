@@ -1,0 +1,173 @@
+// Sweep files: grid expansion, sharding, overrides, positioned errors and
+// the cluster launchers.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "harness/scenario/input_error.hpp"
+#include "harness/sweep/emit.hpp"
+#include "harness/sweep/overrides.hpp"
+#include "harness/sweep/sweep_spec.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SweepFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gauntlet-sweep-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    fs::copy_file(fs::path(GAUNTLET_SOURCE_DIR) / "scenarios/demo.yaml", dir_ / "demo.yaml",
+                  fs::copy_options::overwrite_existing);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& text) {
+    const fs::path path = dir_ / "sweep.yaml";
+    std::ofstream(path) << text;
+    return path.string();
+  }
+  fs::path dir_;
+  DetectorRegistry registry_ = builtin_detectors();
+};
+
+const char* const kGridSweep = R"(name: grid
+scenarios: [demo.yaml]
+seeds: [1, 2, 3]
+detectors: [timeout, {name: falcon}]
+grid:
+  faults.0.rate: [0.001, 0.01]
+  job.checkpoint_interval: [5m, 10m, 30m]
+  faults.1.slowdown: [0.2, 0.4]
+out: somewhere
+)";
+
+TEST_F(SweepFiles, GridExpandsToEveryCombinationTimesSeeds) {
+  const SweepSpec spec = load_sweep(write(kGridSweep), registry_);
+  ASSERT_EQ(spec.grid.size(), 3u);
+  EXPECT_EQ(spec.grid[0].path, "faults.0.rate");
+  const std::vector<SweepCell> cells = expand_cells(spec);
+  ASSERT_EQ(cells.size(), 2u * 3u * 2u * 3u);
+  std::set<std::string> distinct;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    EXPECT_EQ(cells[i].index, i);
+    std::string key = std::to_string(cells[i].seed);
+    for (const auto& [path, value] : cell_params(spec, cells[i])) key += "|" + path + "=" + value;
+    distinct.insert(key);
+  }
+  EXPECT_EQ(distinct.size(), cells.size());
+  // Last axis fastest, seeds innermost.
+  EXPECT_EQ(cell_params(spec, cells[0])[2].second, "0.2");
+  EXPECT_EQ(cell_params(spec, cells[3])[2].second, "0.4");
+  EXPECT_EQ(cells[1].seed, 2u);
+  EXPECT_EQ(cell_folder(spec, cells[0]),
+            fs::path("somewhere/demo/faults.0.rate=0.001,job.checkpoint_interval=5m,faults.1.slowdown=0.2/seed-1"));
+}
+
+TEST_F(SweepFiles, ShardsPartitionTheCellsExactly) {
+  const SweepSpec spec = load_sweep(write(kGridSweep), registry_);
+  const std::vector<SweepCell> cells = expand_cells(spec);
+  for (std::size_t shards : {1u, 2u, 5u, 7u, 36u, 50u}) {
+    std::multiset<std::size_t> seen;
+    std::size_t smallest = cells.size(), largest = 0;
+    for (std::size_t s = 0; s < shards; ++s) {
+      const auto mine = shard_cells(cells, s, shards);
+      smallest = std::min(smallest, mine.size());
+      largest = std::max(largest, mine.size());
+      for (const SweepCell& c : mine) seen.insert(c.index);
+    }
+    EXPECT_EQ(seen.size(), cells.size()) << shards << " shards";
+    for (std::size_t i = 0; i < cells.size(); ++i) EXPECT_EQ(seen.count(i), 1u) << "cell " << i;
+    EXPECT_LE(largest - smallest, 1u) << "shards are balanced";
+  }
+  EXPECT_THROW(shard_cells(cells, 3, 3), std::invalid_argument);
+}
+
+TEST_F(SweepFiles, OverridesReachTheLoadedScenario) {
+  const SweepSpec spec = load_sweep(write(kGridSweep), registry_);
+  const std::vector<SweepCell> cells = expand_cells(spec);
+  const SweepCell& last = cells.back();
+  const Scenario scenario = cell_scenario(spec, last, registry_);
+  EXPECT_EQ(scenario.seed, 3u);
+  EXPECT_EQ(scenario.job.checkpoint_interval, 30 * sim::kMinute);
+  ASSERT_EQ(scenario.faults.size(), 2u);
+  EXPECT_DOUBLE_EQ(scenario.faults[0].params.rate, 0.01);
+  EXPECT_DOUBLE_EQ(scenario.faults[1].params.slowdown, 0.4);
+  ASSERT_EQ(scenario.detectors.size(), 2u);
+  EXPECT_EQ(scenario.detectors[1].name, "falcon");
+}
+
+TEST(Overrides, DetectorParameterByNameTurnsANameIntoAMap) {
+  YAML::Node tree = YAML::Load("detectors: [timeout, falcon]\njob: {gpus: 8}\n");
+  apply_override(tree, "detectors.falcon.window", YAML::Load("20"));
+  ASSERT_TRUE(tree["detectors"][1].IsMap());
+  EXPECT_EQ(tree["detectors"][1]["name"].as<std::string>(), "falcon");
+  EXPECT_EQ(tree["detectors"][1]["window"].as<int>(), 20);
+  EXPECT_EQ(tree["detectors"][0].as<std::string>(), "timeout");
+  apply_override(tree, "job.spare_hosts", YAML::Load("2"));
+  EXPECT_EQ(tree["job"]["spare_hosts"].as<int>(), 2);
+  EXPECT_EQ(tree["job"]["gpus"].as<int>(), 8);
+  EXPECT_THROW(apply_override(tree, "cluster.hosts", YAML::Load("2")), std::invalid_argument);
+  EXPECT_THROW(apply_override(tree, "detectors.7.x", YAML::Load("2")), std::invalid_argument);
+  EXPECT_THROW(apply_override(tree, "job.gpus.x", YAML::Load("2")), std::invalid_argument);
+}
+
+void expect_error_at(const std::function<void()>& load, int line, int column, const std::string& fragment) {
+  try {
+    load();
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_EQ(e.column(), column) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(SweepFiles, ErrorsPointIntoTheSweepFile) {
+  auto load = [&](const std::string& text) { return [&, text] { load_sweep(write(text), registry_); }; };
+  expect_error_at(load("name: x\nscenarios: [demo.yaml]\nseeds: [1]\nbogus: 1\n"), 4, 1, "unknown key 'bogus'");
+  expect_error_at(load("name: x\nscenarios: [demo.yaml]\nseeds: [1]\ngrid:\n  faults.0.rate: [0.01, 2]\n"), 5, 25,
+                  "faults.0.rate = 2");
+  expect_error_at(load("name: x\nscenarios: [demo.yaml]\nseeds: [1]\ngrid:\n  faults.9.rate: [0.01]\n"), 5, 3,
+                  "no item '9'");
+  expect_error_at(load("name: x\nscenarios: [missing.yaml]\nseeds: [1]\n"), 2, 13, "cannot read");
+  expect_error_at(load("name: x\nscenarios: [demo.yaml]\nseeds: [1, 1]\n"), 3, 12, "listed twice");
+  expect_error_at(load("name: x\nscenarios: [demo.yaml]\nseeds: [1]\ndetectors: [nope]\n"), 4, 1, "nope");
+}
+
+TEST(Emit, KubernetesIndexedJobRunsEveryShard) {
+  EmitOptions options;
+  options.sweep_path = "scenarios/sweeps/demo-loss.yaml";
+  options.sweep_name = "Demo_Loss";
+  options.out = "/results/demo-loss";
+  options.shards = 12;
+  options.cells = 36;
+  const std::string manifest = kubernetes_manifest(options);
+  for (const char* expected :
+       {"kind: Job", "completionMode: Indexed", "completions: 12\n", "parallelism: 12\n",
+        "name: gauntlet-sweep-demo-loss\n", "\"sweep\", \"scenarios/sweeps/demo-loss.yaml\", \"--shard\", "
+                                            "\"$(JOB_COMPLETION_INDEX)/12\"",
+        "\"--out\", \"/results/demo-loss\"", "restartPolicy: Never"})
+    EXPECT_NE(manifest.find(expected), std::string::npos) << expected << "\n" << manifest;
+}
+
+TEST(Emit, SlurmArrayCoversEveryShard) {
+  EmitOptions options;
+  options.sweep_path = "it's.yaml";
+  options.sweep_name = "demo-loss";
+  options.out = "results/sweeps/demo-loss";
+  options.shards = 12;
+  options.cells = 36;
+  const std::string script = slurm_script(options);
+  EXPECT_EQ(script.rfind("#!/bin/bash\n", 0), 0u);
+  for (const char* expected : {"#SBATCH --array=0-11\n", "sweep 'it'\\''s.yaml' --shard \"${SLURM_ARRAY_TASK_ID}/12\"",
+                               "--out 'results/sweeps/demo-loss'"})
+    EXPECT_NE(script.find(expected), std::string::npos) << expected << "\n" << script;
+}
+
+}  // namespace
+}  // namespace gauntlet::harness
