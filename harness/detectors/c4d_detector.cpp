@@ -246,6 +246,9 @@ void C4dDetector::check_hangs(sim::Nanos now, std::vector<Finding>* found) {
     it = open_.erase(it);
   }
   if (!never_entered.empty()) found->push_back({"fail_stop", compute_suspects(never_entered)});
+  // Rings where everyone waits are the echo of a rank that never entered
+  // elsewhere, when there is one: that is the hang to report.
+  if (!never_entered.empty()) unlocalized = false;
   if (comm_hang && (!stuck.empty() || unlocalized)) found->push_back({"fail_stop", c4d_localize_cells(stuck, topology_)});
 }
 
