@@ -139,18 +139,22 @@ void FaultScheduler::schedule_fault(const FaultSpec& fault, sim::Nanos horizon) 
     }
     case FaultType::gpu_fail: {
       const int host = id->host, gpu = id->index;
-      schedule_job(start, [this, host, gpu] { job_.fail_gpu(host, gpu); });
-      if (end != kForever) schedule_job(end, [this, host, gpu] { job_.repair_gpu(host, gpu); });
+      schedule_job(start, [this, host, gpu] { job_.fail_gpu(host, gpu); }, false);
+      if (end != kForever) schedule_job(end, [this, host, gpu] { job_.repair_gpu(host, gpu); }, false);
       break;
     }
     case FaultType::node_crash: {
-      // A crashed node's ports go dark with it.
+      // A crashed node's ports go dark with it; the job stops first, so its
+      // links going down does not cut a steady run short.
       const int host = id->host;
-      schedule_job(start, [this, host] { job_.fail_host(host); });
+      schedule_job(start, [this, host] { job_.fail_host(host); }, false);
       static const Effect kDown{1.0, 0, true, 1.0};
-      for (int nic = 0; nic < topology.shape().rnics_per_host; ++nic)
-        apply_window(topology.link_name(topology.host_link(topology.endpoint(host, nic))), kDown);
-      if (end != kForever) schedule_job(end, [this, host] { job_.repair_host(host); });
+      for (int nic = 0; nic < topology.shape().rnics_per_host; ++nic) {
+        const std::string link = topology.link_name(topology.host_link(topology.endpoint(host, nic)));
+        schedule_change(start, link, fault.id, &kDown, false);
+        if (end != kForever) schedule_change(end, link, fault.id, nullptr);
+      }
+      if (end != kForever) schedule_job(end, [this, host] { job_.repair_host(host); }, false);
       break;
     }
     case FaultType::reconfigure:
@@ -176,8 +180,8 @@ void FaultScheduler::schedule_fault(const FaultSpec& fault, sim::Nanos horizon) 
   }
 }
 
-void FaultScheduler::schedule_job(sim::Nanos at, std::function<void()> action) {
-  change_times_.push_back(at);
+void FaultScheduler::schedule_job(sim::Nanos at, std::function<void()> action, bool bounds_steady_runs) {
+  if (bounds_steady_runs) change_times_.push_back(at);
   engine_.schedule_at(at, std::move(action));
 }
 
@@ -191,8 +195,8 @@ void FaultScheduler::schedule_transport_check(sim::Nanos down_at, const std::str
 }
 
 void FaultScheduler::schedule_change(sim::Nanos at, const std::string& component, const std::string& key,
-                                     const Effect* effect) {
-  change_times_.push_back(at);
+                                     const Effect* effect, bool bounds_steady_runs) {
+  if (bounds_steady_runs) change_times_.push_back(at);
   std::optional<Effect> copy;
   if (effect) copy = *effect;
   engine_.schedule_at(at, [this, component, key, copy] { set_effect(component, key, copy ? &*copy : nullptr); });

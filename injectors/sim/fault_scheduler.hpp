@@ -50,9 +50,14 @@ class FaultScheduler {
   };
 
   void schedule_fault(const FaultSpec& fault, sim::Nanos horizon);
-  void schedule_job(sim::Nanos at, std::function<void()> action);
+  // `bounds_steady_runs`: whether the job must stop fast-forwarding before
+  // this change. Fail-stop onsets and repairs need not: the job cuts its
+  // steady run itself when a failure stops it, and a repair changes nothing
+  // the running job does.
+  void schedule_job(sim::Nanos at, std::function<void()> action, bool bounds_steady_runs = true);
   void schedule_transport_check(sim::Nanos down_at, const std::string& link);
-  void schedule_change(sim::Nanos at, const std::string& component, const std::string& key, const Effect* effect);
+  void schedule_change(sim::Nanos at, const std::string& component, const std::string& key, const Effect* effect,
+                       bool bounds_steady_runs = true);
   void set_effect(const std::string& component, const std::string& key, const Effect* effect);
   void refresh(const std::string& component);
   sim::Nanos round_trip() const;
