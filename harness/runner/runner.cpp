@@ -1,6 +1,8 @@
 #include "harness/runner/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 #include "injectors/sim/fault_scheduler.hpp"
@@ -28,6 +30,22 @@ double mean_duration_between(const SimulationOutcome& run, double from_s, double
   return count > 0 ? total / count : 0;
 }
 
+// Iterations that ended within [from_s, to_s].
+double completions_between(const SimulationOutcome& run, double from_s, double to_s) {
+  double count = 0;
+  for (const models::IterationSpan& span : run.timeline) {
+    const double first_end = sim::to_seconds(span.start + span.duration);
+    const double step = sim::to_seconds(span.duration);
+    if (step <= 0) continue;
+    const double last_end = first_end + step * static_cast<double>(span.count - 1);
+    if (last_end < from_s || first_end > to_s) continue;
+    const double lo = std::max(0.0, std::ceil((from_s - first_end) / step));
+    const double hi = std::min(static_cast<double>(span.count - 1), std::floor((to_s - first_end) / step));
+    if (hi >= lo) count += hi - lo + 1;
+  }
+  return count;
+}
+
 double mean_duration(const SimulationOutcome& run) {
   double total = 0, count = 0;
   for (const auto& span : run.timeline) {
@@ -52,8 +70,15 @@ std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const Simulat
     e.start_s = sim::to_seconds(f.start);
     if (f.end()) e.end_s = sim::to_seconds(*f.end());
     e.benign = f.type == injectors::FaultType::reconfigure;
-    const double during = mean_duration_between(faulty, e.start_s, e.end_s.value_or(run_end));
-    e.affected_job = !e.benign && during > baseline * kAffectedSlowdown;
+    const double end = e.end_s.value_or(run_end);
+    const double during = mean_duration_between(faulty, e.start_s, end);
+    // A hang or crash completes fewer iterations than the fault-free run in
+    // the same window (and maybe none at all), even if the ones it completes
+    // are not slower.
+    const double window_end = std::min(run_end, end + 2 * baseline);
+    const bool fewer = completions_between(faulty, e.start_s, window_end) + 1 <
+                       completions_between(fault_free, e.start_s, window_end);
+    e.affected_job = !e.benign && (during > baseline * kAffectedSlowdown || fewer);
     episodes.push_back(std::move(e));
   }
   return episodes;
