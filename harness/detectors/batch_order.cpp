@@ -12,11 +12,12 @@ sim::Nanos record_time(const telemetry::Record& r) {
     case telemetry::Record::kNic: return r.nic().time_ns();
     case telemetry::Record::kHeartbeat: return r.heartbeat().time_ns();
     case telemetry::Record::kJob: return r.job().time_ns();
+    case telemetry::Record::kCpu: return r.cpu().time_ns();
     default: return 0;
   }
 }
 
-std::vector<BatchItem> ordered_items(const telemetry::Batch& batch) {
+std::vector<BatchItem> ordered_items(const telemetry::Batch& batch, bool with_steady_samples) {
   std::vector<BatchItem> items;
   items.reserve(static_cast<std::size_t>(batch.records_size() + batch.steady_size()));
   for (const auto& r : batch.records()) items.push_back({record_time(r), &r, nullptr});
@@ -25,6 +26,8 @@ std::vector<BatchItem> ordered_items(const telemetry::Batch& batch) {
     for (const auto& r : s.records()) t = std::min(t, record_time(r));
     items.push_back({t, nullptr, &s});
   }
+  if (with_steady_samples)
+    for (const auto& s : batch.steady_samples()) items.push_back({s.from_ns(), nullptr, nullptr, &s});
   std::stable_sort(items.begin(), items.end(), [](const BatchItem& a, const BatchItem& b) { return a.time < b.time; });
   return items;
 }

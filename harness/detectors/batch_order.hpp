@@ -16,10 +16,13 @@ struct BatchItem {
   sim::Nanos time = 0;
   const telemetry::Record* record = nullptr;    // exactly one of these is set
   const telemetry::SteadyRun* steady = nullptr;  // placed at its first record's time
+  const telemetry::SteadySamples* samples = nullptr;  // placed at its from_ns
 };
 
 // Records and steady runs of a batch in time order; ties keep records first
 // in their published order.
-std::vector<BatchItem> ordered_items(const telemetry::Batch& batch);
+// Steady sample blocks are included only when asked for, so walkers that
+// know records and steady runs alone never meet a third kind.
+std::vector<BatchItem> ordered_items(const telemetry::Batch& batch, bool with_steady_samples = false);
 
 }  // namespace gauntlet::harness
