@@ -1,0 +1,47 @@
+#include "models/host/job_view.hpp"
+
+#include <set>
+
+namespace gauntlet::models {
+
+HardwareSampler::EndpointOf job_endpoints(const TrainingJob& job, const sim::Topology& topology) {
+  auto table = std::make_shared<std::map<std::pair<int, int>, sim::EndpointId>>();
+  const Placement& placement = job.placement();
+  for (int r = 0; r < placement.ranks(); ++r)
+    (*table)[{placement.rank(r).host, placement.rank(r).gpu}] = job.rank_endpoint(r);
+  return [table, &topology](int host, int gpu) {
+    auto it = table->find({host, gpu});
+    return it != table->end() ? it->second : topology.endpoint(host, topology.nic_of_gpu(gpu));
+  };
+}
+
+SampleInputs job_sample_inputs(const TrainingJob& job, const sim::NetworkEngine& engine) {
+  // A hung job's GPUs still spin in their collective kernels; a stopped one's idle.
+  const JobState state = job.state();
+  const bool active = state == JobState::running || state == JobState::hung;
+  auto used = std::make_shared<std::set<std::pair<int, int>>>();
+  if (active) {
+    const Placement& placement = job.placement();
+    for (int r = 0; r < placement.ranks(); ++r) {
+      const RankPlace& p = placement.rank(r);
+      if (!job.gpu_failed(p.host, p.gpu) && !job.host_failed(p.host)) used->insert({p.host, p.gpu});
+    }
+  }
+  SampleInputs inputs;
+  inputs.gpu_busy = [used](int host, int gpu) { return used->count({host, gpu}) > 0; };
+  const sim::Topology& topology = engine.topology();
+  inputs.link_up = [&engine, &topology](sim::EndpointId e) {
+    return engine.link_state(topology.host_link(e)).up && engine.endpoint_state(e).up;
+  };
+  inputs.traffic_flowing = state == JobState::running;
+  // Everything the two callables read, folded into one key.
+  std::uint64_t key = engine.state_version();
+  for (std::uint64_t part : {static_cast<std::uint64_t>(state), static_cast<std::uint64_t>(job.restarts()),
+                             static_cast<std::uint64_t>(job.isolated_hosts().size()),
+                             static_cast<std::uint64_t>(job.spares_used()), static_cast<std::uint64_t>(used->size())})
+    key = key * 1000003u + part;
+  inputs.version = key;
+  return inputs;
+}
+
+}  // namespace gauntlet::models

@@ -1,0 +1,19 @@
+#pragma once
+// What the hardware sampler reads of a running training job and the network:
+// which GPUs the job computes on, which RNIC each GPU's traffic uses now
+// (after any NCCL fallback) and whether each RNIC's link is up.
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "models/telemetry/hardware_sampler.hpp"
+#include "models/training_job.hpp"
+#include "sim/network_engine.hpp"
+
+namespace gauntlet::models {
+
+// A snapshot taken now; the returned callables own their tables.
+HardwareSampler::EndpointOf job_endpoints(const TrainingJob& job, const sim::Topology& topology);
+SampleInputs job_sample_inputs(const TrainingJob& job, const sim::NetworkEngine& engine);
+
+}  // namespace gauntlet::models

@@ -1,0 +1,264 @@
+#include "models/telemetry/hardware_sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/component_id.hpp"
+
+namespace gauntlet::models {
+namespace {
+
+double round_to(double value, double step) { return std::round(value / step) * step; }
+
+void set_time(telemetry::Record& r, sim::Nanos at) {
+  if (r.has_gpu()) r.mutable_gpu()->set_time_ns(at);
+  if (r.has_cpu()) r.mutable_cpu()->set_time_ns(at);
+  if (r.has_nic()) r.mutable_nic()->set_time_ns(at);
+}
+
+// Equal apart from the sample time.
+bool same_values(const telemetry::Record& a, const telemetry::Record& b) {
+  if (a.body_case() != b.body_case()) return false;
+  if (a.has_gpu()) {
+    const auto &x = a.gpu(), &y = b.gpu();
+    return x.gpu() == y.gpu() && x.sm_utilization() == y.sm_utilization() && x.clock_mhz() == y.clock_mhz() &&
+           x.temperature_c() == y.temperature_c() && x.power_w() == y.power_w();
+  }
+  if (a.has_cpu()) return a.cpu().cpu() == b.cpu().cpu() && a.cpu().utilization() == b.cpu().utilization();
+  const auto &x = a.nic(), &y = b.nic();
+  return x.nic() == y.nic() && x.tx_bytes() == y.tx_bytes() && x.rx_bytes() == y.rx_bytes() &&
+         x.tx_packets() == y.tx_packets() && x.rx_packets() == y.rx_packets() && x.cnp() == y.cnp() &&
+         x.link_up() == y.link_up();
+}
+
+// Bytes a collective record puts on the wire from its worker, given its
+// communicator's size: a ring edge carries 2(n-1)/n of an allreduce's buffer
+// and (n-1)/n of a reduce-scatter's or allgather's; an all-to-all sends
+// (n-1)/n of its buffer to the other members; a send carries its bytes.
+double wire_bytes(const telemetry::CollectiveRecord& c, int n) {
+  const double bytes = static_cast<double>(c.bytes());
+  const double share = n > 0 ? static_cast<double>(n - 1) / n : 0.0;
+  if (c.op() == "allreduce") return 2 * share * bytes;
+  if (c.op() == "reduce_scatter" || c.op() == "allgather" || c.op() == "alltoall") return share * bytes;
+  if (c.op() == "send") return bytes;
+  return 0;  // a recv is the other side of a send
+}
+
+}  // namespace
+
+HardwareSampler::HardwareSampler(const sim::Topology& topology, const TelemetryEffects& effects,
+                                 HardwareSamplerParams params)
+    : topology_(topology), effects_(effects), params_(params) {
+  const auto gpus = static_cast<std::size_t>(topology.hosts() * topology.shape().gpus_per_host);
+  const auto hosts = static_cast<std::size_t>(topology.hosts());
+  const auto nics = static_cast<std::size_t>(topology.endpoints());
+  temperature_.assign(gpus, -1.0);
+  tx_rate_.assign(nics, 0.0);
+  rx_rate_.assign(nics, 0.0);
+  components_.resize(gpus + hosts + nics);
+}
+
+double HardwareSampler::tx_rate(sim::EndpointId endpoint) const { return tx_rate_[static_cast<std::size_t>(endpoint)]; }
+double HardwareSampler::rx_rate(sim::EndpointId endpoint) const { return rx_rate_[static_cast<std::size_t>(endpoint)]; }
+
+void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const EndpointOf& endpoint_of) {
+  // The latest iteration in the batch, from single records or a steady run
+  // (whose records are one iteration repeated every period).
+  const google::protobuf::RepeatedPtrField<telemetry::Record>* source = nullptr;
+  std::uint64_t iteration = 0;
+  sim::Nanos latest_end = -1, duration = 0;
+  for (const auto& r : batch.records())
+    if (r.has_iteration() && r.iteration().end_ns() >= latest_end) {
+      latest_end = r.iteration().end_ns();
+      iteration = r.iteration().iteration();
+      duration = r.iteration().end_ns() - r.iteration().start_ns();
+      source = &batch.records();
+    }
+  for (const auto& s : batch.steady())
+    for (const auto& r : s.records())
+      if (r.has_iteration()) {
+        const sim::Nanos end = r.iteration().end_ns() +
+                               static_cast<sim::Nanos>(s.last_iteration() - s.first_iteration()) * s.period_ns();
+        if (end >= latest_end) {
+          latest_end = end;
+          iteration = r.iteration().iteration();
+          duration = s.period_ns();
+          source = &s.records();
+        }
+        break;
+      }
+  if (!source || duration <= 0) return;
+
+  std::map<std::pair<std::string, std::string>, int> members;  // (communicator, op) -> ranks
+  for (const auto& r : *source)
+    if (r.has_collective() && r.collective().sequence() == iteration)
+      ++members[{r.collective().communicator(), r.collective().op()}];
+  std::vector<double> tx(tx_rate_.size(), 0.0), rx(rx_rate_.size(), 0.0);
+  for (const auto& r : *source) {
+    if (!r.has_collective() || r.collective().sequence() != iteration) continue;
+    const telemetry::CollectiveRecord& c = r.collective();
+    const auto from = sim::ComponentId::parse(c.worker());
+    if (!from || from->kind != sim::ComponentKind::gpu) continue;
+    const double bytes = wire_bytes(c, members[{c.communicator(), c.op()}]);
+    if (bytes <= 0) continue;
+    const auto to = sim::ComponentId::parse(c.peer());
+    if (to && to->host == from->host) continue;  // NVLink, not the fabric
+    const auto src = static_cast<std::size_t>(endpoint_of(from->host, from->index));
+    // Without a named peer (all-to-all) the RNIC receives as much as it sends.
+    const auto dst = to ? static_cast<std::size_t>(endpoint_of(to->host, to->index)) : src;
+    tx[src] += bytes;
+    rx[dst] += bytes;
+  }
+  const double seconds = sim::to_seconds(duration);
+  for (std::size_t e = 0; e < tx.size(); ++e) {
+    tx[e] /= seconds;
+    rx[e] /= seconds;
+  }
+  if (tx != tx_rate_ || rx != rx_rate_) traffic_changed_ = true;
+  tx_rate_ = std::move(tx);
+  rx_rate_ = std::move(rx);
+}
+
+telemetry::Record HardwareSampler::gpu_sample(int host, int gpu, sim::Nanos at, const SampleInputs& inputs) {
+  const double clock = effects_.clock_factor(host, gpu, at);
+  const bool busy = inputs.gpu_busy(host, gpu);
+  const double sm = busy ? params_.sm_busy * effects_.cpu_factor(host, at) : 0.0;
+  double target = busy ? params_.busy_temperature_c : params_.idle_temperature_c;
+  if (busy && clock < 1.0)
+    target += (params_.hot_temperature_c - params_.busy_temperature_c) *
+              std::min(1.0, (1.0 - clock) / params_.hot_slowdown);
+  double& temperature = temperature_[static_cast<std::size_t>(host * topology_.shape().gpus_per_host + gpu)];
+  if (temperature < 0) temperature = target;
+  else
+    temperature += (target - temperature) *
+                   (1.0 - std::exp(-static_cast<double>(period_) / static_cast<double>(params_.thermal_time_constant)));
+  if (std::round(temperature) != std::round(target)) settling_ = true;
+
+  telemetry::Record r;
+  auto* g = r.mutable_gpu();
+  g->set_gpu(sim::ComponentId::make_gpu(host, gpu).str());
+  g->set_time_ns(at);
+  g->set_sm_utilization(round_to(sm, 0.001));
+  g->set_clock_mhz(std::round(params_.clock_mhz * clock));
+  g->set_temperature_c(std::round(temperature));
+  g->set_power_w(std::round(params_.idle_power_w +
+                            (params_.busy_power_w - params_.idle_power_w) * (sm / params_.sm_busy) * clock));
+  return r;
+}
+
+telemetry::Record HardwareSampler::cpu_sample(int host, sim::Nanos at, const SampleInputs& inputs) const {
+  bool busy = false;
+  for (int g = 0; g < topology_.shape().gpus_per_host && !busy; ++g) busy = inputs.gpu_busy(host, g);
+  double utilization = busy ? params_.cpu_busy : params_.cpu_idle;
+  // A contended CPU is saturated: processor sharing slows tenants only then.
+  if (effects_.cpu_factor(host, at) < 1.0) utilization = params_.cpu_contended;
+  telemetry::Record r;
+  auto* c = r.mutable_cpu();
+  c->set_cpu(sim::ComponentId::make_cpu(host).str());
+  c->set_time_ns(at);
+  c->set_utilization(utilization);
+  return r;
+}
+
+telemetry::Record HardwareSampler::nic_sample(sim::EndpointId endpoint, sim::Nanos at,
+                                              const SampleInputs& inputs) const {
+  const double seconds = sim::to_seconds(period_);
+  const bool flowing = inputs.traffic_flowing;
+  const double tx = flowing ? std::round(tx_rate(endpoint) * seconds) : 0.0;
+  const double rx = flowing ? std::round(rx_rate(endpoint) * seconds) : 0.0;
+  telemetry::Record r;
+  auto* n = r.mutable_nic();
+  n->set_nic(sim::ComponentId::make_nic(topology_.host_of(endpoint), topology_.nic_of(endpoint)).str());
+  n->set_time_ns(at);
+  n->set_tx_bytes(static_cast<std::uint64_t>(tx));
+  n->set_rx_bytes(static_cast<std::uint64_t>(rx));
+  n->set_tx_packets(static_cast<std::uint64_t>(std::ceil(tx / params_.mtu_bytes)));
+  n->set_rx_packets(static_cast<std::uint64_t>(std::ceil(rx / params_.mtu_bytes)));
+  n->set_link_up(inputs.link_up(endpoint));
+  return r;
+}
+
+bool HardwareSampler::quiet(sim::Nanos at, const SampleInputs& inputs) const {
+  return previous_ >= 0 && at - previous_ == period_ && !settling_ && !traffic_changed_ &&
+         inputs.version == last_version_ && inputs.traffic_flowing == last_flowing_ &&
+         effects_.next_change(previous_) > at;
+}
+
+void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetry::Batch* out) {
+  if (quiet(at, inputs)) {
+    // Nothing any sample reads has changed: every component repeats.
+    for (Component& c : components_) {
+      if (c.repeat_from < 0) c.repeat_from = at;
+      c.repeat_until = at;
+    }
+    represented_samples_ += components_.size();
+    previous_ = at;
+    if (at % params_.hold == 0)
+      for (Component& c : components_) close(c);
+    emit_closed(out);
+    return;
+  }
+  settling_ = false;
+  traffic_changed_ = false;
+  last_version_ = inputs.version;
+  last_flowing_ = inputs.traffic_flowing;
+  if (previous_ >= 0) {
+    period_ = at - previous_;
+    // A block never straddles a telemetry-effect edge, so a clock skew
+    // starting there applies to whole blocks.
+    if (effects_.next_change(previous_) <= at)
+      for (Component& c : components_) close(c);
+  }
+  const int gpus = topology_.shape().gpus_per_host;
+  std::size_t index = 0;
+  for (int h = 0; h < topology_.hosts(); ++h)
+    for (int g = 0; g < gpus; ++g) offer(index++, gpu_sample(h, g, at, inputs), at, out);
+  for (int h = 0; h < topology_.hosts(); ++h) offer(index++, cpu_sample(h, at, inputs), at, out);
+  for (sim::EndpointId e = 0; e < topology_.endpoints(); ++e) offer(index++, nic_sample(e, at, inputs), at, out);
+  previous_ = at;
+  if (at % params_.hold == 0)
+    for (Component& c : components_) close(c);
+  emit_closed(out);
+}
+
+void HardwareSampler::flush(telemetry::Batch* out) {
+  for (Component& c : components_) close(c);
+  emit_closed(out);
+}
+
+void HardwareSampler::offer(std::size_t index, telemetry::Record sample, sim::Nanos at, telemetry::Batch* out) {
+  Component& c = components_[index];
+  ++represented_samples_;
+  if (c.has_last && same_values(c.last, sample)) {
+    if (c.repeat_from < 0) c.repeat_from = at;
+    c.repeat_until = at;
+    return;
+  }
+  close(c);
+  c.last = sample;
+  c.has_last = true;
+  published_bytes_ += sample.ByteSizeLong();
+  *out->add_records() = std::move(sample);
+}
+
+void HardwareSampler::close(Component& c) {
+  if (c.repeat_from < 0) return;
+  telemetry::SteadySamples& block = closed_[{c.repeat_from, c.repeat_until}];
+  block.set_from_ns(c.repeat_from);
+  block.set_until_ns(c.repeat_until);
+  block.set_period_ns(period_);
+  telemetry::Record* r = block.add_samples();
+  *r = c.last;
+  set_time(*r, c.repeat_from);
+  c.repeat_from = c.repeat_until = -1;
+}
+
+void HardwareSampler::emit_closed(telemetry::Batch* out) {
+  for (auto& [span, block] : closed_) {
+    published_bytes_ += block.ByteSizeLong();
+    *out->add_steady_samples() = std::move(block);
+  }
+  closed_.clear();
+}
+
+}  // namespace gauntlet::models

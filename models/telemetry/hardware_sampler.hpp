@@ -1,0 +1,118 @@
+#pragma once
+// Per-second hardware samples of a cluster: a GpuSample per GPU, a CpuSample
+// per host and NicCounters per RNIC, taken at each sample time as the
+// cluster's monitoring agents would.
+//
+// GPU (H100 SXM figures): SM clock 1980 MHz x the throttle's clock factor;
+// SM utilization 0.9 while the job computes on it, times the share of the
+// host CPU the job gets (a contended CPU feeds kernels late, so every GPU of
+// the host idles in the gaps at the same moment while its clock stays put);
+// power from 100 W idle to 600 W busy, scaled by clock and utilization;
+// temperature relaxes toward its target with a 30 s time constant: ~35 C
+// idle, ~50 C busy, and up to ~70 C for a GPU throttled by 20% or more (the
+// seed's hot, 20% slower GPU: thermal throttling is what a hot GPU does).
+// CPU: 0.3 utilization while the job runs on the host, 1.0 (saturated) under
+// contention, 0.05 idle.
+// RNIC: the bytes each RNIC carried over the job's latest iteration (from
+// the collectives it published, attributed to the RNIC each GPU uses now,
+// after any NCCL fallback) spread evenly over that iteration's duration, so
+// counters hold steady while iterations do; zero while the job is stopped.
+// link_up is the RNIC's host link state; a downed RNIC raises no alarm.
+//
+// Compactness: a sample whose values equal the previous one of the same
+// component is a repeat. The first sample after a change is published as a
+// plain record; repeats are gathered into SteadySamples blocks, closed at a
+// change, at every telemetry-effect edge and every `hold` (aligned to
+// multiples of it, so the steady components of a cluster share one block).
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/telemetry/telemetry_effects.hpp"
+#include "sim/proto/telemetry.pb.h"
+#include "sim/topology.hpp"
+
+namespace gauntlet::models {
+
+struct HardwareSamplerParams {
+  sim::Nanos hold = 60 * sim::kSecond;
+  double clock_mhz = 1980;
+  double sm_busy = 0.9;
+  double idle_power_w = 100, busy_power_w = 600;
+  double idle_temperature_c = 35, busy_temperature_c = 50, hot_temperature_c = 70;
+  double hot_slowdown = 0.2;  // throttling at which a GPU reaches hot_temperature_c
+  sim::Nanos thermal_time_constant = 30 * sim::kSecond;
+  double cpu_idle = 0.05, cpu_busy = 0.3, cpu_contended = 1.0;
+  double mtu_bytes = 4096;
+};
+
+// What the sampler reads of the job and the network at a sample time.
+struct SampleInputs {
+  std::function<bool(int host, int gpu)> gpu_busy;  // the job computes on it
+  std::function<bool(sim::EndpointId)> link_up;
+  bool traffic_flowing = true;  // the job is iterating
+  // Changes whenever anything gpu_busy or link_up read may have changed; an
+  // unchanged key lets a sample with no other change repeat without being
+  // recomputed.
+  std::uint64_t version = 0;
+};
+
+class HardwareSampler {
+ public:
+  using EndpointOf = std::function<sim::EndpointId(int host, int gpu)>;
+
+  HardwareSampler(const sim::Topology& topology, const TelemetryEffects& effects, HardwareSamplerParams params = {});
+
+  // Learns each RNIC's traffic from the latest iteration whose collectives
+  // are in `batch`; `endpoint_of` is the RNIC each GPU's traffic uses now.
+  void observe_traffic(const telemetry::Batch& batch, const EndpointOf& endpoint_of);
+  // Samples every component at `at` (one period after the previous sample)
+  // and appends new values as records and finished repeat blocks to `out`.
+  void sample(sim::Nanos at, const SampleInputs& inputs, telemetry::Batch* out);
+  // Closes every open repeat block into `out` (end of the run).
+  void flush(telemetry::Batch* out);
+
+  // Bytes this sampler added to batches (serialized), and how many samples
+  // those bytes stand for.
+  std::uint64_t published_bytes() const { return published_bytes_; }
+  std::uint64_t represented_samples() const { return represented_samples_; }
+
+  // Bytes per second each RNIC sends and receives in the current iteration.
+  double tx_rate(sim::EndpointId endpoint) const;
+  double rx_rate(sim::EndpointId endpoint) const;
+
+ private:
+  struct Component {
+    telemetry::Record last;  // the last value published or repeated
+    bool has_last = false;
+    sim::Nanos repeat_from = -1, repeat_until = -1;  // open repeat block
+  };
+  telemetry::Record gpu_sample(int host, int gpu, sim::Nanos at, const SampleInputs& inputs);
+  telemetry::Record cpu_sample(int host, sim::Nanos at, const SampleInputs& inputs) const;
+  telemetry::Record nic_sample(sim::EndpointId endpoint, sim::Nanos at, const SampleInputs& inputs) const;
+  void offer(std::size_t index, telemetry::Record sample, sim::Nanos at, telemetry::Batch* out);
+  void close(Component& c);
+  void emit_closed(telemetry::Batch* out);
+
+  const sim::Topology& topology_;
+  const TelemetryEffects& effects_;
+  HardwareSamplerParams params_;
+  bool quiet(sim::Nanos at, const SampleInputs& inputs) const;
+
+  sim::Nanos previous_ = -1;
+  std::uint64_t last_version_ = 0;
+  bool last_flowing_ = false;
+  bool traffic_changed_ = true;
+  bool settling_ = true;  // some GPU's temperature still moves
+  sim::Nanos period_ = sim::kSecond;
+  std::vector<double> temperature_;  // per GPU of the cluster
+  std::vector<double> tx_rate_, rx_rate_;
+  std::vector<Component> components_;  // GPUs, then CPUs, then RNICs
+  std::map<std::pair<sim::Nanos, sim::Nanos>, telemetry::SteadySamples> closed_;
+  std::uint64_t published_bytes_ = 0;
+  std::uint64_t represented_samples_ = 0;
+};
+
+}  // namespace gauntlet::models
