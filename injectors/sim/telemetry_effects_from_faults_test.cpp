@@ -1,0 +1,145 @@
+#include "injectors/sim/telemetry_effects_from_faults.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "injectors/sim/fault_scheduler.hpp"
+#include "models/host/job_view.hpp"
+#include "models/telemetry/hardware_sampler.hpp"
+#include "sim/flow/flow_engine.hpp"
+#include "sim/isolated_run.hpp"
+
+namespace gauntlet::injectors {
+namespace {
+
+using sim::kSecond;
+
+sim::ClusterShape pod() {
+  sim::ClusterShape s;
+  s.spines = 1;
+  s.leaves = 8;
+  s.hosts = 4;
+  s.gpus_per_host = 8;
+  s.rnics_per_host = 8;
+  return s;
+}
+
+FaultSpec fault(FaultType type, const std::string& target, sim::Nanos at, std::optional<sim::Nanos> duration) {
+  FaultSpec f;
+  f.id = "f1";
+  f.type = type;
+  f.target = target;
+  f.start = at;
+  f.duration = duration;
+  return f;
+}
+
+TEST(TelemetryEffectsFromFaults, WindowsFollowTheFaultsAndOpenEndedOnesTheHorizon) {
+  const sim::Topology topology(pod());
+  FaultSpec throttle = fault(FaultType::gpu_throttle, "h1.gpu2", 10 * kSecond, 20 * kSecond);
+  throttle.params.slowdown = 0.2;
+  FaultSpec contention = fault(FaultType::cpu_contention, "h3", 5 * kSecond, std::nullopt);
+  contention.params.slowdown = 0.25;
+  FaultSpec skew = fault(FaultType::clock_skew, "h0", 0, 40 * kSecond);
+  skew.params.offset = -3 * kSecond;
+  const auto effects = telemetry_effects_from({throttle, contention, skew}, topology, 100 * kSecond);
+  EXPECT_DOUBLE_EQ(effects.clock_factor(1, 2, 9 * kSecond), 1.0);
+  EXPECT_DOUBLE_EQ(effects.clock_factor(1, 2, 10 * kSecond), 0.8);
+  EXPECT_DOUBLE_EQ(effects.clock_factor(1, 2, 30 * kSecond), 1.0);
+  EXPECT_DOUBLE_EQ(effects.clock_factor(1, 3, 15 * kSecond), 1.0);
+  EXPECT_DOUBLE_EQ(effects.cpu_factor(3, 99 * kSecond), 0.75);
+  EXPECT_DOUBLE_EQ(effects.cpu_factor(3, 100 * kSecond), 1.0);
+  EXPECT_EQ(effects.clock_offset(0, 39 * kSecond), -3 * kSecond);
+  EXPECT_EQ(effects.clock_offset(1, 39 * kSecond), 0);
+}
+
+struct NicSeen {
+  std::uint64_t tx_before = 0, tx_after = 0, tx_down = 0, packets_before = 0, packets_after = 0;
+  bool up_before = false, up_after = true;
+  int job_events = 0;
+  sim::Nanos iteration_before = 0, iteration_after = 0;
+};
+
+// A 32-GPU data-parallel job (tp8 dp4) on 4 hosts; h1.nic3 goes down at 20 s
+// and NCCL moves h1.gpu3's ring edge to h1.nic0. Samples as the runner takes them.
+NicSeen run_nic_down() {
+  const std::string out = sim::run_isolated([] {
+    const sim::Topology topology(pod());
+    sim::FlowEngine engine(topology, 3);
+    sim::TelemetryBus bus;
+    models::JobSpec spec;
+    spec.gpus = 32;
+    spec.parallelism = {8, 1, 4, 1};
+    spec.compute_per_iteration = kSecond;
+    spec.gradient_bytes = 10'000'000'000;
+    models::TrainingJob job(spec, topology, engine, bus);
+    FaultScheduler scheduler(engine, job);
+    const std::vector<FaultSpec> faults{fault(FaultType::nic_down, "h1.nic3", 20 * kSecond, std::nullopt)};
+    scheduler.arm(faults, sim::kMinute);
+    job.set_change_horizon([&] { return scheduler.next_change(); });
+    const auto effects = telemetry_effects_from(faults, topology, sim::kMinute);
+    models::HardwareSampler sampler(topology, effects);
+    job.start(0, sim::kMinute);
+    NicSeen seen;
+    for (sim::Nanos t = kSecond; t <= sim::kMinute; t += kSecond) {
+      engine.run_until(t);
+      telemetry::Batch batch = bus.drain(t);
+      sampler.observe_traffic(batch, models::job_endpoints(job, topology));
+      sampler.sample(t, models::job_sample_inputs(job, engine), &batch);
+      for (const auto& r : batch.records()) {
+        if (r.has_job()) ++seen.job_events;
+        if (r.has_iteration() && r.iteration().end_ns() < 20 * kSecond)
+          seen.iteration_before = r.iteration().end_ns() - r.iteration().start_ns();
+      }
+      // The value each RNIC reports now: its latest plain sample.
+      for (const auto& r : batch.records()) {
+        if (!r.has_nic()) continue;
+        const auto& n = r.nic();
+        if (n.nic() == "h1.nic0" && t < 20 * kSecond) {
+          seen.tx_before = n.tx_bytes();
+          seen.packets_before = n.tx_packets();
+        }
+        if (n.nic() == "h1.nic0" && t > 20 * kSecond) {
+          seen.tx_after = n.tx_bytes();
+          seen.packets_after = n.tx_packets();
+        }
+        if (n.nic() == "h1.nic3" && t < 20 * kSecond) seen.up_before = n.link_up();
+        if (n.nic() == "h1.nic3" && t >= 20 * kSecond) {
+          seen.up_after = n.link_up();
+          seen.tx_down = n.tx_bytes();
+        }
+      }
+    }
+    seen.iteration_after = job.timeline().back().duration;
+    std::ostringstream o;
+    o << seen.tx_before << ' ' << seen.tx_after << ' ' << seen.tx_down << ' ' << seen.packets_before << ' '
+      << seen.packets_after << ' ' << seen.up_before << ' ' << seen.up_after << ' ' << seen.job_events << ' '
+      << seen.iteration_before << ' ' << seen.iteration_after;
+    return o.str();
+  });
+  std::istringstream in(out);
+  NicSeen s;
+  in >> s.tx_before >> s.tx_after >> s.tx_down >> s.packets_before >> s.packets_after >> s.up_before >> s.up_after >>
+      s.job_events >> s.iteration_before >> s.iteration_after;
+  return s;
+}
+
+TEST(TelemetryEffectsFromFaults, NicDownShowsOnlyAsADownLinkAndAFallbackRnicCarryingTwoRings) {
+  const NicSeen s = run_nic_down();
+  EXPECT_TRUE(s.up_before);
+  EXPECT_FALSE(s.up_after);
+  EXPECT_EQ(s.tx_down, 0u);
+  EXPECT_EQ(s.job_events, 1);  // the job's start; no alarm, no error
+  ASSERT_GT(s.tx_before, 0u);
+  ASSERT_GT(s.iteration_after, s.iteration_before);
+  // Two rings' bytes per iteration instead of one, over a longer iteration.
+  const double expected = 2.0 * static_cast<double>(s.iteration_before) / static_cast<double>(s.iteration_after);
+  RecordProperty("tx_ratio", std::to_string(static_cast<double>(s.tx_after) / static_cast<double>(s.tx_before)));
+  EXPECT_NEAR(static_cast<double>(s.tx_after) / static_cast<double>(s.tx_before), expected, 0.02 * expected);
+  EXPECT_NEAR(static_cast<double>(s.packets_after) / static_cast<double>(s.packets_before), expected,
+              0.02 * expected);
+}
+
+}  // namespace
+}  // namespace gauntlet::injectors
