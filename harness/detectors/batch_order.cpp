@@ -13,6 +13,7 @@ sim::Nanos record_time(const telemetry::Record& r) {
     case telemetry::Record::kHeartbeat: return r.heartbeat().time_ns();
     case telemetry::Record::kJob: return r.job().time_ns();
     case telemetry::Record::kCpu: return r.cpu().time_ns();
+    case telemetry::Record::kProbe: return r.probe().sent_ns();
     default: return 0;
   }
 }
