@@ -8,6 +8,8 @@
 #include "harness/detectors/c4d_detector.hpp"
 #include "harness/detectors/eroica_detector.hpp"
 #include "harness/detectors/falcon_detector.hpp"
+#include "harness/detectors/pingmesh_detector.hpp"
+#include "harness/detectors/skeleton_detector.hpp"
 #include "harness/detectors/timeout_detector.hpp"
 
 namespace gauntlet::harness {
@@ -257,6 +259,44 @@ DetectorRegistry builtin_detectors() {
     return std::make_unique<EroicaDetector>(EroicaDetector::config_from(ctx.params), ctx.topology);
   };
   registry.add(std::move(eroica));
+
+  DetectorInfo skeleton;
+  skeleton.name = "skeleton";
+  skeleton.summary =
+      "SkeletonHunter: probes the traffic skeleton inferred from the job's recurring collective peers plus "
+      "identifiability pairs; localizes overlay first, then underlay, then the RNIC boundary; tells a silent "
+      "agent from a network fault";
+  skeleton.params = {
+      declare("round", K::duration, "30s", "interval between probe rounds", 0.001),
+      declare("budget", K::integer, "256", "probes per round", 1.0),
+      declare("rtt_factor", K::number, "2", "RTT over the healthy baseline times this (and over the margin) is anomalous", 1.0),
+      declare("rtt_margin", K::duration, "50us", "RTT over the healthy baseline plus this (and over the factor) is anomalous", 0.0),
+      declare("heartbeat", K::duration, "10s", "the agents' heartbeat interval", 0.001),
+      declare("missed_heartbeats", K::integer, "3", "heartbeat intervals of silence that make an agent silent", 1.0),
+      declare("min_repeats", K::integer, "3", "iterations a ring edge must recur in to join the skeleton", 1.0),
+      declare("stale_after", K::duration, "2m", "silence after which an edge leaves the skeleton", 0.001),
+  };
+  skeleton.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
+    return std::make_unique<SkeletonDetector>(SkeletonDetector::config_from(ctx.params), ctx.topology);
+  };
+  registry.add(std::move(skeleton));
+
+  DetectorInfo pingmesh;
+  pingmesh.name = "pingmesh";
+  pingmesh.summary =
+      "Pingmesh: underlay probes, full mesh under each ToR plus sampled inter-ToR pairs, fixed RTT and loss "
+      "thresholds; blames an RNIC many peers cannot reach, else the links failures follow";
+  pingmesh.params = {
+      declare("round", K::duration, "30s", "interval between probe rounds", 0.001),
+      declare("inter_tor_sample", K::integer, "64", "inter-ToR pairs drawn per round", 0.0),
+      declare("rtt_threshold", K::duration, "100us", "RTT above which a probe fails", 0.0),
+      declare("rnic_fraction", K::number, "0.5", "fraction of an RNIC's probed peers failing that blames the RNIC", 0.0, 1.0),
+      declare("seed", K::integer, "1", "seed of the inter-ToR sample", 0.0),
+  };
+  pingmesh.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
+    return std::make_unique<PingmeshDetector>(PingmeshDetector::config_from(ctx.params), ctx.topology);
+  };
+  registry.add(std::move(pingmesh));
 
   return registry;
 }

@@ -1,0 +1,95 @@
+#include "harness/detectors/pingmesh_detector.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "harness/detectors/skeleton_localize.hpp"
+#include "sim/component_id.hpp"
+
+namespace gauntlet::harness {
+
+PingmeshDetector::Config PingmeshDetector::config_from(const DetectorParams& params) {
+  Config c;
+  c.round = params.duration("round");
+  c.inter_tor_sample = params.integer("inter_tor_sample");
+  c.rtt_threshold = params.duration("rtt_threshold");
+  c.rnic_fraction = params.number("rnic_fraction");
+  c.seed = static_cast<std::uint64_t>(params.integer("seed"));
+  return c;
+}
+
+PingmeshDetector::PingmeshDetector(Config config, const sim::Topology* topology)
+    : config_(std::move(config)), topology_(topology), rng_(sim::RngStreams(config_.seed).stream("pingmesh")) {}
+
+std::vector<std::pair<int, int>> PingmeshDetector::round_pairs() {
+  const sim::Topology& t = *topology_;
+  std::vector<std::vector<int>> on_leaf(static_cast<std::size_t>(t.leaves()));
+  for (int e = 0; e < t.endpoints(); ++e) on_leaf[static_cast<std::size_t>(t.leaf_of(e))].push_back(e);
+  std::vector<std::pair<int, int>> pairs;
+  // Each ToR pair once per round; the sending end alternates across rounds
+  // so both agents' views are sampled.
+  const bool flip = round_index_ % 2 == 1;
+  for (const auto& members : on_leaf)
+    for (std::size_t i = 0; i < members.size(); ++i)
+      for (std::size_t j = i + 1; j < members.size(); ++j)
+        pairs.push_back(flip ? std::pair{members[j], members[i]} : std::pair{members[i], members[j]});
+  if (t.leaves() > 1)
+    for (long long k = 0; k < config_.inter_tor_sample; ++k) {
+      const int a = static_cast<int>(rng_.below(static_cast<std::uint64_t>(t.endpoints())));
+      const int b = static_cast<int>(rng_.below(static_cast<std::uint64_t>(t.endpoints())));
+      if (t.leaf_of(a) != t.leaf_of(b)) pairs.push_back({a, b});
+    }
+  ++round_index_;
+  return pairs;
+}
+
+void PingmeshDetector::observe(const telemetry::Batch& batch) {
+  for (const telemetry::Record& r : batch.records())
+    if (r.has_probe() && r.probe().detector() == config_.name) window_.push_back(r.probe());
+  const sim::Nanos now = batch.until_ns();
+  if (now < next_round_) return;
+  analyze(now);
+  for (const auto& [a, b] : round_pairs())
+    request_probe({sim::ComponentId::make_nic(topology_->host_of(a), topology_->nic_of(a)).str(),
+                   sim::ComponentId::make_nic(topology_->host_of(b), topology_->nic_of(b)).str(), false});
+  next_round_ = now + config_.round;
+}
+
+void PingmeshDetector::analyze(sim::Nanos now) {
+  const std::vector<telemetry::ProbeResult> results = std::exchange(window_, {});
+  std::vector<const telemetry::ProbeResult*> failed, healthy;
+  std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> peers;  // nic: probed, failed
+  for (const telemetry::ProbeResult& r : results) {
+    const bool bad = r.lost() || r.rtt_ns() > config_.rtt_threshold;
+    (bad ? failed : healthy).push_back(&r);
+    for (const auto& [self, other] : {std::pair{r.src(), r.dst()}, std::pair{r.dst(), r.src()}}) {
+      peers[self].first.insert(other);
+      if (bad) peers[self].second.insert(other);
+    }
+  }
+  if (failed.empty()) {
+    alerted_.clear();
+    return;
+  }
+  std::vector<Suspect> suspects = rank_underlay_suspects(*topology_, failed, healthy);
+  if (suspects.empty()) return;
+  // Many peers failing to reach one RNIC whose own link is the best suspect:
+  // the RNIC itself (a NIC fault and its host link look alike from outside).
+  auto id = sim::ComponentId::parse(suspects.front().id);
+  if (id && id->kind == sim::ComponentKind::host_link) {
+    const std::string nic = sim::ComponentId::make_nic(id->host, id->index).str();
+    const auto& [probed, failing] = peers[nic];
+    if (!probed.empty() &&
+        static_cast<double>(failing.size()) >= config_.rnic_fraction * static_cast<double>(probed.size()))
+      suspects.insert(suspects.begin(), {nic, suspects.front().score});
+  }
+  if (!alerted_.insert(suspects.front().id).second) return;
+  if (suspects.size() > 5) suspects.resize(5);
+  Alert a;
+  a.time_s = sim::to_seconds(now);
+  a.kind = "network";
+  a.suspects = std::move(suspects);
+  raise(std::move(a));
+}
+
+}  // namespace gauntlet::harness

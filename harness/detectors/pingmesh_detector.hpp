@@ -1,0 +1,49 @@
+#pragma once
+// Pingmesh / R-Pingmesh: topology-driven underlay probing with fixed
+// thresholds. Each round probes every RNIC pair under one ToR (leaf) and a
+// seeded sample of `inter_tor_sample` pairs across ToRs, all on the bare
+// underlay: a fault inside the container overlay (a stale flow table) is
+// invisible to it by construction. A probe fails when lost or slower than
+// `rtt_threshold`. An RNIC is blamed when at least `rnic_fraction` of the
+// peers it was probed with failed and its host link is the best underlay
+// suspect; otherwise the links failures follow (skeleton_localize.hpp).
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/detectors/detector.hpp"
+#include "sim/rng.hpp"
+
+namespace gauntlet::harness {
+
+class PingmeshDetector : public Detector {
+ public:
+  struct Config {
+    std::string name = "pingmesh";  // whose probe results to read
+    sim::Nanos round = 30 * sim::kSecond;
+    long long inter_tor_sample = 64;  // inter-ToR pairs per round
+    sim::Nanos rtt_threshold = 100 * sim::kMicrosecond;
+    double rnic_fraction = 0.5;
+    std::uint64_t seed = 1;
+  };
+  static Config config_from(const DetectorParams& params);
+
+  PingmeshDetector(Config config, const sim::Topology* topology);
+  void observe(const telemetry::Batch& batch) override;
+
+  // The pairs (src, dst endpoints) one round probes; exposed for tests.
+  std::vector<std::pair<int, int>> round_pairs();
+
+ private:
+  void analyze(sim::Nanos now);
+
+  Config config_;
+  const sim::Topology* topology_;
+  sim::Rng rng_;
+  int round_index_ = 0;
+  sim::Nanos next_round_ = 0;
+  std::vector<telemetry::ProbeResult> window_;
+  std::set<std::string> alerted_;
+};
+
+}  // namespace gauntlet::harness

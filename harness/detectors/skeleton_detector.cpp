@@ -1,0 +1,241 @@
+#include "harness/detectors/skeleton_detector.hpp"
+
+#include <algorithm>
+
+#include "harness/detectors/batch_order.hpp"
+#include "harness/detectors/skeleton_localize.hpp"
+#include "sim/component_id.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+std::pair<int, int> unordered(int a, int b) { return {std::min(a, b), std::max(a, b)}; }
+
+std::string flow_table_of(const sim::Topology& t, int endpoint) {
+  return sim::ComponentId::make_flow_table(t.host_of(endpoint), t.nic_of(endpoint)).str();
+}
+
+std::string nic_of(const sim::Topology& t, int endpoint) {
+  return sim::ComponentId::make_nic(t.host_of(endpoint), t.nic_of(endpoint)).str();
+}
+
+}  // namespace
+
+SkeletonDetector::Config SkeletonDetector::config_from(const DetectorParams& params) {
+  Config c;
+  c.round = params.duration("round");
+  c.budget = params.integer("budget");
+  c.rtt_factor = params.number("rtt_factor");
+  c.rtt_margin = params.duration("rtt_margin");
+  c.heartbeat = params.duration("heartbeat");
+  c.missed_heartbeats = static_cast<int>(params.integer("missed_heartbeats"));
+  c.min_repeats = static_cast<int>(params.integer("min_repeats"));
+  c.stale_after = params.duration("stale_after");
+  return c;
+}
+
+SkeletonDetector::SkeletonDetector(Config config, const sim::Topology* topology)
+    : config_(std::move(config)),
+      topology_(topology),
+      inference_(topology, config_.min_repeats, config_.stale_after),
+      last_heartbeat_(static_cast<std::size_t>(topology->hosts()), 0) {}
+
+void SkeletonDetector::observe(const telemetry::Batch& batch) {
+  for (const BatchItem& item : ordered_items(batch)) {
+    if (item.steady) {
+      const telemetry::SteadyRun& run = *item.steady;
+      const long long n = static_cast<long long>(run.last_iteration() - run.first_iteration() + 1);
+      for (const auto& r : run.records())
+        if (r.has_collective())
+          inference_.add(r.collective(), record_time(r), n, record_time(r) + (n - 1) * run.period_ns());
+      continue;
+    }
+    const telemetry::Record& r = *item.record;
+    if (r.has_collective()) {
+      inference_.add(r.collective(), item.time);
+    } else if (r.has_heartbeat()) {
+      auto id = sim::ComponentId::parse(r.heartbeat().agent());
+      if (id && id->kind == sim::ComponentKind::agent && id->host >= 0 && id->host < topology_->hosts())
+        last_heartbeat_[static_cast<std::size_t>(id->host)] = r.heartbeat().time_ns();
+    } else if (r.has_probe() && r.probe().detector() == config_.name) {
+      window_.push_back(r.probe());
+      const telemetry::ProbeResult& p = r.probe();
+      const int src = endpoint_of_nic(*topology_, p.src()), dst = endpoint_of_nic(*topology_, p.dst());
+      std::vector<int> links;
+      for (const std::string& c : p.path())
+        if (auto id = sim::ComponentId::parse(c))
+          if (auto link = topology_->link_of(*id)) links.push_back(*link);
+      if (src >= 0 && dst >= 0 && !links.empty()) learned_routes_[{src, dst}] = std::move(links);
+    }
+  }
+  const sim::Nanos now = batch.until_ns();
+  check_heartbeats(now);
+  if (next_round_ >= 0 && now < next_round_) return;
+  analyze(now);
+  if (inference_.refresh(now)) replan();
+  if (list_.empty()) return;  // no skeleton yet: nothing of the job's to protect
+  issue_round(now);
+  next_round_ = now + config_.round;
+}
+
+void SkeletonDetector::check_heartbeats(sim::Nanos now) {
+  const sim::Nanos limit = config_.missed_heartbeats * config_.heartbeat;
+  for (int host = 0; host < topology_->hosts(); ++host) {
+    const bool silent = now - last_heartbeat_[static_cast<std::size_t>(host)] > limit;
+    if (!silent) {
+      silent_.erase(host);
+      continue;
+    }
+    if (!silent_.insert(host).second) continue;
+    Alert a;
+    a.time_s = sim::to_seconds(now);
+    a.kind = "monitor";
+    a.suspects = {{sim::ComponentId::make_agent(host).str(), 1.0}};
+    raise(std::move(a));
+  }
+}
+
+void SkeletonDetector::replan() {
+  // The operator does not know ECMP: a pair's links are those its probes
+  // reported, else just its two host links (enough to tell a flow table from
+  // its host link, the split the overlay/underlay step needs).
+  const sim::Topology& t = *topology_;
+  RouteFn route = [this, &t](sim::EndpointId a, sim::EndpointId b) {
+    auto it = learned_routes_.find({a, b});
+    if (it != learned_routes_.end()) return it->second;
+    return std::vector<sim::LinkId>{t.host_link(a), t.host_link(b)};
+  };
+  list_ = skeleton_probe_list(t, inference_.groups(), route);
+  cursor_ = 0;
+}
+
+void SkeletonDetector::issue_round(sim::Nanos now) {
+  (void)now;
+  auto send = [this](PlannedProbe p) {
+    // A silent agent sends nothing; its RNIC still answers, so the peer sends.
+    if (silent_.count(topology_->host_of(p.src)) && !silent_.count(topology_->host_of(p.dst))) std::swap(p.src, p.dst);
+    request_probe({nic_of(*topology_, p.src), nic_of(*topology_, p.dst), p.overlay});
+  };
+  for (const PlannedProbe& p : checks_) send(p);
+  checks_.clear();
+  const std::size_t n = std::min<std::size_t>(list_.size(), static_cast<std::size_t>(std::max(1LL, config_.budget)));
+  for (std::size_t i = 0; i < n; ++i) send(list_[(cursor_ + i) % list_.size()]);
+  cursor_ = (cursor_ + n) % list_.size();
+}
+
+bool SkeletonDetector::anomalous(const telemetry::ProbeResult& r) {
+  if (r.lost()) return true;
+  const int src = endpoint_of_nic(*topology_, r.src()), dst = endpoint_of_nic(*topology_, r.dst());
+  // The healthy baseline: this probe's best RTT, unless the layer's typical
+  // best is lower (a fault present since the first round inflates its own).
+  std::vector<sim::Nanos> layer;
+  for (const auto& [key, rtt] : baseline_)
+    if (std::get<2>(key) == r.overlay()) layer.push_back(rtt);
+  sim::Nanos& own = baseline_.try_emplace({src, dst, r.overlay()}, r.rtt_ns()).first->second;
+  sim::Nanos base = own;
+  if (!layer.empty()) {
+    std::nth_element(layer.begin(), layer.begin() + static_cast<long>(layer.size() / 2), layer.end());
+    base = std::min(base, layer[layer.size() / 2]);
+  }
+  own = std::min<sim::Nanos>(own, r.rtt_ns());
+  const auto limit = std::max(static_cast<sim::Nanos>(static_cast<double>(base) * config_.rtt_factor), base + config_.rtt_margin);
+  return r.rtt_ns() > limit;
+}
+
+void SkeletonDetector::alert(sim::Nanos now, std::vector<Suspect> suspects) {
+  if (suspects.empty() || !alerted_.insert(suspects.front().id).second) return;
+  if (suspects.size() > 5) suspects.resize(5);
+  Alert a;
+  a.time_s = sim::to_seconds(now);
+  a.kind = "network";
+  a.suspects = std::move(suspects);
+  raise(std::move(a));
+}
+
+void SkeletonDetector::analyze(sim::Nanos now) {
+  const std::vector<telemetry::ProbeResult> results = std::exchange(window_, {});
+  std::vector<const telemetry::ProbeResult*> failed, healthy, failed_overlay;
+  for (const telemetry::ProbeResult& r : results) {
+    const bool bad = anomalous(r);
+    (bad ? failed : healthy).push_back(&r);
+    if (bad && r.overlay()) failed_overlay.push_back(&r);
+    if (!r.overlay()) {
+      const int src = endpoint_of_nic(*topology_, r.src()), dst = endpoint_of_nic(*topology_, r.dst());
+      underlay_[unordered(src, dst)] = {r.sent_ns(), !bad};
+    }
+  }
+  if (failed.empty()) {
+    alerted_.clear();  // healthy again: a recurrence is a new incident
+    return;
+  }
+  auto ends = [this](const telemetry::ProbeResult& r) {
+    return std::pair{endpoint_of_nic(*topology_, r.src()), endpoint_of_nic(*topology_, r.dst())};
+  };
+  const sim::Nanos recent = now - 2 * config_.round;
+
+  // 1. Overlay, assuming the underlay healthy.
+  std::vector<const telemetry::ProbeResult*> unexplained;  // failures the overlay step leaves
+  for (const telemetry::ProbeResult* r : failed)
+    if (!r->overlay()) unexplained.push_back(r);
+  if (!failed_overlay.empty()) {
+    std::map<int, int> touching;
+    for (const telemetry::ProbeResult* r : failed_overlay) {
+      auto [a, b] = ends(*r);
+      ++touching[a];
+      ++touching[b];
+    }
+    std::set<int> cleared;  // ends of healthy overlay probes
+    for (const telemetry::ProbeResult* r : healthy)
+      if (r->overlay()) {
+        auto [a, b] = ends(*r);
+        cleared.insert(a);
+        cleared.insert(b);
+      }
+    std::vector<int> common;
+    for (const auto& [e, n] : touching)
+      if (n == static_cast<int>(failed_overlay.size()) && !cleared.count(e)) common.push_back(e);
+    bool underlay_fine = true, underlay_known = true;
+    for (const telemetry::ProbeResult* r : failed_overlay) {
+      auto [a, b] = ends(*r);
+      auto it = underlay_.find(unordered(a, b));
+      if (it == underlay_.end() || it->second.first < recent) {
+        underlay_known = false;
+        checks_.push_back({a, b, false});  // same orientation, so the same ECMP path
+      } else if (!it->second.second) {
+        underlay_fine = false;
+      }
+    }
+    if (!common.empty() && underlay_known && underlay_fine) {
+      std::vector<Suspect> suspects;
+      for (int e : common) suspects.push_back({flow_table_of(*topology_, e), 1.0 / static_cast<double>(common.size())});
+      alert(now, std::move(suspects));
+    } else if (underlay_known) {
+      unexplained.insert(unexplained.end(), failed_overlay.begin(), failed_overlay.end());
+    } else {
+      // Judge again with the checks' answers; results older than two rounds age out.
+      for (const telemetry::ProbeResult& r : results)
+        if (r.sent_ns() >= recent) window_.push_back(r);
+      return;
+    }
+  }
+  if (unexplained.empty()) return;
+
+  // 2. Underlay, assuming the overlay healthy.
+  std::vector<Suspect> links = rank_underlay_suspects(*topology_, unexplained, healthy);
+  if (!links.empty()) {
+    alert(now, std::move(links));
+    return;
+  }
+  // 3. Neither layer explains it: the RNIC boundary the failures share most.
+  std::map<int, int> touching;
+  for (const telemetry::ProbeResult* r : unexplained) {
+    auto [a, b] = ends(*r);
+    ++touching[a];
+    ++touching[b];
+  }
+  auto best = std::max_element(touching.begin(), touching.end(),
+                               [](const auto& x, const auto& y) { return x.second < y.second; });
+  alert(now, {{flow_table_of(*topology_, best->first), 1.0}, {nic_of(*topology_, best->first), 0.5}});
+}
+
+}  // namespace gauntlet::harness

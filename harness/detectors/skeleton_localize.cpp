@@ -1,0 +1,65 @@
+#include "harness/detectors/skeleton_localize.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "sim/component_id.hpp"
+
+namespace gauntlet::harness {
+
+int endpoint_of_nic(const sim::Topology& topology, const std::string& nic) {
+  auto id = sim::ComponentId::parse(nic);
+  if (!id || id->kind != sim::ComponentKind::nic || !topology.contains(*id)) return -1;
+  return topology.endpoint(id->host, id->index);
+}
+
+ProbeLinks probe_links(const sim::Topology& topology, const telemetry::ProbeResult& probe) {
+  ProbeLinks out;
+  for (const std::string& c : probe.path()) {
+    auto id = sim::ComponentId::parse(c);
+    if (id && (id->kind == sim::ComponentKind::host_link || id->kind == sim::ComponentKind::fabric_link))
+      out.links.push_back(c);
+  }
+  if (!out.links.empty()) {
+    out.known = true;
+    return out;
+  }
+  const int src = endpoint_of_nic(topology, probe.src());
+  const int dst = endpoint_of_nic(topology, probe.dst());
+  if (src < 0 || dst < 0) return out;
+  out.links.push_back(topology.link_name(topology.host_link(src)));
+  out.links.push_back(topology.link_name(topology.host_link(dst)));
+  if (topology.leaf_of(src) != topology.leaf_of(dst))
+    for (int spine = 0; spine < topology.spines(); ++spine) {
+      out.links.push_back(topology.link_name(topology.fabric_link(topology.leaf_of(src), spine)));
+      out.links.push_back(topology.link_name(topology.fabric_link(topology.leaf_of(dst), spine)));
+    }
+  return out;
+}
+
+std::vector<Suspect> rank_underlay_suspects(const sim::Topology& topology,
+                                            const std::vector<const telemetry::ProbeResult*>& failed,
+                                            const std::vector<const telemetry::ProbeResult*>& healthy) {
+  std::set<std::string> exonerated;
+  for (const telemetry::ProbeResult* p : healthy) {
+    ProbeLinks links = probe_links(topology, *p);
+    if (links.known) {
+      exonerated.insert(links.links.begin(), links.links.end());
+    } else {
+      const std::size_t host_links = std::min<std::size_t>(2, links.links.size());
+      exonerated.insert(links.links.begin(), links.links.begin() + static_cast<long>(host_links));
+    }
+  }
+  std::map<std::string, int> crossings;
+  for (const telemetry::ProbeResult* p : failed)
+    for (const std::string& link : probe_links(topology, *p).links)
+      if (!exonerated.count(link)) ++crossings[link];
+  std::vector<Suspect> out;
+  for (const auto& [link, n] : crossings)
+    out.push_back({link, failed.empty() ? 0.0 : static_cast<double>(n) / static_cast<double>(failed.size())});
+  std::stable_sort(out.begin(), out.end(), [](const Suspect& a, const Suspect& b) { return a.score > b.score; });
+  return out;
+}
+
+}  // namespace gauntlet::harness

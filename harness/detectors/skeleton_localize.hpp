@@ -1,0 +1,34 @@
+#pragma once
+// Underlay localization from probe outcomes, shared by the skeleton and
+// pingmesh detectors: the links on failed probe paths that lie on no healthy
+// path, ranked by how many failed paths share them (tomography without ECMP
+// knowledge). A probe's links are those the prober reported in its `path`;
+// when it reported none, the links it may have crossed: its two host links
+// and, between leaves, every leaf~spine link of either leaf. Such a guessed
+// path can accuse links but exonerates only its host links.
+#include <string>
+#include <vector>
+
+#include "harness/detectors/alert.hpp"
+#include "sim/proto/telemetry.pb.h"
+#include "sim/topology.hpp"
+
+namespace gauntlet::harness {
+
+struct ProbeLinks {
+  std::vector<std::string> links;  // link component ids
+  bool known = false;              // from the reported path, not guessed
+};
+
+ProbeLinks probe_links(const sim::Topology& topology, const telemetry::ProbeResult& probe);
+
+// Suspects best first (score = failed paths crossing it / failed paths);
+// ties broken by name so the order is reproducible.
+std::vector<Suspect> rank_underlay_suspects(const sim::Topology& topology,
+                                            const std::vector<const telemetry::ProbeResult*>& failed,
+                                            const std::vector<const telemetry::ProbeResult*>& healthy);
+
+// The endpoint number of an RNIC id (h<N>.nic<K>), or -1.
+int endpoint_of_nic(const sim::Topology& topology, const std::string& nic);
+
+}  // namespace gauntlet::harness
