@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
+#include "harness/mitigation/policy.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "sim/isolated_run.hpp"
 
@@ -84,6 +86,30 @@ std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const Simulat
   return episodes;
 }
 
+namespace {
+
+// An isolation is false when no fault that was active then sat on the
+// isolated host.
+int false_isolations(const std::vector<MitigationAction>& actions, const std::vector<FaultEpisode>& faults,
+                     const ScoringOptions& scoring) {
+  int count = 0;
+  for (const MitigationAction& action : actions) {
+    for (const std::string& component : action.components) {
+      const int host = host_of_component(component);
+      bool justified = false;
+      for (const FaultEpisode& f : faults) {
+        const double end = f.end_s.value_or(scoring.run_end_s) + scoring.grace_s;
+        justified = justified || (!f.benign && host >= 0 && host_of_component(f.target) == host &&
+                                  action.time_s >= f.start_s && action.time_s <= end);
+      }
+      if (!justified) ++count;
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
 RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options) {
   for (const injectors::FaultSpec& f : scenario.faults)
     if (!injectors::FaultScheduler::simulated(f.type))
@@ -91,17 +117,33 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
                                   "' is not simulated by the " + scenario.engine + " engine yet");
   if (scenario.engine != "flow")
     throw std::invalid_argument("engine '" + scenario.engine + "' is not available yet; use engine: flow");
+  (void)make_policy(scenario.mitigation, scenario.job);  // rejects policies the simulator cannot run
   const auto wall_start = std::chrono::steady_clock::now();
+  const bool mitigated = scenario.mitigation != "none";
 
+  // Without mitigation every detector observes one faulty run. With it, each
+  // detector's alerts change the run, so each gets its own, and a run with
+  // no detector at all is the status quo baseline.
   SimulationRequest faulty_request;
   faulty_request.show_progress = options.show_progress;
+  faulty_request.run_detectors = !mitigated;
   SimulationRequest fault_free_request;
   fault_free_request.inject_faults = false;
   fault_free_request.run_detectors = false;
-  auto results = sim::run_isolated_all(
-      {[&] { return simulate(scenario, registry, faulty_request).to_json(); },
-       [&] { return simulate(scenario, registry, fault_free_request).to_json(); }},
-      options.parallel_runs);
+  std::vector<std::function<std::string()>> bodies = {
+      [&] { return simulate(scenario, registry, faulty_request).to_json(); },
+      [&] { return simulate(scenario, registry, fault_free_request).to_json(); }};
+  std::vector<SimulationRequest> detector_requests;
+  if (mitigated)
+    for (const DetectorSpec& spec : scenario.detectors) {
+      SimulationRequest r;
+      r.mitigation = scenario.mitigation;
+      r.only_detector = spec.name;
+      detector_requests.push_back(r);
+    }
+  for (const SimulationRequest& r : detector_requests)
+    bodies.push_back([&scenario, &registry, &r] { return simulate(scenario, registry, r).to_json(); });
+  auto results = sim::run_isolated_all(bodies, options.parallel_runs);
 
   RunReport report;
   report.scenario = scenario;
@@ -111,18 +153,24 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
 
   ScoringOptions scoring;
   scoring.run_end_s = sim::to_seconds(scenario.duration);
-  const double lost = static_cast<double>(report.fault_free.iterations()) -
-                      static_cast<double>(report.faulty.iterations());
   const double iteration_hours = mean_duration(report.fault_free) / 3600.0;
-  for (const DetectorSpec& spec : scenario.detectors) {
-    const DetectorOutcome& outcome = report.faulty.detectors.at(spec.name);
+  for (std::size_t i = 0; i < scenario.detectors.size(); ++i) {
+    const std::string& name = scenario.detectors[i].name;
+    double progress = static_cast<double>(report.faulty.iterations());
+    if (mitigated) {
+      const SimulationOutcome own = SimulationOutcome::from_json(results[2 + i]);
+      report.faulty.detectors[name] = own.detectors.at(name);
+      progress = static_cast<double>(own.iterations());
+    }
+    const DetectorOutcome& outcome = report.faulty.detectors.at(name);
     DetectorScore score = score_detector(report.faults, outcome.alerts, scoring);
-    score.lost_iterations = lost;
-    score.lost_gpu_hours = lost * iteration_hours * scenario.job.gpus;
+    score.lost_iterations = static_cast<double>(report.fault_free.iterations()) - progress;
+    score.lost_gpu_hours = score.lost_iterations * iteration_hours * scenario.job.gpus;
+    score.false_isolations = false_isolations(outcome.actions, report.faults, scoring);
     score.probes_sent = outcome.probes_sent;
     score.telemetry_bytes = report.faulty.telemetry_bytes;
-    report.scores[spec.name] = score;
-    report.detector_order.push_back(spec.name);
+    report.scores[name] = score;
+    report.detector_order.push_back(name);
   }
   report.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -10,7 +12,11 @@
 #include "harness/detectors/external_detector.hpp"
 #include "harness/probe_plan/probe_wiring.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
+#include "injectors/sim/telemetry_effects_from_faults.hpp"
+#include "models/host/host_clock.hpp"
+#include "models/host/job_view.hpp"
 #include "models/profiler.hpp"
+#include "models/telemetry/hardware_sampler.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/telemetry_bus.hpp"
 
@@ -46,26 +52,11 @@ std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const Detec
   return out;
 }
 
-// What the profiler reads of the hardware: the same fault windows the
-// scheduler applies, composed the same way (speed factors multiply).
-models::HardwareState hardware_from(const std::vector<injectors::FaultSpec>* faults, const sim::NetworkEngine* engine) {
-  auto factor = [faults, engine](injectors::FaultType type, auto matches) {
-    double f = 1.0;
-    for (const injectors::FaultSpec& fault : *faults) {
-      const auto id = sim::ComponentId::parse(fault.target);
-      const bool active = fault.start <= engine->now() && (!fault.end() || engine->now() < *fault.end());
-      if (fault.type == type && active && id && matches(*id)) f *= 1.0 - fault.params.slowdown;
-    }
-    return f;
-  };
-  return {[factor](int host, int gpu) {
-            return factor(injectors::FaultType::gpu_throttle, [&](const sim::ComponentId& id) {
-              return id.host == host && id.index == gpu;
-            });
-          },
-          [factor](int host) {
-            return factor(injectors::FaultType::cpu_contention, [&](const sim::ComponentId& id) { return id.host == host; });
-          }};
+// What the profiler reads of the hardware: the faults' telemetry effects at
+// the engine's now (the same windows the scheduler applies, composed alike).
+models::HardwareState hardware_from(const models::TelemetryEffects* effects, const sim::NetworkEngine* engine) {
+  return {[effects, engine](int host, int gpu) { return effects->clock_factor(host, gpu, engine->now()); },
+          [effects, engine](int host) { return effects->cpu_factor(host, engine->now()); }};
 }
 
 class Progress {
@@ -105,20 +96,37 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   if (request.inject_faults) scheduler.arm(scenario.faults, scenario.duration);
 
   std::vector<ActiveDetector> detectors;
-  if (request.run_detectors) detectors = make_detectors(scenario, registry, topology);
+  if (request.run_detectors) {
+    Scenario observed = scenario;
+    if (!request.only_detector.empty())
+      std::erase_if(observed.detectors, [&](const DetectorSpec& d) { return d.name != request.only_detector; });
+    detectors = make_detectors(observed, registry, topology);
+  }
+  const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job);
   // The hosts' monitoring agents: probes on request, heartbeats throughout.
   models::ProbeService probes(engine, bus, scenario.seed);
   if (request.inject_faults) arm_probe_faults(probes, scenario.faults, topology, scenario.duration);
   if (!detectors.empty()) probes.start_heartbeats(kAgentHeartbeat, scenario.duration);
 
   // Function-level profiling, on only while a detector asked for it.
-  const std::vector<injectors::FaultSpec> no_faults;
-  models::Profiler profiler(bus, hardware_from(request.inject_faults ? &scenario.faults : &no_faults, &engine),
-                            scenario.seed);
-  job.set_change_horizon([&scheduler, &profiler, &engine] {
-    // Routing convergence after a fabric link changes is an engine-internal change.
-    return std::min({scheduler.next_change(), profiler.next_window_end(engine.now()), engine.next_internal_change()});
+  // What faults change in telemetry beyond the data path: clocks, CPU share, skew.
+  const models::TelemetryEffects effects =
+      request.inject_faults ? injectors::telemetry_effects_from(scenario.faults, topology, scenario.duration)
+                            : models::TelemetryEffects{};
+  const bool skewed = request.inject_faults && std::any_of(scenario.faults.begin(), scenario.faults.end(),
+                                                           [](const injectors::FaultSpec& f) {
+                                                             return f.type == injectors::FaultType::clock_skew;
+                                                           });
+  models::Profiler profiler(bus, hardware_from(&effects, &engine), scenario.seed);
+  job.set_change_horizon([&scheduler, &profiler, &engine, &effects, skewed] {
+    // Routing convergence after a fabric link changes is an engine-internal
+    // change; a skew's edges end steady runs so each is read off one clock.
+    const sim::Nanos skew_edge = skewed ? effects.next_change(engine.now()) : std::numeric_limits<sim::Nanos>::max();
+    return std::min({scheduler.next_change(), profiler.next_window_end(engine.now()), engine.next_internal_change(),
+                     skew_edge});
   });
+  // GPU, CPU and RNIC samples every observe interval, for detectors only.
+  models::HardwareSampler sampler(topology, effects);
 
   SimulationOutcome outcome;
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name];
@@ -129,12 +137,19 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     engine.run_until(t);
     telemetry::Batch batch = bus.drain(t);
     profiler.observe(batch);  // finished windows publish into the next batch
+    if (!detectors.empty()) {
+      sampler.observe_traffic(batch, [&] { return models::job_endpoints(job, topology); });
+      sampler.sample(t, models::job_sample_inputs(job, engine), &batch);
+      if (t == scenario.duration) sampler.flush(&batch);  // the last repeats
+    }
+    if (skewed) models::apply_host_clocks(effects, &batch);  // as the hosts' clocks stamp it
     for (ActiveDetector& d : detectors) {
       d.detector->observe(batch);
       probes.submit(d.name, probe_orders(d.detector->take_probe_requests(), topology));
       DetectorOutcome& result = outcome.detectors[d.name];
       for (Alert& alert : d.detector->take_alerts()) {
         alert.detector = d.name;
+        if (policy) policy->on_alert(alert, job, t);
         result.alerts.push_back(std::move(alert));
       }
       for (const ProfilingRequest& p : d.detector->take_profiling_requests()) {
@@ -149,11 +164,23 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   for (const ActiveDetector& d : detectors)
     if (d.external) outcome.detectors[d.name].status = d.external->status();
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name].probes_sent = probes.probes_sent(d.name);
+  if (policy)
+    for (const ActiveDetector& d : detectors) outcome.detectors[d.name].actions = policy->actions();
   outcome.timeline = job.timeline();
-  outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes());
+  outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes());
   outcome.simulated_iterations = job.simulated_iterations();
   return outcome;
 }
+
+namespace {
+
+json actions_json(const std::vector<MitigationAction>& actions) {
+  json out = json::array();
+  for (const MitigationAction& a : actions) out.push_back({a.time_s, a.action, a.components, a.spares_used});
+  return out;
+}
+
+}  // namespace
 
 std::string SimulationOutcome::to_json() const {
   json j;
@@ -173,7 +200,8 @@ std::string SimulationOutcome::to_json() const {
                             {"probes_sent", d.probes_sent},
                             {"profiling_seconds", d.profiling_seconds},
                             {"profiling_overhead_s", d.profiling_overhead_s},
-                            {"status", d.status}};
+                            {"status", d.status},
+                            {"actions", actions_json(d.actions)}};
   }
   return j.dump();
 }
@@ -192,6 +220,9 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
     detector.profiling_seconds = d["profiling_seconds"].get<double>();
     detector.profiling_overhead_s = d["profiling_overhead_s"].get<double>();
     detector.status = d["status"].get<std::string>();
+    for (const auto& a : d["actions"])
+      detector.actions.push_back({a[0].get<double>(), a[1].get<std::string>(),
+                                  a[2].get<std::vector<std::string>>(), a[3].get<int>()});
     for (const auto& a : d["alerts"]) {
       Alert alert;
       alert.time_s = a[0].get<double>();

@@ -8,6 +8,7 @@
 
 #include "harness/detectors/alert.hpp"
 #include "harness/detectors/registry.hpp"
+#include "harness/mitigation/policy.hpp"
 #include "harness/scenario/scenario.hpp"
 #include "models/training_job.hpp"
 
@@ -21,6 +22,10 @@ struct SimulationRequest {
   // detection latency cannot be finer than this.
   sim::Nanos observe_interval = sim::kSecond;
   bool show_progress = false;  // progress lines on stderr
+  // With a mitigation policy, one detector runs alone and the policy acts on
+  // its alerts; "none" lets every detector observe the same run.
+  std::string mitigation = "none";
+  std::string only_detector;  // empty: every detector of the scenario
 };
 
 struct DetectorOutcome {
@@ -31,6 +36,7 @@ struct DetectorOutcome {
   double profiling_seconds = 0;
   double profiling_overhead_s = 0;
   std::string status = "ok";  // "failed: ..." when an exec: detector failed
+  std::vector<MitigationAction> actions;  // what the mitigation policy did on its alerts
 };
 
 struct SimulationOutcome {

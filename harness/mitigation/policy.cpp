@@ -1,0 +1,32 @@
+#include "harness/mitigation/policy.hpp"
+
+#include <stdexcept>
+
+#include "sim/component_id.hpp"
+
+namespace gauntlet::harness {
+
+int host_of_component(const std::string& id) {
+  const auto parsed = sim::ComponentId::parse(id);
+  return parsed ? parsed->host : -1;
+}
+
+void IsolateRestartPolicy::on_alert(const Alert& alert, models::TrainingJob& job, sim::Nanos now) {
+  // A monitoring alert (a silent agent) says nothing about the data path.
+  if (alert.kind == "monitor" || alert.suspects.empty()) return;
+  const std::string& top = alert.suspects.front().id;
+  const int host = host_of_component(top);
+  if (host < 0) return;  // a switch or fabric link: no host to swap out
+  if (job.isolated_hosts().count(host) || now < busy_until_) return;
+  const int spares = job.isolate({top});
+  busy_until_ = now + restart_cost_;
+  record({sim::to_seconds(now), "isolate", {top}, spares});
+}
+
+std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const models::JobSpec& job) {
+  if (name == "none") return nullptr;
+  if (name == "isolate-restart") return std::make_unique<IsolateRestartPolicy>(job.restart_cost);
+  throw std::invalid_argument("mitigation '" + name + "' is not simulated yet; use none or isolate-restart");
+}
+
+}  // namespace gauntlet::harness

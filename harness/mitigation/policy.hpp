@@ -1,0 +1,59 @@
+#pragma once
+// Mitigation policies act on a detector's alerts inside the simulation, the
+// way an operator's automation would. Each detector then gets a run of its
+// own, so what its alerts cost or saved shows up as lost iterations.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/detectors/alert.hpp"
+#include "models/training_job.hpp"
+#include "sim/time.hpp"
+
+namespace gauntlet::harness {
+
+// One action a policy took, for scoring (false isolations) and the report.
+struct MitigationAction {
+  double time_s = 0;
+  std::string action;                   // "isolate"
+  std::vector<std::string> components;  // what it took out of service
+  int spares_used = 0;
+};
+
+class MitigationPolicy {
+ public:
+  virtual ~MitigationPolicy() = default;
+  // Called at simulated time `now` with each alert the observed detector raised.
+  virtual void on_alert(const Alert& alert, models::TrainingJob& job, sim::Nanos now) = 0;
+  const std::vector<MitigationAction>& actions() const { return actions_; }
+
+ protected:
+  void record(MitigationAction action) { actions_.push_back(std::move(action)); }
+
+ private:
+  std::vector<MitigationAction> actions_;
+};
+
+// C4-style: isolate the top suspect of an alert that names one, swap in a
+// spare and restart from the last checkpoint (the job model does the
+// restart). A host already isolated, or isolated again while the job is
+// still restarting from a previous action, is not isolated twice.
+class IsolateRestartPolicy final : public MitigationPolicy {
+ public:
+  explicit IsolateRestartPolicy(sim::Nanos restart_cost) : restart_cost_(restart_cost) {}
+  void on_alert(const Alert& alert, models::TrainingJob& job, sim::Nanos now) override;
+
+ private:
+  sim::Nanos restart_cost_;
+  sim::Nanos busy_until_ = -1;
+};
+
+// Policies the simulator can run: "none" gives nullptr; unknown names throw
+// std::invalid_argument.
+std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const models::JobSpec& job);
+
+// The host an alert's component id belongs to ("h3.gpu2" -> 3), or -1 for
+// switches and fabric links.
+int host_of_component(const std::string& id);
+
+}  // namespace gauntlet::harness
