@@ -18,6 +18,11 @@ void IsolateRestartPolicy::on_alert(const Alert& alert, models::TrainingJob& job
   const int host = host_of_component(top);
   if (host < 0) return;  // a switch or fabric link: no host to swap out
   if (job.isolated_hosts().count(host) || now < busy_until_) return;
+  // The job may have left that host already (a watchdog restart onto a
+  // spare); isolating it then would cost a restart for nothing.
+  bool in_use = false;
+  for (int r = 0; r < job.placement().ranks() && !in_use; ++r) in_use = job.placement().rank(r).host == host;
+  if (!in_use) return;
   const int spares = job.isolate({top});
   busy_until_ = now + restart_cost_;
   record({sim::to_seconds(now), "isolate", {top}, spares});
