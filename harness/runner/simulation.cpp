@@ -96,7 +96,13 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   if (request.inject_faults) scheduler.arm(scenario.faults, scenario.duration);
 
   std::vector<ActiveDetector> detectors;
-  if (request.run_detectors) detectors = make_detectors(scenario, registry, topology);
+  if (request.run_detectors) {
+    Scenario observed = scenario;
+    if (!request.only_detector.empty())
+      std::erase_if(observed.detectors, [&](const DetectorSpec& d) { return d.name != request.only_detector; });
+    detectors = make_detectors(observed, registry, topology);
+  }
+  const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job);
   // The hosts' monitoring agents: probes on request, heartbeats throughout.
   models::ProbeService probes(engine, bus, scenario.seed);
   if (request.inject_faults) arm_probe_faults(probes, scenario.faults, topology, scenario.duration);
@@ -143,6 +149,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
       DetectorOutcome& result = outcome.detectors[d.name];
       for (Alert& alert : d.detector->take_alerts()) {
         alert.detector = d.name;
+        if (policy) policy->on_alert(alert, job, t);
         result.alerts.push_back(std::move(alert));
       }
       for (const ProfilingRequest& p : d.detector->take_profiling_requests()) {
@@ -157,11 +164,23 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   for (const ActiveDetector& d : detectors)
     if (d.external) outcome.detectors[d.name].status = d.external->status();
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name].probes_sent = probes.probes_sent(d.name);
+  if (policy)
+    for (const ActiveDetector& d : detectors) outcome.detectors[d.name].actions = policy->actions();
   outcome.timeline = job.timeline();
   outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes());
   outcome.simulated_iterations = job.simulated_iterations();
   return outcome;
 }
+
+namespace {
+
+json actions_json(const std::vector<MitigationAction>& actions) {
+  json out = json::array();
+  for (const MitigationAction& a : actions) out.push_back({a.time_s, a.action, a.components, a.spares_used});
+  return out;
+}
+
+}  // namespace
 
 std::string SimulationOutcome::to_json() const {
   json j;
@@ -181,7 +200,8 @@ std::string SimulationOutcome::to_json() const {
                             {"probes_sent", d.probes_sent},
                             {"profiling_seconds", d.profiling_seconds},
                             {"profiling_overhead_s", d.profiling_overhead_s},
-                            {"status", d.status}};
+                            {"status", d.status},
+                            {"actions", actions_json(d.actions)}};
   }
   return j.dump();
 }
@@ -200,6 +220,9 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
     detector.profiling_seconds = d["profiling_seconds"].get<double>();
     detector.profiling_overhead_s = d["profiling_overhead_s"].get<double>();
     detector.status = d["status"].get<std::string>();
+    for (const auto& a : d["actions"])
+      detector.actions.push_back({a[0].get<double>(), a[1].get<std::string>(),
+                                  a[2].get<std::vector<std::string>>(), a[3].get<int>()});
     for (const auto& a : d["alerts"]) {
       Alert alert;
       alert.time_s = a[0].get<double>();
