@@ -85,7 +85,7 @@ NicSeen run_nic_down() {
     for (sim::Nanos t = kSecond; t <= sim::kMinute; t += kSecond) {
       engine.run_until(t);
       telemetry::Batch batch = bus.drain(t);
-      sampler.observe_traffic(batch, models::job_endpoints(job, topology));
+      sampler.observe_traffic(batch, [&] { return models::job_endpoints(job, topology); });
       sampler.sample(t, models::job_sample_inputs(job, engine), &batch);
       for (const auto& r : batch.records()) {
         if (r.has_job()) ++seen.job_events;

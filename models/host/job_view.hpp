@@ -12,7 +12,8 @@
 
 namespace gauntlet::models {
 
-// A snapshot taken now; the returned callables own their tables.
+// For the sample taken now: the callables read the job and engine as they are
+// when called, and keep their own tables.
 HardwareSampler::EndpointOf job_endpoints(const TrainingJob& job, const sim::Topology& topology);
 SampleInputs job_sample_inputs(const TrainingJob& job, const sim::NetworkEngine& engine);
 

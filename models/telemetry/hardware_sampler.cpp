@@ -61,7 +61,7 @@ HardwareSampler::HardwareSampler(const sim::Topology& topology, const TelemetryE
 double HardwareSampler::tx_rate(sim::EndpointId endpoint) const { return tx_rate_[static_cast<std::size_t>(endpoint)]; }
 double HardwareSampler::rx_rate(sim::EndpointId endpoint) const { return rx_rate_[static_cast<std::size_t>(endpoint)]; }
 
-void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const EndpointOf& endpoint_of) {
+void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::function<EndpointOf()>& endpoints) {
   // The latest iteration in the batch, from single records or a steady run
   // (whose records are one iteration repeated every period).
   const google::protobuf::RepeatedPtrField<telemetry::Record>* source = nullptr;
@@ -88,6 +88,7 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const Endpo
         break;
       }
   if (!source || duration <= 0) return;
+  const EndpointOf endpoint_of = endpoints();
 
   std::map<std::pair<std::string, std::string>, int> members;  // (communicator, op) -> ranks
   for (const auto& r : *source)

@@ -66,8 +66,9 @@ class HardwareSampler {
   HardwareSampler(const sim::Topology& topology, const TelemetryEffects& effects, HardwareSamplerParams params = {});
 
   // Learns each RNIC's traffic from the latest iteration whose collectives
-  // are in `batch`; `endpoint_of` is the RNIC each GPU's traffic uses now.
-  void observe_traffic(const telemetry::Batch& batch, const EndpointOf& endpoint_of);
+  // are in `batch`; `endpoints` gives the RNIC each GPU's traffic uses now
+  // (called only when the batch holds an iteration).
+  void observe_traffic(const telemetry::Batch& batch, const std::function<EndpointOf()>& endpoints);
   // Samples every component at `at` (one period after the previous sample)
   // and appends new values as records and finished repeat blocks to `out`.
   void sample(sim::Nanos at, const SampleInputs& inputs, telemetry::Batch* out);

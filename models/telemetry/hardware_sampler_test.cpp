@@ -149,8 +149,10 @@ TEST(HardwareSampler, RnicTrafficFollowsTheRnicEachGpuUsesNow) {
     c->set_sequence(7);
   }
   // h0.gpu3 falls back to h0.nic0.
-  sampler.observe_traffic(batch, [&](int host, int gpu) {
-    return host == 0 && gpu == 3 ? topology.endpoint(0, 0) : topology.endpoint(host, gpu);
+  sampler.observe_traffic(batch, [&] {
+    return [&](int host, int gpu) {
+      return host == 0 && gpu == 3 ? topology.endpoint(0, 0) : topology.endpoint(host, gpu);
+    };
   });
   // 2(n-1)/n x 1 GB = 1 GB per iteration of 2 s.
   EXPECT_DOUBLE_EQ(sampler.tx_rate(topology.endpoint(0, 0)), 0.5e9);
