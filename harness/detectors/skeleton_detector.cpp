@@ -66,11 +66,22 @@ void SkeletonDetector::observe(const telemetry::Batch& batch) {
         if (auto id = sim::ComponentId::parse(c))
           if (auto link = topology_->link_of(*id)) links.push_back(*link);
       if (src >= 0 && dst >= 0 && !links.empty()) learned_routes_[{src, dst}] = std::move(links);
+      if (!p.overlay()) awaited_.erase({src, dst});
     }
   }
   const sim::Nanos now = batch.until_ns();
   check_heartbeats(now);
-  if (next_round_ >= 0 && now < next_round_) return;
+  if (next_round_ >= 0 && now < next_round_) {
+    // The underlay checks are back: judge the held anomalies now, not a round later.
+    if (checks_pending_ && awaited_.empty()) {
+      checks_pending_ = false;
+      analyze(now);
+      issue_checks();
+    }
+    return;
+  }
+  checks_pending_ = false;
+  awaited_.clear();
   analyze(now);
   if (inference_.refresh(now)) replan();
   if (list_.empty()) return;  // no skeleton yet: nothing of the job's to protect
@@ -111,16 +122,23 @@ void SkeletonDetector::replan() {
 
 void SkeletonDetector::issue_round(sim::Nanos now) {
   (void)now;
-  auto send = [this](PlannedProbe p) {
-    // A silent agent sends nothing; its RNIC still answers, so the peer sends.
-    if (silent_.count(topology_->host_of(p.src)) && !silent_.count(topology_->host_of(p.dst))) std::swap(p.src, p.dst);
-    request_probe({nic_of(*topology_, p.src), nic_of(*topology_, p.dst), p.overlay});
-  };
-  for (const PlannedProbe& p : checks_) send(p);
-  checks_.clear();
+  issue_checks();
   const std::size_t n = std::min<std::size_t>(list_.size(), static_cast<std::size_t>(std::max(1LL, config_.budget)));
   for (std::size_t i = 0; i < n; ++i) send(list_[(cursor_ + i) % list_.size()]);
   cursor_ = (cursor_ + n) % list_.size();
+}
+
+void SkeletonDetector::send(PlannedProbe p) {
+  // A silent agent sends nothing; its RNIC still answers, so the peer sends.
+  if (silent_.count(topology_->host_of(p.src)) && !silent_.count(topology_->host_of(p.dst))) std::swap(p.src, p.dst);
+  if (!p.overlay) awaited_.insert({p.src, p.dst});
+  request_probe({nic_of(*topology_, p.src), nic_of(*topology_, p.dst), p.overlay});
+}
+
+void SkeletonDetector::issue_checks() {
+  for (const PlannedProbe& p : checks_) send(p);
+  if (!checks_.empty()) checks_pending_ = true;
+  checks_.clear();
 }
 
 bool SkeletonDetector::anomalous(const telemetry::ProbeResult& r) {
@@ -164,10 +182,20 @@ void SkeletonDetector::analyze(sim::Nanos now) {
       underlay_[unordered(src, dst)] = {r.sent_ns(), !bad};
     }
   }
+  // Kept for the next windows' underlay step (failures the overlay step
+  // explains are not accusations of links).
+  std::erase_if(history_, [&](const auto& h) { return h.first.sent_ns() < now - 2 * config_.round; });
+  const std::size_t earlier = history_.size();
+  for (const telemetry::ProbeResult* r : healthy) history_.push_back({*r, false});
+  for (const telemetry::ProbeResult* r : failed)
+    if (!r->overlay()) history_.push_back({*r, true});
   if (failed.empty()) {
-    alerted_.clear();  // healthy again: a recurrence is a new incident
+    // Healthy for two full windows: a recurrence is a new incident. (One
+    // window may hold only a few probes that miss the faulty component.)
+    if (!results.empty() && ++healthy_windows_ >= 2) alerted_.clear();
     return;
   }
+  healthy_windows_ = 0;
   auto ends = [this](const telemetry::ProbeResult& r) {
     return std::pair{endpoint_of_nic(*topology_, r.src()), endpoint_of_nic(*topology_, r.dst())};
   };
@@ -220,8 +248,12 @@ void SkeletonDetector::analyze(sim::Nanos now) {
   }
   if (unexplained.empty()) return;
 
-  // 2. Underlay, assuming the overlay healthy.
-  std::vector<Suspect> links = rank_underlay_suspects(*topology_, unexplained, healthy);
+  // 2. Underlay, assuming the overlay healthy. The previous windows' verdicts
+  // count too: one window may hold a single failed probe and nothing to
+  // clear its host links.
+  std::vector<const telemetry::ProbeResult*> accused = unexplained, cleared = healthy;
+  for (std::size_t i = 0; i < earlier; ++i) (history_[i].second ? accused : cleared).push_back(&history_[i].first);
+  std::vector<Suspect> links = rank_underlay_suspects(*topology_, accused, cleared);
   if (!links.empty()) {
     alert(now, std::move(links));
     return;

@@ -51,6 +51,8 @@ class SkeletonDetector : public Detector {
   void check_heartbeats(sim::Nanos now);
   void replan();
   void issue_round(sim::Nanos now);
+  void issue_checks();
+  void send(PlannedProbe probe);
   void analyze(sim::Nanos now);
   bool anomalous(const telemetry::ProbeResult& r);
   void alert(sim::Nanos now, std::vector<Suspect> suspects);
@@ -68,7 +70,11 @@ class SkeletonDetector : public Detector {
   std::vector<sim::Nanos> last_heartbeat_;
   std::set<int> silent_;
   std::set<std::string> alerted_;
-  std::vector<PlannedProbe> checks_;               // underlay probes asked for by step 1
+  int healthy_windows_ = 0;
+  std::vector<std::pair<telemetry::ProbeResult, bool>> history_;  // earlier windows' results, anomalous?
+  std::vector<PlannedProbe> checks_;               // underlay probes step 1 wants sent
+  bool checks_pending_ = false;
+  std::set<std::pair<int, int>> awaited_;          // sent checks not yet answered (src, dst)
 };
 
 }  // namespace gauntlet::harness

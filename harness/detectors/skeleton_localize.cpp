@@ -41,23 +41,28 @@ ProbeLinks probe_links(const sim::Topology& topology, const telemetry::ProbeResu
 std::vector<Suspect> rank_underlay_suspects(const sim::Topology& topology,
                                             const std::vector<const telemetry::ProbeResult*>& failed,
                                             const std::vector<const telemetry::ProbeResult*>& healthy) {
-  std::set<std::string> exonerated;
+  // Crossings per link: failed, healthy. A guessed path vouches only for its host links.
+  std::map<std::string, std::pair<int, int>> crossings;
+  for (const telemetry::ProbeResult* p : failed)
+    for (const std::string& link : probe_links(topology, *p).links) ++crossings[link].first;
   for (const telemetry::ProbeResult* p : healthy) {
     ProbeLinks links = probe_links(topology, *p);
-    if (links.known) {
-      exonerated.insert(links.links.begin(), links.links.end());
-    } else {
-      const std::size_t host_links = std::min<std::size_t>(2, links.links.size());
-      exonerated.insert(links.links.begin(), links.links.begin() + static_cast<long>(host_links));
+    const std::size_t vouched = links.known ? links.links.size() : std::min<std::size_t>(2, links.links.size());
+    for (std::size_t i = 0; i < vouched; ++i) {
+      auto it = crossings.find(links.links[i]);
+      if (it != crossings.end()) ++it->second.second;
     }
   }
-  std::map<std::string, int> crossings;
-  for (const telemetry::ProbeResult* p : failed)
-    for (const std::string& link : probe_links(topology, *p).links)
-      if (!exonerated.count(link)) ++crossings[link];
+  // A link that delays probes fails every probe crossing it; a lossy one
+  // fails most ping trains but lets some through, so a link stays a suspect
+  // while most of the probes crossing it failed.
   std::vector<Suspect> out;
-  for (const auto& [link, n] : crossings)
-    out.push_back({link, failed.empty() ? 0.0 : static_cast<double>(n) / static_cast<double>(failed.size())});
+  for (const auto& [link, n] : crossings) {
+    const auto [bad, good] = n;
+    const double failing = static_cast<double>(bad) / static_cast<double>(bad + good);
+    if (failing < 0.5) continue;
+    out.push_back({link, failing * static_cast<double>(bad) / static_cast<double>(failed.size())});
+  }
   std::stable_sort(out.begin(), out.end(), [](const Suspect& a, const Suspect& b) { return a.score > b.score; });
   return out;
 }

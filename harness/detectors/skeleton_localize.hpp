@@ -1,8 +1,8 @@
 #pragma once
 // Underlay localization from probe outcomes, shared by the skeleton and
 // pingmesh detectors: the links on failed probe paths that lie on no healthy
-// path, ranked by how many failed paths share them (tomography without ECMP
-// knowledge). A probe's links are those the prober reported in its `path`;
+// path (or, as loss spares some probes, on mostly failed ones), ranked by how
+// many failed paths share them (tomography without ECMP knowledge). A probe's links are those the prober reported in its `path`;
 // when it reported none, the links it may have crossed: its two host links
 // and, between leaves, every leaf~spine link of either leaf. Such a guessed
 // path can accuse links but exonerates only its host links.
@@ -22,7 +22,8 @@ struct ProbeLinks {
 
 ProbeLinks probe_links(const sim::Topology& topology, const telemetry::ProbeResult& probe);
 
-// Suspects best first (score = failed paths crossing it / failed paths);
+// Suspects best first (score = share of its probes that failed x share of
+// the failed probes crossing it);
 // ties broken by name so the order is reproducible.
 std::vector<Suspect> rank_underlay_suspects(const sim::Topology& topology,
                                             const std::vector<const telemetry::ProbeResult*>& failed,

@@ -1,0 +1,88 @@
+// The skeleton and pingmesh probers on small simulated clusters, through the
+// real runner (each simulation in a forked child: one engine per process).
+#include "harness/detectors/skeleton_detector.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "harness/detectors/registry.hpp"
+#include "harness/runner/simulation.hpp"
+#include "harness/scenario/loader.hpp"
+#include "sim/isolated_run.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+// 4 hosts in two pods, 2 GPUs and 2 RNICs each (rail leaves 0,1 in pod 0 and
+// 2,3 in pod 1, two spines); DP rings h0 -> h1 -> h2 -> h3 -> h0 per rail.
+std::string scenario_text(const std::string& faults, const std::string& detectors) {
+  return R"(name: probing
+seed: 3
+duration: 4m
+engine: flow
+cluster: {spines: 2, leaves: 4, hosts: 4, gpus_per_host: 2, rnics_per_host: 2, rail_optimized: true,
+          host_link_gbps: 400, fabric_link_gbps: 400, link_latency: 1us}
+job: {name: small, gpus: 8, parallelism: {tp: 2, pp: 1, dp: 4, ep: 1}, compute_per_iteration: 2s,
+      gradient_bytes: 1GB, checkpoint_interval: 10m, restart_cost: 1m}
+faults:
+)" + faults + "\ndetectors: " + detectors + "\nmitigation: none\n";
+}
+
+SimulationOutcome run(const std::string& faults, const std::string& detectors = "[skeleton, pingmesh]") {
+  const std::string text = scenario_text(faults, detectors);
+  return SimulationOutcome::from_json(sim::run_isolated([&] {
+    const DetectorRegistry registry = builtin_detectors();
+    const Scenario scenario = parse_scenario(text, "probing.yaml", registry);
+    return simulate(scenario, registry, SimulationRequest{}).to_json();
+  }));
+}
+
+std::vector<Alert> alerts_of(const SimulationOutcome& o, const std::string& detector, const std::string& kind) {
+  std::vector<Alert> out;
+  for (const Alert& a : o.detectors.at(detector).alerts)
+    if (a.kind == kind) out.push_back(a);
+  return out;
+}
+
+bool in_top(const Alert& a, const std::string& id, std::size_t k) {
+  for (std::size_t i = 0; i < a.suspects.size() && i < k; ++i)
+    if (a.suspects[i].id == id) return true;
+  return false;
+}
+
+TEST(SkeletonDetectorRun, StaleFlowTableIsTheFlowTableNotALinkAndPingmeshMissesIt) {
+  const SimulationOutcome o =
+      run("  - {type: stale_flow_table, target: h1.nic0.ft, at: 90s, duration: 2m, extra_latency: 104us}");
+  const auto skeleton = alerts_of(o, "skeleton", "network");
+  ASSERT_FALSE(skeleton.empty());
+  EXPECT_EQ(skeleton.front().suspects.front().id, "h1.nic0.ft");
+  EXPECT_GE(skeleton.front().time_s, 90.0);
+  EXPECT_LE(skeleton.front().time_s, 90.0 + 3 * 30.0);
+  for (const Alert& a : skeleton)
+    for (const Suspect& s : a.suspects) EXPECT_EQ(s.id.find('~'), std::string::npos) << "a link blamed: " << s.id;
+  EXPECT_GT(o.detectors.at("skeleton").probes_sent, 0);
+  // Pingmesh probes only the underlay, which the stale entry never slows.
+  EXPECT_GT(o.detectors.at("pingmesh").probes_sent, 0);
+  EXPECT_TRUE(o.detectors.at("pingmesh").alerts.empty());
+}
+
+TEST(SkeletonDetectorRun, SilentAgentIsAMonitorAlertNotANetworkFault) {
+  const SimulationOutcome o = run("  - {type: agent_hang, target: h2.agent, at: 60s, duration: 2m}", "[skeleton]");
+  const auto monitor = alerts_of(o, "skeleton", "monitor");
+  ASSERT_EQ(monitor.size(), 1u);
+  EXPECT_EQ(monitor.front().suspects.front().id, "h2.agent");
+  // Three missed 10 s heartbeats after the hang at 60 s.
+  EXPECT_GT(monitor.front().time_s, 90.0);
+  EXPECT_LE(monitor.front().time_s, 102.0);
+  EXPECT_TRUE(alerts_of(o, "skeleton", "network").empty());
+}
+
+TEST(SkeletonDetectorRun, NoFaultNoAlert) {
+  const SimulationOutcome o = run("  []");
+  EXPECT_TRUE(o.detectors.at("skeleton").alerts.empty());
+  EXPECT_TRUE(o.detectors.at("pingmesh").alerts.empty());
+}
+
+}  // namespace
+}  // namespace gauntlet::harness
