@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 #include "injectors/sim/fault_scheduler.hpp"
+#include "models/host/host_clock.hpp"
 #include "models/host/job_view.hpp"
 #include "models/telemetry/hardware_sampler.hpp"
 #include "sim/flow/flow_engine.hpp"
@@ -139,6 +141,95 @@ TEST(TelemetryEffectsFromFaults, NicDownShowsOnlyAsADownLinkAndAFallbackRnicCarr
   EXPECT_NEAR(static_cast<double>(s.tx_after) / static_cast<double>(s.tx_before), expected, 0.02 * expected);
   EXPECT_NEAR(static_cast<double>(s.packets_after) / static_cast<double>(s.packets_before), expected,
               0.02 * expected);
+}
+
+// Runs the same job with h1's clock 2 s ahead from 20 s to 40 s, stamping
+// batches as the runner does; reports, per iteration, how far h1's end stamp
+// is from h0's, and per sample block start, how far h1.gpu0's and h0.gpu0's
+// stamps are from the block's true time.
+std::string run_clock_skew() {
+  return sim::run_isolated([] {
+    const sim::Topology topology(pod());
+    sim::FlowEngine engine(topology, 3);
+    sim::TelemetryBus bus;
+    models::JobSpec spec;
+    spec.gpus = 32;
+    spec.parallelism = {8, 1, 4, 1};
+    spec.compute_per_iteration = kSecond;
+    spec.gradient_bytes = 10'000'000'000;
+    models::TrainingJob job(spec, topology, engine, bus);
+    FaultScheduler scheduler(engine, job);
+    FaultSpec skew = fault(FaultType::clock_skew, "h1", 20 * kSecond, 20 * kSecond);
+    skew.params.offset = 2 * kSecond;
+    scheduler.arm({skew}, sim::kMinute);
+    const auto effects = telemetry_effects_from({skew}, topology, sim::kMinute);
+    job.set_change_horizon(
+        [&] { return std::min(scheduler.next_change(), effects.next_change(engine.now())); });
+    models::HardwareSampler sampler(topology, effects);
+    job.start(0, sim::kMinute);
+    std::map<std::uint64_t, std::map<int, sim::Nanos>> ends;  // iteration -> host -> stamped end
+    std::map<std::uint64_t, sim::Nanos> true_end;
+    std::ostringstream o;
+    auto note = [&](const telemetry::IterationRecord& it, sim::Nanos shift, std::uint64_t index) {
+      const int host = sim::ComponentId::parse(it.worker())->host;
+      ends[index][host] = it.end_ns() + shift;
+    };
+    for (sim::Nanos t = kSecond; t <= sim::kMinute; t += kSecond) {
+      engine.run_until(t);
+      telemetry::Batch batch = bus.drain(t);
+      for (const auto& r : batch.records())
+        if (r.has_iteration()) true_end[r.iteration().iteration()] = r.iteration().end_ns();
+      for (const auto& run : batch.steady())
+        for (const auto& r : run.records())
+          if (r.has_iteration())
+            for (std::uint64_t i = run.first_iteration(); i <= run.last_iteration(); ++i)
+              true_end[i] = r.iteration().end_ns() + static_cast<sim::Nanos>(i - run.first_iteration()) * run.period_ns();
+      sampler.observe_traffic(batch, [&] { return models::job_endpoints(job, topology); });
+      sampler.sample(t, models::job_sample_inputs(job, engine), &batch);
+      models::apply_host_clocks(effects, &batch);
+      for (const auto& r : batch.records())
+        if (r.has_iteration()) note(r.iteration(), 0, r.iteration().iteration());
+      for (const auto& run : batch.steady())
+        for (const auto& r : run.records())
+          if (r.has_iteration())
+            for (std::uint64_t i = run.first_iteration(); i <= run.last_iteration(); ++i)
+              note(r.iteration(), static_cast<sim::Nanos>(i - run.first_iteration()) * run.period_ns(), i);
+      for (const auto& block : batch.steady_samples())
+        for (const auto& r : block.samples())
+          if (r.has_gpu() && (r.gpu().gpu() == "h1.gpu0" || r.gpu().gpu() == "h0.gpu0"))
+            o << "S " << block.from_ns() << ' ' << r.gpu().gpu() << ' ' << r.gpu().time_ns() - block.from_ns() << '\n';
+    }
+    for (const auto& [i, by_host] : ends)
+      o << "I " << true_end[i] << ' ' << by_host.at(1) - by_host.at(0) << ' ' << by_host.at(0) - true_end[i] << '\n';
+    return o.str();
+  });
+}
+
+TEST(TelemetryEffectsFromFaults, ClockSkewOffsetsExactlyThatHostsStampsWhileItLasts) {
+  std::istringstream in(run_clock_skew());
+  std::string kind;
+  int iterations = 0, skewed = 0, blocks = 0;
+  while (in >> kind) {
+    if (kind == "I") {
+      sim::Nanos end = 0, h1_minus_h0 = 0, h0_error = 0;
+      in >> end >> h1_minus_h0 >> h0_error;
+      const bool during = end >= 20 * kSecond && end < 40 * kSecond;
+      EXPECT_EQ(h1_minus_h0, during ? 2 * kSecond : 0) << "iteration ending at " << end;
+      EXPECT_EQ(h0_error, 0);
+      ++iterations;
+      skewed += during ? 1 : 0;
+    } else {
+      sim::Nanos from = 0, shift = 0;
+      std::string gpu;
+      in >> from >> gpu >> shift;
+      const bool during = from >= 20 * kSecond && from < 40 * kSecond;
+      EXPECT_EQ(shift, gpu == "h1.gpu0" && during ? 2 * kSecond : 0) << gpu << " block from " << from;
+      ++blocks;
+    }
+  }
+  EXPECT_GT(iterations, 20);
+  EXPECT_GT(skewed, 5);
+  EXPECT_GT(blocks, 2);
 }
 
 }  // namespace
