@@ -68,9 +68,12 @@ void PingmeshDetector::analyze(sim::Nanos now) {
     }
   }
   if (failed.empty()) {
-    alerted_.clear();
+    // Healthy for three rounds: a recurrence is a new incident (a lossy link
+    // leaves some rounds without a failure).
+    if (!results.empty() && ++healthy_rounds_ >= 3) alerted_.clear();
     return;
   }
+  healthy_rounds_ = 0;
   std::vector<Suspect> suspects = rank_underlay_suspects(*topology_, failed, healthy);
   if (suspects.empty()) return;
   // Many peers failing to reach one RNIC whose own link is the best suspect:
@@ -83,7 +86,13 @@ void PingmeshDetector::analyze(sim::Nanos now) {
         static_cast<double>(failing.size()) >= config_.rnic_fraction * static_cast<double>(probed.size()))
       suspects.insert(suspects.begin(), {nic, suspects.front().score});
   }
-  if (!alerted_.insert(suspects.front().id).second) return;
+  // The best-scored suspects (ties included) are the explanation; one this
+  // incident already raised is not raised again.
+  std::vector<std::string> best;
+  for (const Suspect& s : suspects)
+    if (s.score >= suspects.front().score) best.push_back(s.id);
+  if (std::any_of(best.begin(), best.end(), [this](const std::string& id) { return alerted_.count(id) > 0; })) return;
+  alerted_.insert(best.begin(), best.end());
   if (suspects.size() > 5) suspects.resize(5);
   Alert a;
   a.time_s = sim::to_seconds(now);

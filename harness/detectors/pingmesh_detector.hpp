@@ -44,6 +44,7 @@ class PingmeshDetector : public Detector {
   sim::Nanos next_round_ = 0;
   std::vector<telemetry::ProbeResult> window_;
   std::set<std::string> alerted_;
+  int healthy_rounds_ = 0;
 };
 
 }  // namespace gauntlet::harness

@@ -209,7 +209,8 @@ void SkeletonDetector::analyze(sim::Nanos now) {
   const sim::Nanos recent = now - 2 * config_.round;
 
   // 1. Overlay, assuming the underlay healthy.
-  std::vector<const telemetry::ProbeResult*> unexplained;  // failures the overlay step leaves
+  std::vector<const telemetry::ProbeResult*> unexplained;   // failures the overlay step leaves to the underlay
+  std::vector<const telemetry::ProbeResult*> overlay_only;  // overlay failures over a healthy underlay
   for (const telemetry::ProbeResult* r : failed)
     if (!r->overlay()) unexplained.push_back(r);
   if (!failed_overlay.empty()) {
@@ -245,7 +246,12 @@ void SkeletonDetector::analyze(sim::Nanos now) {
       for (int e : common) suspects.push_back({flow_table_of(*topology_, e), 1.0 / static_cast<double>(common.size())});
       alert(now, std::move(suspects));
     } else if (underlay_known) {
-      unexplained.insert(unexplained.end(), failed_overlay.begin(), failed_overlay.end());
+      // An overlay failure is the underlay's only if the underlay between the
+      // same ends fails too; otherwise it is left for the RNIC boundary.
+      for (const telemetry::ProbeResult* r : failed_overlay) {
+        auto [a, b] = ends(*r);
+        (underlay_[unordered(a, b)].second ? overlay_only : unexplained).push_back(r);
+      }
     } else {
       // Judge again with the checks' answers; results older than two rounds age out.
       for (const telemetry::ProbeResult& r : results)
@@ -253,19 +259,21 @@ void SkeletonDetector::analyze(sim::Nanos now) {
       return;
     }
   }
-  if (unexplained.empty()) return;
+  if (unexplained.empty() && overlay_only.empty()) return;
 
   // 2. Underlay, assuming the overlay healthy. The previous windows' verdicts
   // count too: one window may hold a single failed probe and nothing to
   // clear its host links.
   std::vector<const telemetry::ProbeResult*> accused = unexplained, cleared = healthy;
   for (std::size_t i = 0; i < earlier; ++i) (history_[i].second ? accused : cleared).push_back(&history_[i].first);
-  std::vector<Suspect> links = rank_underlay_suspects(*topology_, accused, cleared);
+  std::vector<Suspect> links;
+  if (!unexplained.empty()) links = rank_underlay_suspects(*topology_, accused, cleared);
   if (!links.empty()) {
     alert(now, std::move(links));
     return;
   }
   // 3. Neither layer explains it: the RNIC boundary the failures share most.
+  unexplained.insert(unexplained.end(), overlay_only.begin(), overlay_only.end());
   std::map<int, int> touching;
   for (const telemetry::ProbeResult* r : unexplained) {
     auto [a, b] = ends(*r);
@@ -274,6 +282,8 @@ void SkeletonDetector::analyze(sim::Nanos now) {
   }
   auto best = std::max_element(touching.begin(), touching.end(),
                                [](const auto& x, const auto& y) { return x.second < y.second; });
+  // Only an endpoint most of the failures share; scattered failures wait for more evidence.
+  if (unexplained.size() < 2 || 2 * best->second < static_cast<int>(unexplained.size())) return;
   alert(now, {{flow_table_of(*topology_, best->first), 1.0}, {nic_of(*topology_, best->first), 0.5}});
 }
 

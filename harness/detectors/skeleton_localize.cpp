@@ -54,13 +54,16 @@ std::vector<Suspect> rank_underlay_suspects(const sim::Topology& topology,
     }
   }
   // A link that delays probes fails every probe crossing it; a lossy one
-  // fails most ping trains but lets some through, so a link stays a suspect
-  // while most of the probes crossing it failed.
+  // fails some ping trains and lets others through (a 1% loss link about a
+  // third of them). A link stays a suspect while the probes crossing it fail
+  // at least twice as often as probes overall.
+  const double background =
+      static_cast<double>(failed.size()) / static_cast<double>(std::max<std::size_t>(1, failed.size() + healthy.size()));
   std::vector<Suspect> out;
   for (const auto& [link, n] : crossings) {
     const auto [bad, good] = n;
     const double failing = static_cast<double>(bad) / static_cast<double>(bad + good);
-    if (failing < 0.5) continue;
+    if (failing < std::min(1.0, 2 * background)) continue;
     out.push_back({link, failing * static_cast<double>(bad) / static_cast<double>(failed.size())});
   }
   std::stable_sort(out.begin(), out.end(), [](const Suspect& a, const Suspect& b) { return a.score > b.score; });

@@ -1,7 +1,8 @@
 #pragma once
 // Underlay localization from probe outcomes, shared by the skeleton and
 // pingmesh detectors: the links on failed probe paths that lie on no healthy
-// path (or, as loss spares some probes, on mostly failed ones), ranked by how
+// path (or, as loss spares some probes, whose probes fail at least twice as
+// often as probes overall), ranked by how
 // many failed paths share them (tomography without ECMP knowledge). A probe's links are those the prober reported in its `path`;
 // when it reported none, the links it may have crossed: its two host links
 // and, between leaves, every leaf~spine link of either leaf. Such a guessed
