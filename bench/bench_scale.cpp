@@ -7,6 +7,7 @@
 
 #include "harness/runner/runner.hpp"
 #include "harness/scenario/loader.hpp"
+#include "sim/isolated_run.hpp"
 
 namespace {
 
@@ -26,6 +27,21 @@ void run_scenario_file(benchmark::State& state, const char* path) {
   state.counters["iterations"] = static_cast<double>(iterations);
 }
 
+// The faulty run alone, with or without steady-state fast-forward: the
+// ratio of the two is what skipping identical iterations saves.
+void faulty_run(benchmark::State& state, const char* path, bool fast_forward) {
+  const DetectorRegistry registry = builtin_detectors();
+  const Scenario scenario = load_scenario(std::string(GAUNTLET_SOURCE_DIR) + "/" + path, registry);
+  SimulationRequest request;
+  request.fast_forward = fast_forward;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(gauntlet::sim::run_isolated([&] { return simulate(scenario, registry, request).to_json(); }));
+}
+
+BENCHMARK_CAPTURE(faulty_run, demo_fast_forward, "scenarios/demo.yaml", true)
+    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(3);
+BENCHMARK_CAPTURE(faulty_run, demo_every_iteration, "scenarios/demo.yaml", false)
+    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(3);
 BENCHMARK_CAPTURE(run_scenario_file, demo_128gpu_20min, "scenarios/demo.yaml")
     ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 BENCHMARK_CAPTURE(run_scenario_file, scale_4096gpu_1h, "scenarios/scale-4096.yaml")
