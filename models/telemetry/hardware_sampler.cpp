@@ -56,6 +56,12 @@ HardwareSampler::HardwareSampler(const sim::Topology& topology, const TelemetryE
   tx_rate_.assign(nics, 0.0);
   rx_rate_.assign(nics, 0.0);
   components_.resize(gpus + hosts + nics);
+  names_.reserve(components_.size());
+  for (int h = 0; h < topology.hosts(); ++h)
+    for (int g = 0; g < topology.shape().gpus_per_host; ++g) names_.push_back(sim::ComponentId::make_gpu(h, g).str());
+  for (int h = 0; h < topology.hosts(); ++h) names_.push_back(sim::ComponentId::make_cpu(h).str());
+  for (sim::EndpointId e = 0; e < topology.endpoints(); ++e)
+    names_.push_back(sim::ComponentId::make_nic(topology.host_of(e), topology.nic_of(e)).str());
 }
 
 double HardwareSampler::tx_rate(sim::EndpointId endpoint) const { return tx_rate_[static_cast<std::size_t>(endpoint)]; }
@@ -137,7 +143,7 @@ telemetry::Record HardwareSampler::gpu_sample(int host, int gpu, sim::Nanos at, 
 
   telemetry::Record r;
   auto* g = r.mutable_gpu();
-  g->set_gpu(sim::ComponentId::make_gpu(host, gpu).str());
+  g->set_gpu(names_[static_cast<std::size_t>(host * topology_.shape().gpus_per_host + gpu)]);
   g->set_time_ns(at);
   g->set_sm_utilization(round_to(sm, 0.001));
   g->set_clock_mhz(std::round(params_.clock_mhz * clock));
@@ -155,7 +161,7 @@ telemetry::Record HardwareSampler::cpu_sample(int host, sim::Nanos at, const Sam
   if (effects_.cpu_factor(host, at) < 1.0) utilization = params_.cpu_contended;
   telemetry::Record r;
   auto* c = r.mutable_cpu();
-  c->set_cpu(sim::ComponentId::make_cpu(host).str());
+  c->set_cpu(names_[static_cast<std::size_t>(topology_.hosts() * topology_.shape().gpus_per_host + host)]);
   c->set_time_ns(at);
   c->set_utilization(utilization);
   return r;
@@ -169,7 +175,7 @@ telemetry::Record HardwareSampler::nic_sample(sim::EndpointId endpoint, sim::Nan
   const double rx = flowing ? std::round(rx_rate(endpoint) * seconds) : 0.0;
   telemetry::Record r;
   auto* n = r.mutable_nic();
-  n->set_nic(sim::ComponentId::make_nic(topology_.host_of(endpoint), topology_.nic_of(endpoint)).str());
+  n->set_nic(names_[static_cast<std::size_t>(topology_.hosts() * (topology_.shape().gpus_per_host + 1) + endpoint)]);
   n->set_time_ns(at);
   n->set_tx_bytes(static_cast<std::uint64_t>(tx));
   n->set_rx_bytes(static_cast<std::uint64_t>(rx));

@@ -111,6 +111,7 @@ class HardwareSampler {
   std::vector<double> temperature_;  // per GPU of the cluster
   std::vector<double> tx_rate_, rx_rate_;
   std::vector<Component> components_;  // GPUs, then CPUs, then RNICs
+  std::vector<std::string> names_;     // their ids, in the same order
   std::map<std::pair<sim::Nanos, sim::Nanos>, telemetry::SteadySamples> closed_;
   std::uint64_t published_bytes_ = 0;
   std::uint64_t represented_samples_ = 0;
