@@ -146,15 +146,10 @@ bool SkeletonDetector::anomalous(const telemetry::ProbeResult& r) {
   const int src = endpoint_of_nic(*topology_, r.src()), dst = endpoint_of_nic(*topology_, r.dst());
   // The healthy baseline: this probe's best RTT, unless the layer's typical
   // best is lower (a fault present since the first round inflates its own).
-  std::vector<sim::Nanos> layer;
-  for (const auto& [key, rtt] : baseline_)
-    if (std::get<2>(key) == r.overlay()) layer.push_back(rtt);
   sim::Nanos& own = baseline_.try_emplace({src, dst, r.overlay()}, r.rtt_ns()).first->second;
   sim::Nanos base = own;
-  if (!layer.empty()) {
-    std::nth_element(layer.begin(), layer.begin() + static_cast<long>(layer.size() / 2), layer.end());
-    base = std::min(base, layer[layer.size() / 2]);
-  }
+  const sim::Nanos typical = layer_median_[r.overlay() ? 1 : 0];
+  if (typical > 0) base = std::min(base, typical);
   own = std::min<sim::Nanos>(own, r.rtt_ns());
   const auto limit = std::max(static_cast<sim::Nanos>(static_cast<double>(base) * config_.rtt_factor), base + config_.rtt_margin);
   return r.rtt_ns() > limit;
@@ -179,6 +174,14 @@ void SkeletonDetector::alert(sim::Nanos now, std::vector<Suspect> suspects) {
 
 void SkeletonDetector::analyze(sim::Nanos now) {
   const std::vector<telemetry::ProbeResult> results = std::exchange(window_, {});
+  for (int overlay = 0; overlay < 2; ++overlay) {  // each layer's typical best RTT, once per window
+    std::vector<sim::Nanos> layer;
+    for (const auto& [key, rtt] : baseline_)
+      if (std::get<2>(key) == (overlay == 1)) layer.push_back(rtt);
+    if (layer.empty()) continue;
+    std::nth_element(layer.begin(), layer.begin() + static_cast<long>(layer.size() / 2), layer.end());
+    layer_median_[overlay] = layer[layer.size() / 2];
+  }
   std::vector<const telemetry::ProbeResult*> failed, healthy, failed_overlay;
   for (const telemetry::ProbeResult& r : results) {
     const bool bad = anomalous(r);

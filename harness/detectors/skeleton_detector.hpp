@@ -65,6 +65,7 @@ class SkeletonDetector : public Detector {
   sim::Nanos next_round_ = -1;
   std::vector<telemetry::ProbeResult> window_;     // results since the last analysis
   std::map<ProbeKey, sim::Nanos> baseline_;        // lowest RTT seen per probe
+  sim::Nanos layer_median_[2] = {0, 0};            // median of baseline_ per layer (underlay, overlay)
   std::map<std::pair<int, int>, std::pair<sim::Nanos, bool>> underlay_;  // unordered pair: time, healthy
   std::map<std::pair<int, int>, std::vector<int>> learned_routes_;       // link numbers from reported paths
   std::vector<sim::Nanos> last_heartbeat_;

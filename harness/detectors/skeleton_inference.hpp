@@ -4,8 +4,9 @@
 // whose traffic repeats every iteration.
 //
 // Evidence. The paper groups RNICs whose counters show the same periodic
-// bursts. Simulated runs publish no NicCounters, so the groups are taken from
-// what the collective library reports instead: each ring edge of a
+// bursts. Simulated runs publish no NicCounters and burst grouping from them
+// is not implemented here; the groups are taken from what the collective
+// library reports instead (a documented fallback): each ring edge of a
 // CollectiveRecord (`worker` -> `peer`) is a flow from the worker's RNIC to
 // the peer's RNIC (GPU K uses RNIC nic_of_gpu(K)). Only edges that recur in
 // at least `min_repeats` iterations count, so a one-off transfer (a debug
