@@ -95,6 +95,28 @@ TEST(SkeletonDetectorRun, SilentAgentIsAMonitorAlertNotANetworkFault) {
   EXPECT_TRUE(alerts_of(o, "skeleton", "network").empty());
 }
 
+TEST(ProbingDetectorsRegistry, DefaultsResolveAndBadValuesAreRefused) {
+  const DetectorRegistry registry = builtin_detectors();
+  const DetectorInfo* skeleton = registry.find("skeleton");
+  const DetectorInfo* pingmesh = registry.find("pingmesh");
+  ASSERT_TRUE(skeleton);
+  ASSERT_TRUE(pingmesh);
+  std::string error;
+  auto s = registry.resolve(*skeleton, {{"budget", "64"}}, &error);
+  ASSERT_TRUE(s) << error;
+  const SkeletonDetector::Config c = SkeletonDetector::config_from(*s);
+  EXPECT_EQ(c.budget, 64);
+  EXPECT_EQ(c.round, 30 * sim::kSecond);
+  EXPECT_EQ(c.rtt_margin, 50 * sim::kMicrosecond);
+  auto p = registry.resolve(*pingmesh, {}, &error);
+  ASSERT_TRUE(p) << error;
+  // Far above any healthy underlay RTT (10-14 us); a stale flow table's
+  // 120 us shows only on the overlay, which pingmesh never probes.
+  EXPECT_EQ(p->duration("rtt_threshold"), 100 * sim::kMicrosecond);
+  EXPECT_FALSE(registry.resolve(*skeleton, {{"budget", "0"}}, &error));
+  EXPECT_FALSE(registry.resolve(*pingmesh, {{"rnic_fraction", "2"}}, &error));
+}
+
 TEST(SkeletonDetectorRun, NoFaultNoAlert) {
   const SimulationOutcome o = run("  []");
   EXPECT_TRUE(o.detectors.at("skeleton").alerts.empty());
