@@ -216,6 +216,39 @@ TEST(PortFlap, ADownLongerThanTheTransportTimeoutCrashesTheJob) {
   EXPECT_EQ(longer.first(Kind::RESTART)->time, 14 * sim::kSecond + job.restart_cost);
 }
 
+// Many sub-timeout flaps on a ring host link: each down stalls the ring
+// edges in flight for at most `down`, then they resume; the job never stops.
+TEST(PortFlap, ManyShortDownsOnlyStretchTheIterationsTheyHit) {
+  const models::JobSpec job = data_parallel_job();
+  const sim::Nanos horizon = 12 * sim::kMinute;
+  FaultSpec f = fault(FaultType::port_flap, "h2.nic5", sim::kMinute, 10 * sim::kMinute);
+  f.params.period = 20 * sim::kSecond;
+  f.params.down = 500 * sim::kMillisecond;
+  const int flaps = 30;
+  const JobReport clean = run_faults(job, horizon, {});
+  const JobReport flapping = run_faults(job, horizon, {f});
+  EXPECT_EQ(flapping.count(Kind::CRASH), 0);
+  ASSERT_FALSE(flapping.timeline.empty());
+  const sim::Nanos step = clean.last_duration();
+  ASSERT_GT(step, sim::kSecond);
+  // Still iterating at the fault-free rate at the horizon.
+  const models::IterationSpan& last = flapping.timeline.back();
+  EXPECT_EQ(last.duration, step);
+  EXPECT_GT(last.start + static_cast<sim::Nanos>(last.count) * last.duration, horizon - step);
+  // Every iteration is either fault-free or stretched by at most one down.
+  int stretched = 0;
+  for (const models::IterationSpan& s : flapping.timeline) {
+    EXPECT_GE(s.duration, step);
+    EXPECT_LE(s.duration, step + f.params.down);
+    if (s.duration != step) stretched += static_cast<int>(s.count);
+  }
+  EXPECT_GT(stretched, 0);
+  EXPECT_LE(stretched, flaps);
+  // Progress lost: at most the stretch of the iterations hit, plus a boundary.
+  EXPECT_LE(clean.progress - flapping.progress,
+            static_cast<std::uint64_t>(stretched) * f.params.down / step + 1);
+}
+
 TEST(FailStop, GpuFailHangsUntilTheWatchdogThenRestartsOnRepairedHardware) {
   const models::JobSpec job = data_parallel_job();
   const sim::Nanos at = 30 * sim::kSecond;

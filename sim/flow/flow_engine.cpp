@@ -101,7 +101,10 @@ struct FlowEngine::Impl {
     for (const auto& listener : listeners) listener({kind, p.id, p.src, p.dst, p.bytes, at});
   }
   s4u::CommPtr launch(Pending& p, double bytes);
+  void relaunch(const std::vector<const s4u::Activity*>& keys, FlowEngine& owner);
   void converge(LinkId link, FlowEngine& owner);
+  template <typename Crosses>
+  void lift_bounds(s4u::SplitDuplexLink* link, double before, Crosses crosses, FlowEngine& owner);
 
   void build_platform();
   void fire_due_timers(Nanos up_to);
@@ -255,12 +258,20 @@ void FlowEngine::Impl::converge(LinkId link, FlowEngine& owner) {
   std::vector<const s4u::Activity*> moving;
   for (const auto& [key, p] : transfers)
     if (std::find(p.route.begin(), p.route.end(), link) != p.route.end()) moving.push_back(key);
-  // Reroute in a fixed order (by transfer id) so runs stay reproducible.
+  relaunch(moving, owner);
+}
+
+// Restarts these transfers' comms with the bytes they have left, on the route
+// routing gives now, in a fixed order (by transfer id) so runs stay
+// reproducible.
+void FlowEngine::Impl::relaunch(const std::vector<const s4u::Activity*>& keys, FlowEngine& owner) {
+  std::vector<const s4u::Activity*> moving = keys;
   std::sort(moving.begin(), moving.end(),
             [&](const s4u::Activity* a, const s4u::Activity* b) { return transfers.at(a).id < transfers.at(b).id; });
   for (const s4u::Activity* key : moving) {
     auto node = transfers.extract(key);
     Pending p = std::move(node.mapped());
+    const std::vector<LinkId> old_route = p.route;
     const double left = p.comm->get_remaining();
     p.sent_before += p.payload - left;
     p.comm->cancel();
@@ -269,8 +280,22 @@ void FlowEngine::Impl::converge(LinkId link, FlowEngine& owner) {
     by_id[p.id] = comm.get();
     const Pending& moved = transfers.emplace(comm.get(), std::move(p)).first->second;
     comm->start();
-    notify(TransferEvent::Kind::rerouted, moved, owner.now());
+    if (moved.route != old_route) notify(TransferEvent::Kind::rerouted, moved, owner.now());
   }
+}
+
+// SimGrid caps a comm's rate, once and for all when it starts, at the
+// smallest bandwidth on its route. A transfer started while a link of its
+// route was down (or degraded) would keep that cap after the link recovers
+// and never finish: when a link gets faster, the transfers crossing it
+// restart with the bytes they have left, so the cap follows the link.
+template <typename Crosses>
+void FlowEngine::Impl::lift_bounds(s4u::SplitDuplexLink* link, double before, Crosses crosses, FlowEngine& owner) {
+  if (link->get_link_up()->get_bandwidth() <= before) return;
+  std::vector<const s4u::Activity*> crossing;
+  for (const auto& [key, p] : transfers)
+    if (crosses(p)) crossing.push_back(key);
+  relaunch(crossing, owner);
 }
 
 TransferId FlowEngine::start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) {
@@ -312,14 +337,22 @@ void FlowEngine::set_link_state(LinkId link, const PathState& state) {
   s4u::SplitDuplexLink* target = t.is_fabric_link(link)
                                      ? impl_->zone->fabric_links[static_cast<std::size_t>(link - t.endpoints())]
                                      : impl_->zone->host_links[static_cast<std::size_t>(link)];
+  const double before = target->get_link_up()->get_bandwidth();
   impl_->apply_link(target, t.link_bytes_per_second(link), state);
+  impl_->lift_bounds(
+      target, before,
+      [link](const Impl::Pending& p) { return std::find(p.route.begin(), p.route.end(), link) != p.route.end(); },
+      *this);
 }
 
 void FlowEngine::set_endpoint_state(EndpointId endpoint, const PathState& state) {
   impl_->endpoint_states.at(static_cast<std::size_t>(endpoint)) = state;
   const Topology& t = impl_->topology;
-  impl_->apply_link(impl_->zone->flow_tables[static_cast<std::size_t>(endpoint)],
-                    t.link_bytes_per_second(t.host_link(endpoint)) * kUncappedFlowTableFactor, state);
+  s4u::SplitDuplexLink* table = impl_->zone->flow_tables[static_cast<std::size_t>(endpoint)];
+  const double before = table->get_link_up()->get_bandwidth();
+  impl_->apply_link(table, t.link_bytes_per_second(t.host_link(endpoint)) * kUncappedFlowTableFactor, state);
+  impl_->lift_bounds(
+      table, before, [endpoint](const Impl::Pending& p) { return p.src == endpoint || p.dst == endpoint; }, *this);
 }
 
 const PathState& FlowEngine::link_state(LinkId link) const {

@@ -101,6 +101,31 @@ TEST(FlowEngine, LinkStateChangesSlowFlowsInFlightAndDownStalls) {
   EXPECT_NEAR(std::stod(out) / 1e9, 2.1, 1e-3);
 }
 
+// Transfers started while a link of their route is down or degraded run at
+// the link's full rate once it recovers, on host links and flow tables alike.
+TEST(FlowEngine, TransfersStartedOnADownOrSlowLinkSpeedUpWhenItRecovers) {
+  std::string out = in_child([](FlowEngine& engine) {
+    const Topology& t = engine.topology();
+    Nanos stalled = -1, capped = -1;
+    const EndpointId src = t.endpoint(0, 0), dst = t.endpoint(1, 0);
+    engine.set_link_state(t.host_link(dst), {1.0, 0, false});
+    engine.set_endpoint_state(t.endpoint(2, 1), {0.1, 0, true});
+    engine.start_transfer(src, dst, 25e9, [&](Nanos at) { stalled = at; });
+    engine.start_transfer(t.endpoint(2, 1), t.endpoint(3, 1), 25e9, [&](Nanos at) { capped = at; });
+    engine.schedule_at(500 * kMillisecond, [&] { engine.set_link_state(t.host_link(dst), {1.0, 0, true}); });
+    engine.schedule_at(500 * kMillisecond, [&] { engine.set_endpoint_state(t.endpoint(2, 1), {1.0, 0, true}); });
+    engine.run_until(100 * kSecond);
+    return std::to_string(stalled) + " " + std::to_string(capped);
+  });
+  std::istringstream in(out);
+  double stalled = 0, capped = 0;
+  in >> stalled >> capped;
+  // Stalled 0.5 s, then 25 GB at 50 GB/s.
+  EXPECT_NEAR(stalled / 1e9, 1.0, 1e-3);
+  // 2.5 GB at 5 GB/s by 0.5 s, then 22.5 GB at 50 GB/s.
+  EXPECT_NEAR(capped / 1e9, 0.95, 1e-3);
+}
+
 TEST(FlowEngine, EcmpSpreadsConnectionsAndAvoidsUnusableSpines) {
   std::string out = in_child([](FlowEngine& engine) {
     const Topology& t = engine.topology();
