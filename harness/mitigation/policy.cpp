@@ -12,8 +12,11 @@ int host_of_component(const std::string& id) {
 }
 
 void IsolateRestartPolicy::on_alert(const Alert& alert, models::TrainingJob& job, sim::Nanos now) {
-  // A monitoring alert (a silent agent) says nothing about the data path.
-  if (alert.kind == "monitor" || alert.suspects.empty()) return;
+  // Swapping a host fixes what sits in the host: a hung or slow GPU, node or
+  // RNIC reported as fail_stop / fail_slow. A network alert points into the
+  // fabric (a link, or a path slowed by an ECMP collision), which a spare
+  // host does not fix; a monitor alert says nothing about the data path.
+  if ((alert.kind != "fail_stop" && alert.kind != "fail_slow") || alert.suspects.empty()) return;
   const std::string& top = alert.suspects.front().id;
   const int host = host_of_component(top);
   if (host < 0) return;  // a switch or fabric link: no host to swap out

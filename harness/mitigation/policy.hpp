@@ -34,8 +34,8 @@ class MitigationPolicy {
   std::vector<MitigationAction> actions_;
 };
 
-// C4-style: isolate the top suspect of an alert that names one, swap in a
-// spare and restart from the last checkpoint (the job model does the
+// C4-style: isolate the top suspect of a fail-stop or fail-slow alert, swap
+// in a spare and restart from the last checkpoint (the job model does the
 // restart). A host already isolated, or isolated again while the job is
 // still restarting from a previous action, is not isolated twice.
 class IsolateRestartPolicy final : public MitigationPolicy {
