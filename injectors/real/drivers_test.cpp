@@ -276,9 +276,13 @@ TEST(RealDrivers, OvsStaleEntryIsAddedAheadAndRemovedByCookie) {
     removes = removes || (a.size() == 4 && a[0] == "ovs-ofctl" && a[1] == "del-flows" && a[3] == cookie + "/-1");
   EXPECT_TRUE(removes);
   for (const Argv& a : p.apply)
-    if (a[0] == "ovs-ofctl") EXPECT_TRUE(run_command(a).ok());
+    if (a[0] == "ovs-ofctl") {
+      EXPECT_TRUE(run_command(a).ok());
+    }
   for (const Argv& a : p.revert)
-    if (a[0] == "ovs-ofctl") EXPECT_TRUE(run_command(a).ok());
+    if (a[0] == "ovs-ofctl") {
+      EXPECT_TRUE(run_command(a).ok());
+    }
   ::setenv("PATH", old_path.c_str(), 1);
   std::ifstream in(log);
   std::string calls((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
