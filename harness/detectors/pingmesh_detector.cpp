@@ -86,19 +86,7 @@ void PingmeshDetector::analyze(sim::Nanos now) {
         static_cast<double>(failing.size()) >= config_.rnic_fraction * static_cast<double>(probed.size()))
       suspects.insert(suspects.begin(), {nic, suspects.front().score});
   }
-  // The best-scored suspects (ties included) are the explanation; one this
-  // incident already raised is not raised again.
-  std::vector<std::string> best;
-  for (const Suspect& s : suspects)
-    if (s.score >= suspects.front().score) best.push_back(s.id);
-  if (std::any_of(best.begin(), best.end(), [this](const std::string& id) { return alerted_.count(id) > 0; })) return;
-  alerted_.insert(best.begin(), best.end());
-  if (suspects.size() > 5) suspects.resize(5);
-  Alert a;
-  a.time_s = sim::to_seconds(now);
-  a.kind = "network";
-  a.suspects = std::move(suspects);
-  raise(std::move(a));
+  if (auto a = network_alert_once(sim::to_seconds(now), std::move(suspects), alerted_)) raise(std::move(*a));
 }
 
 }  // namespace gauntlet::harness

@@ -156,20 +156,7 @@ bool SkeletonDetector::anomalous(const telemetry::ProbeResult& r) {
 }
 
 void SkeletonDetector::alert(sim::Nanos now, std::vector<Suspect> suspects) {
-  if (suspects.empty()) return;
-  // The best-scored suspects (ties included) are this alert's explanation; one
-  // the incident already raised is not raised again.
-  std::vector<std::string> best;
-  for (const Suspect& s : suspects)
-    if (s.score >= suspects.front().score) best.push_back(s.id);
-  if (std::any_of(best.begin(), best.end(), [this](const std::string& id) { return alerted_.count(id) > 0; })) return;
-  alerted_.insert(best.begin(), best.end());
-  if (suspects.size() > 5) suspects.resize(5);
-  Alert a;
-  a.time_s = sim::to_seconds(now);
-  a.kind = "network";
-  a.suspects = std::move(suspects);
-  raise(std::move(a));
+  if (auto a = network_alert_once(sim::to_seconds(now), std::move(suspects), alerted_)) raise(std::move(*a));
 }
 
 void SkeletonDetector::analyze(sim::Nanos now) {

@@ -70,4 +70,20 @@ std::vector<Suspect> rank_underlay_suspects(const sim::Topology& topology,
   return out;
 }
 
+std::optional<Alert> network_alert_once(double now_s, std::vector<Suspect> suspects, std::set<std::string>& alerted) {
+  if (suspects.empty()) return std::nullopt;
+  std::vector<std::string> best;
+  for (const Suspect& s : suspects)
+    if (s.score >= suspects.front().score) best.push_back(s.id);
+  if (std::any_of(best.begin(), best.end(), [&alerted](const std::string& id) { return alerted.count(id) > 0; }))
+    return std::nullopt;
+  alerted.insert(best.begin(), best.end());
+  if (suspects.size() > 5) suspects.resize(5);
+  Alert a;
+  a.time_s = now_s;
+  a.kind = "network";
+  a.suspects = std::move(suspects);
+  return a;
+}
+
 }  // namespace gauntlet::harness

@@ -7,6 +7,8 @@
 // when it reported none, the links it may have crossed: its two host links
 // and, between leaves, every leaf~spine link of either leaf. Such a guessed
 // path can accuse links but exonerates only its host links.
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,5 +34,11 @@ std::vector<Suspect> rank_underlay_suspects(const sim::Topology& topology,
 
 // The endpoint number of an RNIC id (h<N>.nic<K>), or -1.
 int endpoint_of_nic(const sim::Topology& topology, const std::string& nic);
+
+// A network alert at `now` for suspects ranked best first, unless this
+// incident already raised one: the best-scored suspects (ties included) are
+// the alert's explanation, and `alerted` remembers them until the incident
+// ends. Keeps the five best suspects.
+std::optional<Alert> network_alert_once(double now_s, std::vector<Suspect> suspects, std::set<std::string>& alerted);
 
 }  // namespace gauntlet::harness
