@@ -10,6 +10,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/scenario_options.hpp"
+#include "harness/report/fault_windows.hpp"
 #include "harness/report/run_report.hpp"
 #include "harness/report/score_table.hpp"
 #include "harness/runner/outputs.hpp"
@@ -67,6 +68,10 @@ int run_command(const Args& args) {
               static_cast<unsigned long long>(report.fault_free.iterations()),
               static_cast<unsigned long long>(report.faulty.iterations()), report.wall_seconds);
   std::printf("%s", harness::score_table(report).c_str());
+  std::printf("%s", harness::fault_window_table(harness::fault_window_times(report.faults, report.faulty.timeline,
+                                                                            report.fault_free.timeline,
+                                                                            sim::to_seconds(scenario.duration)))
+                        .c_str());
   std::printf("results: %s\n", out_dir.c_str());
   return kExitOk;
 }
