@@ -235,6 +235,8 @@ ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name
         if (p.required) L.fail(fn, type_name + " needs '" + std::string(p.name) + "'");
         continue;
       }
+      if (p.name == "invalidate_after")
+        L.fail(v, what + " is simulated only: on a real host, start the fault that much later");
       injectors::FaultParams& q = rf.spec.params;
       double x = 0;
       sim::Nanos d = 0;

@@ -13,7 +13,7 @@ void arm_probe_faults(models::ProbeService& probes, const std::vector<injectors:
     if (!id) continue;
     switch (f.type) {
       case FaultType::link_loss: probes.add_loss(f.target, f.start, end, f.params.rate); break;
-      case FaultType::stale_flow_table: probes.add_loss(f.target, f.start, end, f.params.loss); break;
+      case FaultType::stale_flow_table: probes.add_loss(f.target, f.effect_start(), end, f.params.loss); break;
       case FaultType::agent_hang:
       case FaultType::node_crash:
         if (id->host >= 0 && id->host < topology.hosts()) probes.add_agent_down(id->host, f.start, end);

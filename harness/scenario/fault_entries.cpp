@@ -94,6 +94,7 @@ void store_param(FaultParams& params, std::string_view name, double number, Nano
   else if (name == "alarm") params.alarm = flag;
   else if (name == "load") params.load = number;
   else if (name == "offset") params.offset = time;
+  else if (name == "invalidate_after") params.invalidate_after = time;
   else throw std::logic_error("fault parameter '" + std::string(name) + "' has no FaultParams field");
 }
 
@@ -226,6 +227,10 @@ Entry read_entry(const Source& source, const Field& item, std::size_t index, con
 
   read_onset(source, map.require("at"), run_duration, entry);
   if (map.has("duration")) entry.duration = read_duration(source, map.field("duration"), false);
+  if (entry.duration && map.has("invalidate_after") && entry.params.invalidate_after >= *entry.duration)
+    source.fail(map.field("invalidate_after").value_mark,
+                "'" + map.name() + ".invalidate_after' must be shorter than the fault's duration (" +
+                    sim::format_duration(*entry.duration) + "), or the slow path never shows");
   if (map.has("every")) {
     const Field every = map.field("every");
     if (entry.poisson_mean)

@@ -102,7 +102,11 @@ void FaultScheduler::schedule_fault(const FaultSpec& fault, sim::Nanos horizon) 
       const double line = topology.link_bytes_per_second(topology.host_link(endpoint));
       if (p.cap_gbps > 0) e.bandwidth_factor = std::min(1.0, p.cap_gbps * 1e9 / 8.0 / line);
       e.bandwidth_factor *= link_loss_factor(topology.host_link(endpoint), p.loss);
-      apply_window(fault.target, e);
+      // The stale entries forward on the fast path until they are invalidated.
+      const sim::Nanos slow_from = fault.effect_start();
+      if (slow_from >= end) break;
+      schedule_change(slow_from, fault.target, fault.id, &e);
+      if (end != kForever) schedule_change(end, fault.target, fault.id, nullptr);
       break;
     }
     case FaultType::port_flap: {

@@ -122,6 +122,37 @@ TEST(GpuThrottle, ComposesWithCpuContentionAsAProductOfSpeeds) {
   EXPECT_NEAR(static_cast<double>(both.last_duration - base.last_duration), 1e9 / (0.8 * 0.9) - 1e9, 1e3);
 }
 
+// The seed case's stale entries keep the fast path until the vSwitch
+// invalidates them: the slow path's latency holds from at + invalidate_after
+// to the fault's end, and nothing changes before.
+TEST(StaleFlowTable, SlowPathStartsWhenTheStaleEntriesAreInvalidated) {
+  const std::string out = sim::run_isolated([] {
+    sim::Topology topology(cluster());
+    sim::FlowEngine engine(topology, 5);
+    sim::TelemetryBus bus;
+    models::TrainingJob training(job(), topology, engine, bus);
+    FaultScheduler scheduler(engine, training);
+    FaultSpec f;
+    f.id = "f1";
+    f.type = FaultType::stale_flow_table;
+    f.target = "h0.nic0.ft";
+    f.start = 10 * sim::kSecond;
+    f.duration = 60 * sim::kSecond;
+    f.params.extra_latency = 104 * sim::kMicrosecond;
+    f.params.invalidate_after = 30 * sim::kSecond;
+    scheduler.arm({f}, 2 * sim::kMinute);
+    std::ostringstream o;
+    o << scheduler.next_change() << ":";
+    for (sim::Nanos t : {10 * sim::kSecond, 40 * sim::kSecond - 1, 40 * sim::kSecond, 70 * sim::kSecond - 1,
+                         70 * sim::kSecond}) {
+      engine.run_until(t);
+      o << " " << engine.endpoint_state(topology.endpoint(0, 0)).extra_latency;
+    }
+    return o.str();
+  });
+  EXPECT_EQ(out, std::to_string(40 * sim::kSecond) + ": 0 0 104000 104000 0");
+}
+
 TEST(FaultScheduler, SimulatesEveryFaultType) {
   for (const FaultTypeInfo& info : fault_types()) EXPECT_TRUE(FaultScheduler::simulated(info.type)) << info.name;
 }

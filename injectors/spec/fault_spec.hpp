@@ -41,6 +41,9 @@ struct FaultParams {
   bool alarm = false;              // nic_down: whether a hardware alarm is raised
   double load = 0;                 // congestion: background load as a fraction of capacity
   sim::Nanos offset = 0;           // clock_skew: added to that host's telemetry timestamps
+  // stale_flow_table: how long the stale offloaded entries keep the fast path
+  // before the vSwitch invalidates them and packets fall to the slow path.
+  sim::Nanos invalidate_after = 0;
 };
 
 struct FaultSpec {
@@ -51,6 +54,9 @@ struct FaultSpec {
   std::optional<sim::Nanos> duration;  // none: until mitigation removes it or the run ends
   FaultParams params;
 
+  // When the data path starts to change: at the onset, except for a stale
+  // flow table whose entries are invalidated only invalidate_after later.
+  sim::Nanos effect_start() const { return start + params.invalidate_after; }
   std::optional<sim::Nanos> end() const {
     return duration ? std::optional(start + *duration) : std::nullopt;
   }
