@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/job_rebalance.hpp"
 #include "models/job_spec.hpp"
 #include "models/placement.hpp"
 #include "sim/network_engine.hpp"
@@ -128,6 +129,18 @@ class TrainingJob {
   int spares_used() const { return spares_used_; }
   const std::set<int>& isolated_hosts() const { return isolated_; }
 
+  // --- Work-split levers (job_rebalance.hpp/.cpp) ---
+  // Re-splits micro-batches over DP replicas and layers over pipeline
+  // stages: the step in flight is abandoned and training resumes `pause`
+  // later (re-sharding the data loader, moving layer weights) with the new
+  // split. Off the running state it takes effect at the next resume.
+  void apply_work_split(WorkSplit split, sim::Nanos pause);
+  const WorkSplit& work_split() const { return split_; }
+  // The slowest GPU speed per DP replica / per pipeline stage, as the
+  // framework reads it off its ranks' compute times.
+  std::vector<double> replica_speeds() const;
+  std::vector<double> stage_speeds() const;
+
  private:
   struct Outcome;
   struct Steady {
@@ -202,6 +215,8 @@ class TrainingJob {
   std::set<int> replaced_;       // hosts the job left while broken; they rejoin its pool when repaired
   std::vector<int> spare_pool_;  // healthy hosts the job may move to
   int spares_used_ = 0;
+  WorkSplit split_;
+  sim::Nanos pending_pause_ = 0;  // a lever's pause, taken before the next iteration
 };
 
 }  // namespace gauntlet::models

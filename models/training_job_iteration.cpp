@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "models/collectives/pipeline.hpp"
 #include "models/ring_allreduce.hpp"
@@ -55,6 +56,14 @@ telemetry::Record collective(const std::string& communicator, int rank, const st
 
 void TrainingJob::begin_iteration() {
   if (state_ != JobState::running || engine_.now() >= horizon_) return;
+  if (pending_pause_ > 0) {  // a work-split lever's pause
+    const sim::Nanos pause = std::exchange(pending_pause_, 0);
+    const std::uint64_t epoch = epoch_;
+    engine_.schedule_at(engine_.now() + pause, [this, epoch] {
+      if (epoch == epoch_) begin_iteration();
+    });
+    return;
+  }
   if (fast_forward_ && try_fast_forward()) return;
   simulate_iteration();
 }
@@ -135,6 +144,34 @@ void TrainingJob::simulate_iteration() {
                 2 * (tp - 1) * kNvlinkStepLatency
           : 0;
   const sim::Nanos slot = static_cast<sim::Nanos>(std::llround(slot0 / std::min(1.0, slowest))) + tp_time / m;
+  // Under a work split each replica runs its own micro-batch count at the
+  // pace of its slowest stage (layers per stage scale a stage's slot).
+  std::vector<int> replica_m;
+  std::vector<sim::Nanos> replica_slot;
+  if (!split_.even()) {
+    const int dp = job_.parallelism.dp;
+    replica_m.resize(static_cast<std::size_t>(dp));
+    replica_slot.assign(static_cast<std::size_t>(dp), 0);
+    for (int i = 0; i < dp; ++i) replica_m[static_cast<std::size_t>(i)] = split_.replica_microbatches(i, m);
+    for (int r = 0; r < ranks; ++r) {
+      const RankPlace& p = placement_->rank(r);
+      const double speed = std::min(1.0, gpu_speed(p.host, p.gpu));
+      const double per_microbatch = slot0 * split_.stage_share(p.pp) / speed;
+      const int mi = replica_m[static_cast<std::size_t>(p.dp)];
+      o->busy[static_cast<std::size_t>(r)] = static_cast<sim::Nanos>(std::llround(per_microbatch * mi));
+      auto& rs = replica_slot[static_cast<std::size_t>(p.dp)];
+      rs = std::max(rs, static_cast<sim::Nanos>(std::llround(per_microbatch)) + tp_time / m);
+    }
+  }
+  // The 1F1B span: the slowest replica's under a split, else the job's.
+  auto pipeline_span = [replica_m, replica_slot, slot, pp, m](const std::vector<sim::Nanos>& transfer) {
+    if (replica_m.empty()) return one_f_one_b_duration(slot, transfer.empty() ? 0 : transfer[0], pp, m);
+    sim::Nanos span = 0;
+    for (std::size_t i = 0; i < replica_m.size(); ++i)
+      span = std::max(span, one_f_one_b_duration(replica_slot[i], transfer.empty() ? 0 : transfer[i], pp,
+                                                 replica_m[i]));
+    return span;
+  };
 
   auto end_of = [this](int r) { return FlowEnd{placement_->rank(r).host, rank_endpoint(r)}; };
   auto name = [this](int r) { return placement_->worker_name(r); };
@@ -173,7 +210,7 @@ void TrainingJob::simulate_iteration() {
   };
 
   // Phase 2: the 1F1B pipeline with its stage-to-stage transfers.
-  auto pipeline = [this, o, epoch, slot, tp_time, pp, m, end_of, name, data_parallel]() {
+  auto pipeline = [this, o, epoch, tp_time, pp, m, end_of, name, data_parallel, replica_m, pipeline_span]() {
     if (epoch != epoch_) return;
     const sim::Nanos begin = engine_.now();
     for (const DpGroup& group : placement_->tp_groups()) {
@@ -185,29 +222,38 @@ void TrainingJob::simulate_iteration() {
     }
     const auto& edges = placement_->pipeline_edges();
     if (pp <= 1 || edges.empty() || job_.activation_bytes == 0) {
-      engine_.schedule_at(begin + one_f_one_b_duration(slot, 0, pp, m), data_parallel);
+      engine_.schedule_at(begin + pipeline_span({}), data_parallel);
       return;
     }
     // Each boundary carries m micro-batches of activations forward and as
     // many gradients back over the iteration; all boundaries at once.
+    auto edge_m = [this, replica_m, m](const PipelineEdge& e) {
+      return replica_m.empty() ? m : replica_m[static_cast<std::size_t>(placement_->rank(e.sender).dp)];
+    };
     const double bytes = static_cast<double>(job_.activation_bytes) * m;
     std::vector<Flow> flows;
     for (const PipelineEdge& e : edges) {
-      flows.push_back({end_of(e.sender), end_of(e.receiver), bytes});
-      flows.push_back({end_of(e.receiver), end_of(e.sender), bytes});
+      const double edge_bytes = static_cast<double>(job_.activation_bytes) * edge_m(e);
+      flows.push_back({end_of(e.sender), end_of(e.receiver), edge_bytes});
+      flows.push_back({end_of(e.receiver), end_of(e.sender), edge_bytes});
     }
     auto ends = std::make_shared<std::vector<sim::Nanos>>(flows.size(), begin);
     start_flows(
         engine_, flows, job_.channels, [ends](std::size_t i, sim::Nanos at) { (*ends)[i] = at; },
-        [this, o, epoch, begin, ends, slot, pp, m, name, data_parallel, bytes] {
+        [this, o, epoch, begin, ends, name, data_parallel, bytes, replica_m, pipeline_span, edge_m, m] {
           if (epoch != epoch_) return;
           const auto& edges = placement_->pipeline_edges();
           sim::Nanos slowest = 0;
+          std::vector<sim::Nanos> replica_slowest(replica_m.size(), 0);
           for (std::size_t i = 0; i < edges.size(); ++i) {
             const PipelineEdge& e = edges[i];
             const sim::Nanos fwd = (*ends)[2 * i], bwd = (*ends)[2 * i + 1];
             slowest = std::max({slowest, fwd - begin, bwd - begin});
-            const auto b = static_cast<std::uint64_t>(bytes);
+            if (!replica_m.empty()) {
+              auto& rs = replica_slowest[static_cast<std::size_t>(placement_->rank(e.sender).dp)];
+              rs = std::max({rs, fwd - begin, bwd - begin});
+            }
+            const auto b = static_cast<std::uint64_t>(replica_m.empty() ? bytes : job_.activation_bytes * edge_m(e));
             o->records.push_back(collective(e.communicator, e.stage, name(e.sender), "send", "p2p", b, o->iteration,
                                             begin, fwd, name(e.receiver)));
             o->records.push_back(collective(e.communicator, e.stage + 1, name(e.receiver), "recv", "p2p", b,
@@ -217,9 +263,14 @@ void TrainingJob::simulate_iteration() {
             o->records.push_back(collective(e.communicator, e.stage, name(e.sender), "recv", "p2p", b, o->iteration,
                                             begin, bwd, name(e.receiver)));
           }
-          const sim::Nanos per_microbatch = (slowest + m - 1) / m;
-          engine_.schedule_at(std::max(engine_.now(), begin + one_f_one_b_duration(slot, per_microbatch, pp, m)),
-                              data_parallel);
+          // A boundary's transfer per micro-batch paces the pipeline.
+          std::vector<sim::Nanos> per_microbatch = {(slowest + m - 1) / m};
+          if (!replica_m.empty()) {
+            per_microbatch.resize(replica_m.size());
+            for (std::size_t i = 0; i < replica_m.size(); ++i)
+              per_microbatch[i] = (replica_slowest[i] + replica_m[i] - 1) / replica_m[i];
+          }
+          engine_.schedule_at(std::max(engine_.now(), begin + pipeline_span(per_microbatch)), data_parallel);
         },
         in_flight_);
   };

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "harness/mitigation/falcon_ladder.hpp"
 #include "sim/component_id.hpp"
 
 namespace gauntlet::harness {
@@ -31,10 +32,25 @@ void IsolateRestartPolicy::on_alert(const Alert& alert, models::TrainingJob& job
   record({sim::to_seconds(now), "isolate", {top}, spares});
 }
 
-std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const models::JobSpec& job) {
+std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const models::JobSpec& job,
+                                              const std::map<std::string, sim::Nanos>& costs) {
   if (name == "none") return nullptr;
-  if (name == "isolate-restart") return std::make_unique<IsolateRestartPolicy>(job.restart_cost);
-  throw std::invalid_argument("mitigation '" + name + "' is not simulated yet; use none or isolate-restart");
+  if (name == "isolate-restart") {
+    if (!costs.empty()) throw std::invalid_argument("isolate-restart takes no step costs; set job.restart_cost");
+    return std::make_unique<IsolateRestartPolicy>(job.restart_cost);
+  }
+  if (name == "falcon-ladder") {
+    LadderCosts ladder;
+    ladder.restart = job.restart_cost;
+    for (const auto& [step, cost] : costs) {
+      if (step == "rebalance") ladder.rebalance = cost;
+      else if (step == "relayout") ladder.relayout = cost;
+      else if (step == "restart") ladder.restart = cost;
+      else throw std::invalid_argument("falcon-ladder has no step '" + step + "'; steps are rebalance, relayout, restart");
+    }
+    return std::make_unique<FalconLadderPolicy>(ladder);
+  }
+  throw std::invalid_argument("mitigation '" + name + "' is not simulated; use none, isolate-restart or falcon-ladder");
 }
 
 }  // namespace gauntlet::harness

@@ -2,6 +2,7 @@
 // Mitigation policies act on a detector's alerts inside the simulation, the
 // way an operator's automation would. Each detector then gets a run of its
 // own, so what its alerts cost or saved shows up as lost iterations.
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ class MitigationPolicy {
   virtual ~MitigationPolicy() = default;
   // Called at simulated time `now` with each alert the observed detector raised.
   virtual void on_alert(const Alert& alert, models::TrainingJob& job, sim::Nanos now) = 0;
+  // Called at every observe interval, after the interval's alerts.
+  virtual void on_tick(models::TrainingJob& /*job*/, sim::Nanos /*now*/) {}
   const std::vector<MitigationAction>& actions() const { return actions_; }
 
  protected:
@@ -49,8 +52,10 @@ class IsolateRestartPolicy final : public MitigationPolicy {
 };
 
 // Policies the simulator can run: "none" gives nullptr; unknown names throw
-// std::invalid_argument.
-std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const models::JobSpec& job);
+// std::invalid_argument. `costs` overrides a policy's step costs by step
+// name (falcon-ladder: rebalance, relayout, restart); unknown names throw.
+std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const models::JobSpec& job,
+                                              const std::map<std::string, sim::Nanos>& costs = {});
 
 // The host an alert's component id belongs to ("h3.gpu2" -> 3), or -1 for
 // switches and fabric links.

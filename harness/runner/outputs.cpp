@@ -59,6 +59,12 @@ std::string summary_json(const RunReport& report) {
     detectors[name]["profiling_seconds"] = run.profiling_seconds;
     detectors[name]["profiling_overhead_s"] = run.profiling_overhead_s;
     detectors[name]["status"] = run.status;
+    if (report.scenario.mitigation != "none") {
+      json actions = json::array();
+      for (const MitigationAction& a : run.actions)
+        actions.push_back({{"time_s", a.time_s}, {"action", a.action}, {"components", a.components}});
+      detectors[name]["mitigation_actions"] = actions;
+    }
   }
   j["detectors"] = detectors;
   json faults = json::array();

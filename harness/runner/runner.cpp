@@ -117,7 +117,7 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
                                   "' is not simulated by the " + scenario.engine + " engine yet");
   if (scenario.engine != "flow")
     throw std::invalid_argument("engine '" + scenario.engine + "' is not available yet; use engine: flow");
-  (void)make_policy(scenario.mitigation, scenario.job);  // rejects policies the simulator cannot run
+  (void)make_policy(scenario.mitigation, scenario.job, scenario.mitigation_costs);  // rejects policies the simulator cannot run
   const auto wall_start = std::chrono::steady_clock::now();
   const bool mitigated = scenario.mitigation != "none";
 

@@ -102,7 +102,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
       std::erase_if(observed.detectors, [&](const DetectorSpec& d) { return d.name != request.only_detector; });
     detectors = make_detectors(observed, registry, topology);
   }
-  const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job);
+  const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job, scenario.mitigation_costs);
   // The hosts' monitoring agents: probes on request, heartbeats throughout.
   models::ProbeService probes(engine, bus, scenario.seed);
   if (request.inject_faults) arm_probe_faults(probes, scenario.faults, topology, scenario.duration);
@@ -159,6 +159,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
         result.profiling_overhead_s += cost.overhead_seconds;
       }
     }
+    if (policy) policy->on_tick(job, t);
     progress.update(t);
   }
   for (const ActiveDetector& d : detectors)

@@ -210,6 +210,26 @@ std::vector<DetectorSpec> detectors_from_option(const std::vector<std::string>& 
   return specs;
 }
 
+// `mitigation: NAME`, or a map naming the policy with optional step costs:
+// `{policy: falcon-ladder, rebalance_cost: 10s, relayout_cost: 1m, restart_cost: 20m}`.
+void read_mitigation(const Source& source, const Field& field, Scenario& scenario) {
+  if (!field.value.IsMap()) {
+    scenario.mitigation = read_choice(source, field, {"none", "isolate-restart", "falcon-ladder"});
+    return;
+  }
+  const MapView map(source, field);
+  scenario.mitigation = read_choice(source, map.require("policy"), {"none", "isolate-restart", "falcon-ladder"});
+  if (scenario.mitigation != "falcon-ladder") {
+    map.allow_only({"policy"}, " (step costs are falcon-ladder's)");
+    return;
+  }
+  map.allow_only({"policy", "rebalance_cost", "relayout_cost", "restart_cost"});
+  for (std::string_view step : {"rebalance", "relayout", "restart"}) {
+    const std::string key = std::string(step) + "_cost";
+    if (map.has(key)) scenario.mitigation_costs[std::string(step)] = read_duration(source, map.field(key), true);
+  }
+}
+
 Scenario read_scenario(const Source& source, const YAML::Node& root, const DetectorRegistry& detectors,
                        const LoadOverrides& overrides) {
   if (!root.IsMap())
@@ -238,13 +258,13 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   if (top.has("faults"))
     scenario.faults = detail::read_faults(source, top.field("faults"), *topology, scenario.duration, scenario.seed);
   if (top.has("detectors")) scenario.detectors = read_detectors(source, top.field("detectors"), detectors);
-  if (top.has("mitigation"))
-    scenario.mitigation = read_choice(source, top.field("mitigation"), {"none", "isolate-restart", "falcon-ladder"});
+  if (top.has("mitigation")) read_mitigation(source, top.field("mitigation"), scenario);
   if (overrides.detectors) scenario.detectors = detectors_from_option(*overrides.detectors, detectors);
   if (overrides.mitigation) {
     const std::string& m = *overrides.mitigation;
     if (m != "none" && m != "isolate-restart" && m != "falcon-ladder")
       throw InputError("--mitigation", 1, 1, "must be one of none | isolate-restart | falcon-ladder, got '" + m + "'");
+    if (m != scenario.mitigation) scenario.mitigation_costs.clear();  // they were the file's policy's
     scenario.mitigation = m;
   }
   return scenario;

@@ -40,6 +40,9 @@ struct Scenario {
   std::vector<injectors::FaultSpec> faults;  // concrete: globs and Poisson onsets already drawn
   std::vector<DetectorSpec> detectors;
   std::string mitigation = "none";
+  // Step costs by step name overriding the policy's defaults (falcon-ladder:
+  // rebalance, relayout, restart).
+  std::map<std::string, sim::Nanos> mitigation_costs;
   std::string source_path;
 };
 

@@ -1,0 +1,151 @@
+#include "models/job_rebalance.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <sstream>
+
+#include "models/training_job.hpp"
+#include "sim/flow/flow_engine.hpp"
+#include "sim/isolated_run.hpp"
+
+namespace gauntlet::models {
+namespace {
+
+double span(const std::vector<int>& units, const std::vector<double>& speed, int fixed) {
+  double worst = 0;
+  for (std::size_t i = 0; i < units.size(); ++i) worst = std::max(worst, (units[i] + fixed) / speed[i]);
+  return worst;
+}
+
+// Every split of `total` into parts >= 1, the best min-max span by brute force.
+double best_span(const std::vector<double>& speed, int total, int fixed) {
+  double best = 1e300;
+  std::vector<int> units(speed.size(), 1);
+  std::function<void(std::size_t, int)> fill = [&](std::size_t i, int left) {
+    if (i + 1 == units.size()) {
+      units[i] = left;
+      best = std::min(best, span(units, speed, fixed));
+      return;
+    }
+    for (int u = 1; u <= left - static_cast<int>(units.size() - i - 1); ++u) {
+      units[i] = u;
+      fill(i + 1, left - u);
+    }
+  };
+  fill(0, total);
+  return best;
+}
+
+TEST(Rebalance, GreedySplitIsOptimalAndKeepsTheGlobalBatch) {
+  const std::vector<std::vector<double>> cases = {{1, 1, 1, 0.5}, {1, 0.8, 1}, {0.3, 1, 0.6, 1}, {1, 1}};
+  for (const auto& speed : cases)
+    for (int pp : {1, 4})
+      for (int total = static_cast<int>(speed.size()); total <= 24; ++total) {
+        const std::vector<int> m = balance_microbatches(speed, total, pp);
+        EXPECT_EQ(std::accumulate(m.begin(), m.end(), 0), total);
+        EXPECT_GE(*std::min_element(m.begin(), m.end()), 1);
+        EXPECT_DOUBLE_EQ(span(m, speed, pp - 1), best_span(speed, total, pp - 1)) << "total " << total;
+      }
+  // Healthy replicas split evenly; a half-speed one takes about half a share.
+  EXPECT_EQ(balance_microbatches({1, 1, 1, 1}, 32, 1), (std::vector<int>{8, 8, 8, 8}));
+  // 32 over three healthy and one half-speed replica: 4 or 5 on the slow one
+  // (8 or 10 slots), the rest 28 or 27 over three: 10 slots either way.
+  const std::vector<int> m = balance_microbatches({1, 1, 1, 0.5}, 32, 1);
+  EXPECT_TRUE(m[3] == 4 || m[3] == 5) << m[3];
+  EXPECT_DOUBLE_EQ(span(m, {1, 1, 1, 0.5}, 0), 10);
+  // Layers: a stage at 60% speed keeps about 60% of a share (8 each when even).
+  const std::vector<int> layers = balance_layers({1, 0.6, 1, 1}, 32);
+  EXPECT_EQ(std::accumulate(layers.begin(), layers.end(), 0), 32);
+  EXPECT_EQ(layers[1], 5);  // 5 / 0.6 = 8.3 slots against 9 on the others
+  EXPECT_THROW(balance_microbatches({1, 1, 1}, 2, 1), std::invalid_argument);
+}
+
+sim::ClusterShape cluster() {
+  sim::ClusterShape s;
+  s.spines = 2;
+  s.leaves = 8;
+  s.hosts = 8;
+  s.gpus_per_host = 8;
+  s.rnics_per_host = 8;
+  return s;
+}
+
+// 8 replicas of one host each (tp 8), pipeline of `pp` stages when pp > 1.
+JobSpec job(int pp) {
+  JobSpec j;
+  j.gpus = 64;
+  j.parallelism = {8, pp, 8 / pp, 1};
+  j.compute_per_iteration = 2 * sim::kSecond;
+  j.gradient_bytes = 200'000'000;
+  j.activation_bytes = pp > 1 ? 10'000'000 : 0;
+  j.microbatches = 8;
+  j.checkpoint_interval = 0;
+  return j;
+}
+
+// Durations of the iteration before the throttle, with it, and after the
+// split `make_split` (given the job's measured speeds) took effect.
+std::vector<sim::Nanos> durations(int pp, std::function<WorkSplit(const TrainingJob&)> make_split) {
+  const std::string out = sim::run_isolated([=] {
+    sim::Topology topology(cluster());
+    sim::FlowEngine engine(topology, 5);
+    sim::TelemetryBus bus;
+    TrainingJob training(job(pp), topology, engine, bus);
+    training.set_fast_forward(false);
+    engine.schedule_at(30 * sim::kSecond, [&] { training.set_gpu_speed(3, 2, 0.5); });
+    engine.schedule_at(60 * sim::kSecond, [&] { training.apply_work_split(make_split(training), sim::kSecond); });
+    training.start(0, 120 * sim::kSecond);
+    engine.run_until(120 * sim::kSecond);
+    std::ostringstream o;
+    sim::Nanos before = 0, slow = 0;
+    for (const IterationSpan& s : training.timeline()) {
+      if (s.start + s.duration <= 30 * sim::kSecond) before = s.duration;
+      else if (s.start >= 30 * sim::kSecond && s.start + s.duration <= 60 * sim::kSecond) slow = s.duration;
+    }
+    o << before << " " << slow << " " << training.timeline().back().duration;
+    return o.str();
+  });
+  std::istringstream in(out);
+  std::vector<sim::Nanos> d(3);
+  in >> d[0] >> d[1] >> d[2];
+  return d;
+}
+
+TEST(Rebalance, FewerMicrobatchesOnTheSlowReplicaCutTheIterationToTheBalancedTime) {
+  const auto d = durations(1, [](const TrainingJob& j) {
+    WorkSplit s;
+    s.microbatches = balance_microbatches(j.replica_speeds(), 64, 1);
+    return s;
+  });
+  const double compute = 2.0, comm = sim::to_seconds(d[0]) - compute;  // healthy = compute + allreduce
+  EXPECT_GT(comm, 0);
+  // The half-speed GPU doubles everyone's compute phase.
+  EXPECT_NEAR(sim::to_seconds(d[1]), compute / 0.5 + comm, 1e-6);
+  // Balanced: the slow replica gets 4 micro-batches (8 slots at half speed),
+  // the seven others 60 between them (9 at most): the phase takes 9 of 8 slots.
+  EXPECT_EQ(balance_microbatches({1, 1, 1, 0.5, 1, 1, 1, 1}, 64, 1)[3], 4);
+  EXPECT_NEAR(sim::to_seconds(d[2]), compute * 9 / 8 + comm, 1e-6);
+  // ... close to the bound total work / sum of speeds (64 / 7.5 slots).
+  EXPECT_GT(sim::to_seconds(d[2]), compute * (64 / 7.5) / 8 + comm);
+}
+
+TEST(Rebalance, FewerLayersOnTheSlowStageShortenItsSlot) {
+  const auto d = durations(2, [](const TrainingJob& j) {
+    WorkSplit s;
+    s.layers_per_stage = 8;
+    s.stage_layers = balance_layers(j.stage_speeds(), 16);
+    return s;
+  });
+  // pp 2, 8 micro-batches: 9 slots of 2 s / 9. A half-speed GPU on a stage
+  // doubles that stage's slot; with 16 layers the slow stage keeps 5 and the
+  // other 11: slots of 5/8 / 0.5 and 11/8 of the nominal: 11/8 paces it.
+  const double slot = 2.0 / 9;
+  EXPECT_NEAR(sim::to_seconds(d[1]) - sim::to_seconds(d[0]), 9 * slot * (1 / 0.5 - 1), 1e-3);
+  EXPECT_NEAR(sim::to_seconds(d[2]) - sim::to_seconds(d[0]), 9 * slot * (11.0 / 8 - 1), 1e-3);
+}
+
+}  // namespace
+}  // namespace gauntlet::models
