@@ -144,7 +144,9 @@ void Profiler::add_records(const google::protobuf::RepeatedPtrField<telemetry::R
       else if (r.has_collective()) t0 = r.collective().start_ns();
       else continue;
       const sim::Nanos last_start = t0 + (count > 0 ? static_cast<sim::Nanos>(count - 1) * period : 0);
-      if (r.has_iteration() && last_start >= w.end) w.job_passed_end = true;
+      // An iteration ending at or after the window's end: every later one starts after it.
+      const sim::Nanos last_end = last_start + (r.has_iteration() ? r.iteration().end_ns() - t0 : 0);
+      if (r.has_iteration() && last_end >= w.end) w.job_passed_end = true;
       const std::uint64_t k = repetitions_in(t0, period, count, w.start, w.end);
       if (k == 0) continue;
       if (r.has_iteration() && profiles(w, r.iteration().worker())) add_iteration(w, r.iteration(), k);
@@ -163,8 +165,8 @@ void Profiler::observe(const telemetry::Batch& batch) {
     add_records(run.records(), run.period_ns(), run.last_iteration() - run.first_iteration() + 1);
   const sim::Nanos now = batch.until_ns();
   for (auto it = windows_.begin(); it != windows_.end();) {
-    // Iterations that started in the window are all published once the job
-    // has begun one after it (or, for a hung job, after max_lag).
+    // Iterations that started in the window are all published once one that
+    // ends at or after its end is (or, for a hung job, after max_lag).
     if (now >= it->end && (it->job_passed_end || now >= it->end + settings_.max_lag)) {
       publish(*it);
       it = windows_.erase(it);

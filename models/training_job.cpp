@@ -67,7 +67,22 @@ void TrainingJob::publish_event(int kind, const std::string& error, const std::v
 void TrainingJob::interrupt() {
   if (steady_) end_steady_run(static_cast<std::uint64_t>((engine_.now() - steady_->start) / steady_->duration));
   current_.reset();
+  parked_ = false;  // a held job resumes into the hold again
   ++epoch_;
+}
+
+void TrainingJob::hold(std::function<void()> on_held) {
+  hold_requested_ = true;
+  on_held_ = std::move(on_held);
+  cut_steady_run();
+}
+
+void TrainingJob::release() {
+  hold_requested_ = false;
+  on_held_ = {};
+  if (!parked_) return;
+  parked_ = false;
+  begin_iteration();
 }
 
 void TrainingJob::write_checkpoint(bool then_reconfigure) {

@@ -18,7 +18,9 @@
 // since the last simulated iteration and no scheduled change, checkpoint or
 // horizon falls inside, the job skips ahead over as many identical
 // iterations as fit and publishes them as one SteadyRun, giving the same
-// timings as simulating each one.
+// timings as simulating each one. Stretches double in length from the last
+// simulated iteration, so a new state shows in telemetry about as soon as
+// it has lasted as long again.
 //
 // Progress vs execution: the timeline holds the iterations that count as
 // progress. Iterations rolled back by a restart are removed from it (and
@@ -129,6 +131,19 @@ class TrainingJob {
   int spares_used() const { return spares_used_; }
   const std::set<int>& isolated_hosts() const { return isolated_; }
 
+  // --- Requests from detectors ---
+  // Ends a steady stretch in flight at the first iteration boundary at or
+  // after now and publishes it there instead of at its planned end; the job
+  // then goes on (and may fast-forward again up to the next change). Timings
+  // are unchanged: only where the stretch is split.
+  void cut_steady_run();
+  // Stops the job at its next iteration boundary (after a checkpoint being
+  // written, or once a restart resumes it) and calls `on_held` once there;
+  // the job stays stopped until release(). Its progress stops meanwhile.
+  void hold(std::function<void()> on_held);
+  void release();
+  bool held() const { return parked_; }
+
   // --- Work-split levers (job_rebalance.hpp/.cpp) ---
   // Re-splits micro-batches over DP replicas and layers over pipeline
   // stages: the step in flight is abandoned and training resumes `pause`
@@ -198,6 +213,11 @@ class TrainingJob {
   std::shared_ptr<Outcome> current_;   // the simulated iteration in flight
   std::shared_ptr<Outcome> last_;      // the last simulated iteration, for fast-forward
   bool reconfigure_pending_ = false;
+  std::uint64_t steady_generation_ = 0;  // a cut steady stretch ignores its planned end
+  std::uint64_t executed_at_simulation_ = 0;  // executed_ after the last simulated iteration
+  bool hold_requested_ = false;
+  bool parked_ = false;                  // stopped at an iteration boundary by hold()
+  std::function<void()> on_held_;
 
   std::uint64_t progress_ = 0;         // next iteration index
   std::uint64_t executed_ = 0;

@@ -56,6 +56,12 @@ telemetry::Record collective(const std::string& communicator, int rank, const st
 
 void TrainingJob::begin_iteration() {
   if (state_ != JobState::running || engine_.now() >= horizon_) return;
+  if (hold_requested_) {
+    if (parked_) return;
+    parked_ = true;
+    if (auto held = std::exchange(on_held_, {})) engine_.schedule_at(engine_.now(), std::move(held));
+    return;
+  }
   if (pending_pause_ > 0) {  // a work-split lever's pause
     const sim::Nanos pause = std::exchange(pending_pause_, 0);
     const std::uint64_t epoch = epoch_;
@@ -78,6 +84,10 @@ bool TrainingJob::try_fast_forward() {
   const sim::Nanos duration = last_->duration;
   if (duration <= 0 || limit - now < duration) return false;
   auto count = static_cast<std::uint64_t>((limit - now) / duration);
+  // A stretch lasts at most as long as the steady state before it (1, 2, 4,
+  // ... iterations after a change): telemetry of a new state is published
+  // within about as long as it has lasted, for a few more stretches per change.
+  count = std::min(count, executed_ - executed_at_simulation_ + 1);
   if (job_.checkpoint_interval > 0) {
     // Stop at the first iteration boundary at or after the checkpoint's due
     // time, exactly where a step-by-step run writes it.
@@ -85,13 +95,27 @@ bool TrainingJob::try_fast_forward() {
     count = std::min(count, static_cast<std::uint64_t>((until_due + duration - 1) / duration));
   }
   steady_ = Steady{progress_, count, now, duration};
-  const std::uint64_t epoch = epoch_;
-  engine_.schedule_at(now + static_cast<sim::Nanos>(count) * duration, [this, epoch, count] {
-    if (epoch != epoch_) return;
+  const std::uint64_t epoch = epoch_, generation = ++steady_generation_;
+  engine_.schedule_at(now + static_cast<sim::Nanos>(count) * duration, [this, epoch, generation, count] {
+    if (epoch != epoch_ || generation != steady_generation_) return;
     end_steady_run(count);
     after_iteration();
   });
   return true;
+}
+
+void TrainingJob::cut_steady_run() {
+  if (!steady_) return;
+  const Steady run = *steady_;
+  const sim::Nanos elapsed = engine_.now() - run.start;
+  const auto done = static_cast<std::uint64_t>((elapsed + run.duration - 1) / run.duration);
+  if (done >= run.count) return;
+  const std::uint64_t epoch = epoch_, generation = ++steady_generation_;
+  engine_.schedule_at(run.start + static_cast<sim::Nanos>(done) * run.duration, [this, epoch, generation, done] {
+    if (epoch != epoch_ || generation != steady_generation_) return;
+    end_steady_run(done);
+    after_iteration();
+  });
 }
 
 void TrainingJob::end_steady_run(std::uint64_t count) {
@@ -196,10 +220,16 @@ void TrainingJob::simulate_iteration() {
             if (epoch != epoch_) return;
             const DpGroup& group = placement_->dp_groups()[g];
             const std::size_t n = group.ranks.size();
-            for (std::size_t pos = 0; pos < n; ++pos)
+            // Each rank enters when its own compute is done and waits there
+            // for the last one: the ring moves only once everyone is in.
+            const sim::Nanos slowest_busy = *std::max_element(o->busy.begin(), o->busy.end());
+            for (std::size_t pos = 0; pos < n; ++pos) {
+              const sim::Nanos idle = slowest_busy - o->busy[static_cast<std::size_t>(group.ranks[pos])];
+              const sim::Nanos entry = std::max(o->start, result.start - idle);
               o->records.push_back(collective(group.communicator, static_cast<int>(pos), name(group.ranks[pos]),
-                                              "allreduce", "ring", job_.gradient_bytes, o->iteration, result.start,
+                                              "allreduce", "ring", job_.gradient_bytes, o->iteration, entry,
                                               result.rank_end[pos], name(group.ranks[(pos + 1) % n])));
+            }
             *end = std::max(*end, result.end);
             if (--*pending > 0) return;
             o->duration = *end - o->start;
@@ -343,6 +373,7 @@ void TrainingJob::finish_iteration(std::shared_ptr<Outcome> outcome) {
     for (const telemetry::Record& record : outcome->records) bus_.publish(record);
     ++progress_;
     ++executed_;
+    executed_at_simulation_ = executed_;
     if (outcome->reusable) last_ = outcome;
     else last_.reset();
     after_iteration();

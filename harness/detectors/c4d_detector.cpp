@@ -141,10 +141,14 @@ std::vector<C4dCell> C4dDetector::edge_cells(const SyncPoint& point) {
   };
   std::vector<Edge> edges;
   std::vector<sim::Nanos> latencies;
+  // A ring moves only once its last rank is in: a late rank's wait is not
+  // its peers' edges being slow.
+  sim::Nanos last_entry = 0;
+  for (const auto& [rank, e] : point.ranks) last_entry = std::max(last_entry, e.start);
   for (const auto& [rank, e] : point.ranks) {
     auto peer = by_worker.find(e.peer);
     if (e.peer.empty() || peer == by_worker.end() || e.peer == e.worker) continue;
-    const sim::Nanos latency = peer->second->end - std::max(e.start, peer->second->start);
+    const sim::Nanos latency = peer->second->end - last_entry;
     edges.push_back({e.worker, e.peer, latency});
     latencies.push_back(latency);
   }

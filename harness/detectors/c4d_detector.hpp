@@ -20,8 +20,8 @@
 //    median by more than compute_slow of the communicator's step; suspects
 //    the late GPUs (or their host when several of one host are late).
 //  * communication slow (network): the sender x receiver latency matrix. A
-//    ring edge sender -> peer lasts from the later of the two entries to the
-//    receiver's finish; a cell is slow when it exceeds comm_slow times the
+//    ring edge sender -> peer lasts from the sync point's last entry (the
+//    ring moves only once every rank is in) to the receiver's finish; a cell is slow when it exceeds comm_slow times the
 //    median edge of its sync point and, once it has a history, comm_slow
 //    times its own best (so structurally longer edges, e.g. cross-pod ones,
 //    are not flagged). Slow cells are explained greedily by the worker that

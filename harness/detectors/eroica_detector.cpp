@@ -96,14 +96,16 @@ std::vector<EroicaOutlier> eroica_outliers(const std::vector<telemetry::ProfileS
   return out;
 }
 
-void EroicaDetector::on_iteration_time(sim::Nanos duration, sim::Nanos now) {
+void EroicaDetector::on_iteration_time(sim::Nanos duration, sim::Nanos now, std::uint64_t iterations) {
   if (duration <= 0) return;
   const bool full = baseline_.size() >= config_.baseline_iterations;
   std::vector<double> values(baseline_.begin(), baseline_.end());
   const double baseline = median_of(values);
   const bool slow = full && static_cast<double>(duration) > config_.slowdown * baseline;
   if (!slow) {
-    baseline_.push_back(duration);
+    // A steady run's iterations are each a healthy iteration of the baseline.
+    const std::uint64_t copies = std::min<std::uint64_t>(iterations, config_.baseline_iterations);
+    for (std::uint64_t i = 0; i < copies; ++i) baseline_.push_back(duration);
     while (baseline_.size() > config_.baseline_iterations) baseline_.pop_front();
     return;
   }
@@ -167,7 +169,7 @@ void EroicaDetector::observe(const telemetry::Batch& batch) {
     sim::Nanos longest = 0;
     for (const telemetry::Record& r : run.records())
       if (r.has_iteration()) longest = std::max(longest, r.iteration().end_ns() - r.iteration().start_ns());
-    on_iteration_time(longest, now);
+    on_iteration_time(longest, now, run.last_iteration() - run.first_iteration() + 1);
     last_fed_ = std::max(last_fed_.value_or(0), run.last_iteration());
   }
   // Windows another detector asked for are not this one's to diagnose.

@@ -6,7 +6,8 @@
 // training waits for the slowest) is compared with the median of its recent
 // healthy iterations; one above `slowdown` x baseline switches
 // function-level profiling on for `window` on every worker (at most once per
-// `cooldown`). A steady run is one observation: its iterations are identical.
+// `cooldown`). A steady run's identical iterations trigger at most once and
+// fill the baseline as that many healthy iterations.
 // After a window the baseline restarts, so a lasting slowdown is profiled
 // once and becomes the new normal.
 //
@@ -75,7 +76,7 @@ class EroicaDetector : public Detector {
   double profiling_seconds() const { return profiling_seconds_; }
 
  private:
-  void on_iteration_time(sim::Nanos duration, sim::Nanos now);
+  void on_iteration_time(sim::Nanos duration, sim::Nanos now, std::uint64_t iterations = 1);
   void diagnose(sim::Nanos window_start, sim::Nanos now);
 
   EroicaConfig config_;

@@ -69,6 +69,10 @@ FalconConfig FalconDetector::config_from(const DetectorParams& params) {
   c.comm_ratio = params.number("comm_ratio");
   c.max_run = static_cast<std::size_t>(std::max(2LL, params.integer("max_run")));
   c.steady_copies = static_cast<std::size_t>(std::max(1LL, params.integer("steady_copies")));
+  c.validate = params.integer("validate") != 0;
+  c.gemm_ratio = params.number("gemm_ratio");
+  c.allreduce_ratio = params.number("allreduce_ratio");
+  c.validation_timeout = params.duration("validation_timeout");
   return c;
 }
 
@@ -81,11 +85,8 @@ void FalconDetector::observe(const telemetry::Batch& batch) {
     const auto& r = *item.record;
     switch (r.body_case()) {
       case telemetry::Record::kIteration: on_iteration(r.iteration()); break;
-      case telemetry::Record::kCollective:
-        if (r.collective().end_ns() > 0)
-          worker(r.collective().worker()).comm_open_ns +=
-              static_cast<double>(r.collective().end_ns() - r.collective().start_ns());
-        break;
+      case telemetry::Record::kCollective: on_collective(r.collective()); break;
+      case telemetry::Record::kBenchmark: on_benchmark(r.benchmark()); break;
       case telemetry::Record::kJob:
         if (r.job().kind() == telemetry::JobEvent::CRASH || r.job().kind() == telemetry::JobEvent::RESTART) {
           // A restarted job replays iterations from its checkpoint, so the
@@ -97,6 +98,27 @@ void FalconDetector::observe(const telemetry::Batch& batch) {
         break;
       default: break;
     }
+  }
+  if (validation_) {
+    const bool answered = validation_->have_gemm && validation_->have_allreduce;
+    if (answered || batch.until_ns() - validation_->requested_ns >= config_.validation_timeout)
+      conclude(batch.until_ns());
+  }
+}
+
+void FalconDetector::on_collective(const telemetry::CollectiveRecord& c) {
+  if (c.end_ns() > 0) worker(c.worker()).comm_open_ns += static_cast<double>(c.end_ns() - c.start_ns());
+  if (c.communicator().starts_with("dp.")) communicators_[c.communicator()].insert(c.worker());
+}
+
+void FalconDetector::on_benchmark(const telemetry::BenchmarkResult& b) {
+  if (!validation_ || b.detector() != kName) return;
+  if (b.kind() == "gemm") {
+    validation_->gemm[b.target()] = static_cast<double>(b.duration_ns());
+    validation_->have_gemm = true;
+  } else if (b.kind() == "allreduce") {
+    validation_->allreduce[b.target()] = static_cast<double>(b.duration_ns());
+    validation_->have_allreduce = true;
   }
 }
 
@@ -158,6 +180,7 @@ void FalconDetector::on_steady(const telemetry::SteadyRun& run) {
       const auto& c = r.collective();
       worker(c.worker());
       spans[worker_index_.at(c.worker())].comm_ns += static_cast<double>(c.end_ns() - c.start_ns());
+      if (c.communicator().starts_with("dp.")) communicators_[c.communicator()].insert(c.worker());
     }
   }
   for (auto& [index, span] : spans) {
@@ -213,11 +236,94 @@ void FalconDetector::consider(std::uint64_t changepoint) {
   accepted_at_ = cp;
   ++accepted_;
   if (shift <= 0) return;  // a recovery: the new, faster level becomes the baseline
-  raise({sim::to_seconds(latest.end_ns), kName, "fail_slow",
-         localize(cp.iteration, latest.iteration, series_[from].iteration)});
+  Verdict profiled = localize(cp.iteration, latest.iteration, series_[from].iteration);
+  if (!config_.validate || validation_) {
+    // Unvalidated, or a second change while benchmarks are pending: the profile alone.
+    raise({sim::to_seconds(latest.end_ns), kName, "fail_slow", std::move(profiled.suspects)});
+    return;
+  }
+  validation_ = Validation{latest.end_ns, std::move(profiled), {}, {}, false, false};
+  ++validations_;
+  request_benchmark({"gemm", {}});
+  request_benchmark({"allreduce", {}});
 }
 
-std::vector<Suspect> FalconDetector::localize(std::uint64_t from_iteration, std::uint64_t to_iteration,
+namespace {
+
+double median_value(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::string host_cpu_of(const std::string& worker) {
+  const auto dot = worker.find('.');
+  return worker.substr(0, dot) + ".cpu";
+}
+
+}  // namespace
+
+void FalconDetector::conclude(sim::Nanos now) {
+  Validation v = std::move(*validation_);
+  validation_.reset();
+  const double time_s = sim::to_seconds(now);
+  std::vector<Suspect> out;
+  auto add = [&out](const std::string& id, double score) {
+    for (const Suspect& s : out)
+      if (s.id == id) return;
+    out.push_back({id, score});
+  };
+  auto by_score = [](const Suspect& a, const Suspect& b) { return a.score > b.score; };
+
+  std::vector<double> gemm;
+  for (const auto& [w, ns] : v.gemm) gemm.push_back(ns);
+  const double gemm_median = gemm.empty() ? 0 : median_value(gemm);
+  // Compute: GPUs whose GEMM is far off their peers'.
+  if (gemm_median > 0)
+    for (const auto& [w, ns] : v.gemm)
+      if (ns > config_.gemm_ratio * gemm_median) add(w, ns / gemm_median);
+  if (!out.empty()) {
+    std::stable_sort(out.begin(), out.end(), by_score);
+    raise({time_s, kName, "fail_slow", out});
+    return;
+  }
+  // Communication: a data-parallel group whose allreduce is off its peers'.
+  std::vector<double> rings;
+  for (const auto& [c, ns] : v.allreduce) rings.push_back(ns);
+  const double ring_median = rings.empty() ? 0 : median_value(rings);
+  std::vector<std::pair<double, std::string>> slow;
+  if (ring_median > 0)
+    for (const auto& [c, ns] : v.allreduce)
+      if (ns > config_.allreduce_ratio * ring_median) slow.push_back({ns / ring_median, c});
+  if (!slow.empty()) {
+    std::stable_sort(slow.begin(), slow.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [ratio, c] : slow) {
+      const auto& members = communicators_[c];
+      if (!v.profiled.compute)
+        for (const Suspect& s : v.profiled.suspects)
+          if (members.count(s.id)) add(s.id, ratio * s.score);
+    }
+    for (const auto& [ratio, c] : slow)
+      for (const std::string& w : communicators_[c]) add(w, ratio * 0.5);
+    raise({time_s, kName, "network", out});
+    return;
+  }
+  // Neither benchmark stands out: the profile stands, checked against the GEMMs.
+  if (v.profiled.compute && gemm_median > 0) {
+    for (const Suspect& s : v.profiled.suspects) {
+      auto it = v.gemm.find(s.id);
+      const double gemm_ratio = it == v.gemm.end() ? 1.0 : it->second / gemm_median;
+      if (it != v.gemm.end() && gemm_ratio - 1 >= 0.5 * (s.score - 1)) add(s.id, s.score);
+      else add(host_cpu_of(s.id), s.score);
+    }
+    std::stable_sort(out.begin(), out.end(), by_score);
+    raise({time_s, kName, "fail_slow", out});
+    return;
+  }
+  raise({time_s, kName, "fail_slow", std::move(v.profiled.suspects)});
+}
+
+FalconDetector::Verdict FalconDetector::localize(std::uint64_t from_iteration, std::uint64_t to_iteration,
                                               std::uint64_t baseline_from) const {
   // Ratio of each worker's time after the change to its own time before;
   // falls back to the raw time when some worker has no history before it.
@@ -267,8 +373,8 @@ std::vector<Suspect> FalconDetector::localize(std::uint64_t from_iteration, std:
     return out;
   };
   auto compute = standouts(ratios([](const Span& s) { return s.compute_ns; }), config_.compute_ratio);
-  if (!compute.empty()) return compute;
-  return standouts(ratios([](const Span& s) { return s.comm_ns; }), config_.comm_ratio);
+  if (!compute.empty()) return {std::move(compute), true};
+  return {standouts(ratios([](const Span& s) { return s.comm_ns; }), config_.comm_ratio), false};
 }
 
 }  // namespace gauntlet::harness

@@ -26,11 +26,26 @@
 // slowdown is communication: the same test on each worker's time inside
 // collectives (threshold comm_ratio); the suspect list stays empty when
 // nothing stands out.
+//
+// Validation (validate=1): instead of alerting on the profile alone, falcon
+// asks for benchmarks that pause training, a GEMM on every GPU and an
+// allreduce on every data-parallel communicator, and alerts when they
+// report (or after validation_timeout without them, on the profile):
+//  * a GEMM above gemm_ratio x the median: compute; those GPUs (fail_slow);
+//  * else an allreduce above allreduce_ratio x the median: communication
+//    (network); the profile's suspects in the slow communicators first,
+//    then their other members;
+//  * else the profile stands, checked against the GEMMs: a compute suspect
+//    whose GEMM accounts for at least half of its profiled slowdown stays
+//    (a GPU slow below the GEMM threshold); one whose GEMM is normal is not
+//    the GPU, and its host's CPU is named instead (h<N>.cpu: data loading
+//    and kernel launch starved, as under CPU contention).
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +62,10 @@ struct FalconConfig {
   double comm_ratio = 1.2;
   std::size_t max_run = 512;
   std::size_t steady_copies = 64;
+  bool validate = true;
+  double gemm_ratio = 2.0;
+  double allreduce_ratio = 1.1;
+  sim::Nanos validation_timeout = 5 * sim::kMinute;
 };
 
 class FalconDetector : public Detector {
@@ -61,6 +80,7 @@ class FalconDetector : public Detector {
   // steady_copies each).
   std::uint64_t observations() const { return bocd_.observations(); }
   std::uint64_t accepted_changepoints() const { return accepted_; }
+  std::uint64_t validations_requested() const { return validations_; }
 
  private:
   struct Span {  // a worker's per-iteration times over iterations first..last
@@ -84,15 +104,29 @@ class FalconDetector : public Detector {
     sim::Nanos end_ns = 0;
   };
 
+  struct Verdict {
+    std::vector<Suspect> suspects;
+    bool compute = false;  // compute stood out (else communication, or nothing)
+  };
+  struct Validation {
+    sim::Nanos requested_ns = 0;
+    Verdict profiled;
+    std::map<std::string, double> gemm;       // worker -> ns
+    std::map<std::string, double> allreduce;  // communicator -> ns
+    bool have_gemm = false, have_allreduce = false;
+  };
+
   Worker& worker(const std::string& id);
+  void on_collective(const telemetry::CollectiveRecord& c);
+  void on_benchmark(const telemetry::BenchmarkResult& b);
+  void conclude(sim::Nanos now);
   void add_span(Worker& w, Span span);
   void on_iteration(const telemetry::IterationRecord& r);
   void on_steady(const telemetry::SteadyRun& run);
   void finalize_before(std::uint64_t iteration);
   void feed(std::uint64_t iteration, sim::Nanos duration_ns, sim::Nanos end_ns);
   void consider(std::uint64_t changepoint);
-  std::vector<Suspect> localize(std::uint64_t from_iteration, std::uint64_t to_iteration,
-                                std::uint64_t baseline_from) const;
+  Verdict localize(std::uint64_t from_iteration, std::uint64_t to_iteration, std::uint64_t baseline_from) const;
 
   FalconConfig config_;
   Bocd bocd_;
@@ -105,6 +139,9 @@ class FalconDetector : public Detector {
   std::deque<Observation> series_;  // the latest observations, enough to cover the model's runs
   std::optional<Observation> accepted_at_;  // first observation after the last accepted changepoint
   std::uint64_t accepted_ = 0;
+  std::map<std::string, std::set<std::string>> communicators_;  // data-parallel communicator -> its workers
+  std::optional<Validation> validation_;
+  std::uint64_t validations_ = 0;
 };
 
 }  // namespace gauntlet::harness

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <numbers>
 
 #include "harness/detectors/registry.hpp"
@@ -12,6 +13,7 @@ namespace gauntlet::harness {
 namespace {
 
 using sim::kMillisecond;
+using sim::kSecond;
 
 // Synthetic telemetry of a 16-GPU synchronous job (4 hosts x 4 GPUs): each
 // worker computes ~1 s, then everyone meets in an allreduce of ~200 ms that
@@ -94,6 +96,13 @@ class SyntheticJob {
 
 constexpr int kSlowWorker = 14;  // h3.gpu2
 
+// The changepoint and profiling stages alone, alerting on the profile.
+FalconConfig profile_only() {
+  FalconConfig c;
+  c.validate = false;
+  return c;
+}
+
 std::vector<double> slow_one(double factor) {
   std::vector<double> s(SyntheticJob::kWorkers, 1.0);
   s[kSlowWorker] = factor;
@@ -119,7 +128,7 @@ void run(FalconDetector& d, SyntheticJob& job, int iterations, const std::vector
 
 TEST(FalconDetector, ComputeSlowdownIsDetectedAndLocalized) {
   for (std::uint64_t seed : {1, 2, 3}) {
-    FalconDetector d({});
+    FalconDetector d(profile_only());
     SyntheticJob job(seed);
     Seen seen;
     run(d, job, 200, {}, seen);
@@ -141,7 +150,7 @@ TEST(FalconDetector, ComputeSlowdownIsDetectedAndLocalized) {
 
 TEST(FalconDetector, StationaryNoisyRunRaisesNothing) {
   for (std::uint64_t seed : {4, 5, 6}) {
-    FalconDetector d({});
+    FalconDetector d(profile_only());
     SyntheticJob job(seed, 0.03);
     Seen seen;
     run(d, job, 1000, {}, seen);
@@ -150,7 +159,7 @@ TEST(FalconDetector, StationaryNoisyRunRaisesNothing) {
 }
 
 TEST(FalconDetector, CheckpointSpikesRaiseNothing) {
-  FalconDetector d({});
+  FalconDetector d(profile_only());
   SyntheticJob job(12);
   Seen seen;
   for (int i = 0; i < 10; ++i) {
@@ -161,7 +170,7 @@ TEST(FalconDetector, CheckpointSpikesRaiseNothing) {
 }
 
 TEST(FalconDetector, SmallShiftRaisesNothing) {
-  FalconDetector d({});
+  FalconDetector d(profile_only());
   SyntheticJob job(7);
   Seen seen;
   run(d, job, 200, {}, seen);
@@ -173,7 +182,7 @@ TEST(FalconDetector, SmallShiftRaisesNothing) {
 TEST(FalconDetector, MinShiftIsOverridable) {
   DetectorRegistry reg = builtin_detectors();
   std::string error;
-  auto params = reg.resolve(*reg.find("falcon"), {{"min_shift", "0.2"}}, &error);
+  auto params = reg.resolve(*reg.find("falcon"), {{"min_shift", "0.2"}, {"validate", "0"}}, &error);
   ASSERT_TRUE(params) << error;
   DetectorContext ctx;
   ctx.params = *params;
@@ -188,7 +197,7 @@ TEST(FalconDetector, MinShiftIsOverridable) {
 }
 
 TEST(FalconDetector, CommunicationSlowdownHasNoComputeSuspect) {
-  FalconDetector d({});
+  FalconDetector d(profile_only());
   SyntheticJob job(9);
   Seen seen;
   run(d, job, 200, {}, seen);
@@ -199,7 +208,7 @@ TEST(FalconDetector, CommunicationSlowdownHasNoComputeSuspect) {
 }
 
 TEST(FalconDetector, SteadyRunsAreConsumedWithoutExpansion) {
-  FalconDetector d({});
+  FalconDetector d(profile_only());
   SyntheticJob job(10);
   Seen seen;
   run(d, job, 200, {}, seen);
@@ -229,7 +238,7 @@ TEST(FalconDetector, SteadyRunsAreConsumedWithoutExpansion) {
 }
 
 TEST(FalconDetector, SecondSlowdownAfterRecoveryAlertsAgain) {
-  FalconDetector d({});
+  FalconDetector d(profile_only());
   SyntheticJob job(11);
   Seen seen;
   run(d, job, 150, {}, seen);
@@ -242,6 +251,106 @@ TEST(FalconDetector, SecondSlowdownAfterRecoveryAlertsAgain) {
   EXPECT_EQ(seen.alerts[0].suspects.at(0).id, "h3.gpu2");
   EXPECT_EQ(seen.alerts[1].suspects.at(0).id, "h0.gpu3");
   EXPECT_EQ(d.accepted_changepoints(), 3u);
+}
+
+// Validation: after the profile, falcon asks for benchmarks and alerts on
+// their answer. `gemm` gives each worker's GEMM time relative to nominal.
+struct Validated {
+  std::vector<BenchmarkRequest> requests;
+  std::vector<Alert> alerts;
+};
+
+Validated validate_slowdown(const std::vector<double>& slow, const std::map<std::string, double>& gemm,
+                            const std::map<std::string, double>& rings, bool answer = true) {
+  FalconDetector d({});
+  SyntheticJob job(21);
+  Validated out;
+  for (int i = 0; i < 400 && out.requests.empty(); ++i) {
+    d.observe(job.next(i >= 200 ? slow : std::vector<double>{}));
+    auto alerts = d.take_alerts();
+    out.alerts.insert(out.alerts.end(), alerts.begin(), alerts.end());
+    out.requests = d.take_benchmark_requests();
+  }
+  EXPECT_TRUE(out.alerts.empty());  // nothing before the benchmarks answer
+  if (!answer) {
+    for (int i = 0; i < 400 && out.alerts.empty(); ++i) {
+      d.observe(job.next(slow));
+      out.alerts = d.take_alerts();
+    }
+    return out;
+  }
+  telemetry::Batch results;
+  for (int w = 0; w < SyntheticJob::kWorkers; ++w) {
+    auto* b = results.add_records()->mutable_benchmark();
+    b->set_detector("falcon");
+    b->set_kind("gemm");
+    b->set_target(SyntheticJob::worker(w));
+    const auto it = gemm.find(SyntheticJob::worker(w));
+    b->set_duration_ns(static_cast<sim::Nanos>(200.0 * kMillisecond * (it == gemm.end() ? 1.0 : it->second)));
+    b->set_time_ns(job.clock() + b->duration_ns());
+  }
+  for (const auto& [communicator, factor] : rings) {
+    auto* b = results.add_records()->mutable_benchmark();
+    b->set_detector("falcon");
+    b->set_kind("allreduce");
+    b->set_target(communicator);
+    b->set_duration_ns(static_cast<sim::Nanos>(40.0 * kMillisecond * factor));
+    b->set_time_ns(job.clock() + b->duration_ns());
+  }
+  results.set_until_ns(job.clock() + kSecond);
+  d.observe(results);
+  out.alerts = d.take_alerts();
+  return out;
+}
+
+const std::map<std::string, double> kHealthyRings = {{"dp.a", 1.0}, {"dp.b", 1.0}, {"dp.c", 1.0}};
+
+TEST(FalconValidation, AsksForGemmAndAllreduceBenchmarks) {
+  const Validated v = validate_slowdown(slow_one(1.2), {}, kHealthyRings);
+  ASSERT_EQ(v.requests.size(), 2u);
+  EXPECT_EQ(v.requests[0].kind, "gemm");
+  EXPECT_EQ(v.requests[1].kind, "allreduce");
+}
+
+TEST(FalconValidation, GemmFarAboveItsPeersIsTheComputeSuspect) {
+  const Validated v = validate_slowdown(slow_one(2.5), {{"h3.gpu2", 2.5}}, kHealthyRings);
+  ASSERT_EQ(v.alerts.size(), 1u);
+  EXPECT_EQ(v.alerts[0].kind, "fail_slow");
+  ASSERT_EQ(v.alerts[0].suspects.size(), 1u);
+  EXPECT_EQ(v.alerts[0].suspects[0].id, "h3.gpu2");
+  EXPECT_NEAR(v.alerts[0].suspects[0].score, 2.5, 0.01);
+}
+
+TEST(FalconValidation, GemmBelowThresholdThatExplainsTheProfileKeepsTheGpu) {
+  // 20% slower: under the 2x GEMM threshold, but the GEMM accounts for the profile.
+  const Validated v = validate_slowdown(slow_one(1.25), {{"h3.gpu2", 1.25}}, kHealthyRings);
+  ASSERT_EQ(v.alerts.size(), 1u);
+  ASSERT_FALSE(v.alerts[0].suspects.empty());
+  EXPECT_EQ(v.alerts[0].suspects[0].id, "h3.gpu2");
+}
+
+TEST(FalconValidation, NormalGemmOnProfiledGpusNamesTheirHostCpu) {
+  // Every GPU of h3 computes 25% slower (its CPU is starved) but their GEMMs are normal.
+  std::vector<double> slow(SyntheticJob::kWorkers, 1.0);
+  for (int w = 12; w < 16; ++w) slow[static_cast<std::size_t>(w)] = 1.25;
+  const Validated v = validate_slowdown(slow, {}, kHealthyRings);
+  ASSERT_EQ(v.alerts.size(), 1u);
+  EXPECT_EQ(v.alerts[0].kind, "fail_slow");
+  ASSERT_EQ(v.alerts[0].suspects.size(), 1u);
+  EXPECT_EQ(v.alerts[0].suspects[0].id, "h3.cpu");
+}
+
+TEST(FalconValidation, SlowAllreduceGroupIsCommunication) {
+  const Validated v = validate_slowdown(slow_one(1.25), {}, {{"dp.a", 1.0}, {"dp.b", 1.3}, {"dp.c", 1.0}});
+  ASSERT_EQ(v.alerts.size(), 1u);
+  EXPECT_EQ(v.alerts[0].kind, "network");
+}
+
+TEST(FalconValidation, UnansweredBenchmarksFallBackToTheProfile) {
+  const Validated v = validate_slowdown(slow_one(1.25), {}, {}, false);
+  ASSERT_EQ(v.alerts.size(), 1u);
+  ASSERT_FALSE(v.alerts[0].suspects.empty());
+  EXPECT_EQ(v.alerts[0].suspects[0].id, "h3.gpu2");
 }
 
 }  // namespace

@@ -212,7 +212,8 @@ DetectorRegistry builtin_detectors() {
   DetectorInfo falcon;
   falcon.name = "falcon";
   falcon.summary =
-      "Bayesian changepoint detection on iteration times, then group profiling of compute to find the slow worker";
+      "Bayesian changepoint detection on iteration times, group profiling to find the slow workers, then GEMM and "
+      "allreduce validation benchmarks that pause training (compute, communication, or neither: the host)";
   falcon.params = {
       declare("hazard", K::number, "0.005", "prior probability of a changepoint at each iteration", 1e-9, 0.5),
       declare("min_gap", K::integer, "10", "iterations required between accepted changepoints (and after one)", 2.0),
@@ -221,6 +222,10 @@ DetectorRegistry builtin_detectors() {
       declare("comm_ratio", K::number, "1.2", "collective-time slowdown versus peers that makes a worker a suspect", 1.0),
       declare("max_run", K::integer, "512", "run lengths tracked by the changepoint model (memory bound)", 16.0),
       declare("steady_copies", K::integer, "64", "iterations of a steady run fed to the model; the rest are held", 1.0),
+      declare("validate", K::integer, "1", "1: confirm a slowdown with GEMM and allreduce benchmarks that pause training; 0: alert on the profile", 0.0, 1.0),
+      declare("gemm_ratio", K::number, "2", "GEMM time over the median that makes a GPU the compute suspect", 1.0),
+      declare("allreduce_ratio", K::number, "1.1", "allreduce benchmark time over the median that makes a group the communication suspect", 1.0),
+      declare("validation_timeout", K::duration, "5m", "how long to wait for benchmark results before alerting on the profile", 0.001),
   };
   falcon.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
     return std::make_unique<FalconDetector>(FalconDetector::config_from(ctx.params));

@@ -59,6 +59,8 @@ std::string summary_json(const RunReport& report) {
     detectors[name]["profiling_seconds"] = run.profiling_seconds;
     detectors[name]["profiling_overhead_s"] = run.profiling_overhead_s;
     detectors[name]["status"] = run.status;
+    detectors[name]["benchmarks"] = run.benchmarks;
+    detectors[name]["benchmark_pause_s"] = run.benchmark_pause_s;
     if (report.scenario.mitigation != "none") {
       json actions = json::array();
       for (const MitigationAction& a : run.actions)

@@ -165,6 +165,11 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
     const DetectorOutcome& outcome = report.faulty.detectors.at(name);
     DetectorScore score = score_detector(report.faults, outcome.alerts, scoring);
     score.lost_iterations = static_cast<double>(report.fault_free.iterations()) - progress;
+    // In the run every detector shares, another detector's benchmark pauses
+    // are that detector's cost, not this one's.
+    if (!mitigated)
+      for (const auto& [other, run] : report.faulty.detectors)
+        if (other != name) score.lost_iterations -= run.benchmark_pause_iterations;
     score.lost_gpu_hours = score.lost_iterations * iteration_hours * scenario.job.gpus;
     score.false_isolations = false_isolations(outcome.actions, report.faults, scoring);
     score.probes_sent = outcome.probes_sent;

@@ -14,6 +14,7 @@
 #include "injectors/sim/fault_scheduler.hpp"
 #include "injectors/sim/telemetry_effects_from_faults.hpp"
 #include "models/host/host_clock.hpp"
+#include "models/benchmark_service.hpp"
 #include "models/host/job_view.hpp"
 #include "models/profiler.hpp"
 #include "models/telemetry/hardware_sampler.hpp"
@@ -118,6 +119,10 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
                                                              return f.type == injectors::FaultType::clock_skew;
                                                            });
   models::Profiler profiler(bus, hardware_from(&effects, &engine), scenario.seed);
+  // Validation benchmarks pause the job while they run; GEMMs see the GPUs' clocks.
+  models::BenchmarkService benchmarks(
+      engine, job, bus, [&effects, &engine](int host, int gpu) { return effects.clock_factor(host, gpu, engine.now()); },
+      scenario.seed);
   job.set_change_horizon([&scheduler, &profiler, &engine, &effects, skewed] {
     // Routing convergence after a fabric link changes is an engine-internal
     // change; a skew's edges end steady runs so each is read off one clock.
@@ -157,6 +162,11 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
             profiler.start(t, std::min(p.duration, scenario.duration - t), p.workers);
         result.profiling_seconds += cost.window_seconds;
         result.profiling_overhead_s += cost.overhead_seconds;
+        job.cut_steady_run();  // the window's iterations are published as it closes, not at a stretch's end
+      }
+      for (BenchmarkRequest& b : d.detector->take_benchmark_requests()) {
+        if (b.kind != "gemm" && b.kind != "allreduce") continue;  // nothing to run
+        benchmarks.submit({d.name, std::move(b.kind), std::move(b.targets)});
       }
     }
     if (policy) policy->on_tick(job, t);
@@ -165,6 +175,13 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   for (const ActiveDetector& d : detectors)
     if (d.external) outcome.detectors[d.name].status = d.external->status();
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name].probes_sent = probes.probes_sent(d.name);
+  for (const ActiveDetector& d : detectors) {
+    const models::BenchmarkCost cost = benchmarks.cost(d.name);
+    DetectorOutcome& result = outcome.detectors[d.name];
+    result.benchmarks = cost.benchmarks;
+    result.benchmark_pause_s = cost.pause_seconds;
+    result.benchmark_pause_iterations = cost.pause_iterations;
+  }
   if (policy)
     for (const ActiveDetector& d : detectors) outcome.detectors[d.name].actions = policy->actions();
   outcome.timeline = job.timeline();
@@ -202,6 +219,9 @@ std::string SimulationOutcome::to_json() const {
                             {"profiling_seconds", d.profiling_seconds},
                             {"profiling_overhead_s", d.profiling_overhead_s},
                             {"status", d.status},
+                            {"benchmarks", d.benchmarks},
+                            {"benchmark_pause_s", d.benchmark_pause_s},
+                            {"benchmark_pause_iterations", d.benchmark_pause_iterations},
                             {"actions", actions_json(d.actions)}};
   }
   return j.dump();
@@ -221,6 +241,9 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
     detector.profiling_seconds = d["profiling_seconds"].get<double>();
     detector.profiling_overhead_s = d["profiling_overhead_s"].get<double>();
     detector.status = d["status"].get<std::string>();
+    detector.benchmarks = d.value("benchmarks", 0);
+    detector.benchmark_pause_s = d.value("benchmark_pause_s", 0.0);
+    detector.benchmark_pause_iterations = d.value("benchmark_pause_iterations", 0.0);
     for (const auto& a : d["actions"])
       detector.actions.push_back({a[0].get<double>(), a[1].get<std::string>(),
                                   a[2].get<std::vector<std::string>>(), a[3].get<int>()});

@@ -35,6 +35,11 @@ struct DetectorOutcome {
   // (charged here, not applied to the run every detector shares).
   double profiling_seconds = 0;
   double profiling_overhead_s = 0;
+  // Validation benchmarks it ran and how long they paused training (which
+  // every detector observing the same run shares; see the runner's scoring).
+  int benchmarks = 0;
+  double benchmark_pause_s = 0;
+  double benchmark_pause_iterations = 0;  // the pause at the pace the job had when it stopped
   std::string status = "ok";  // "failed: ..." when an exec: detector failed
   std::vector<MitigationAction> actions;  // what the mitigation policy did on its alerts
 };
