@@ -1,6 +1,7 @@
 // Collectives against their analytical cost and the fabric's geometry.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -180,6 +181,99 @@ TEST(ExpertParallel, AllToAllSendsEachPeerItsShareAtOnce) {
   // Each RNIC sends 3/4 of 40 GB (10 GB to each of 3 peers) at line rate.
   const double expected = 1e9 + 30e9 / kLineRate * 1e9;
   EXPECT_NEAR(static_cast<double>(r.last_duration()), expected, 1e-3 * expected);
+}
+
+// Three flows, two sharing h0's uplink, of different sizes: max-min sharing
+// gives them different completion times.
+std::vector<Flow> contended_flows(const sim::Topology& t) {
+  auto end = [&](int host) { return FlowEnd{host, t.endpoint(host, 0)}; };
+  return {{end(0), end(1), 300e6}, {end(0), end(2), 100e6}, {end(3), end(1), 200e6}};
+}
+
+// Completion offsets of the flows, or "" if on_all never ran.
+std::string run_set(sim::FlowEngine& engine, const std::vector<Flow>& flows, const FlowReuse& reuse) {
+  const sim::Nanos start = engine.now();
+  auto ends = std::make_shared<std::vector<sim::Nanos>>(flows.size(), -1);
+  auto finished = std::make_shared<sim::Nanos>(-1);
+  start_flows(
+      engine, flows, 1, [ends](std::size_t i, sim::Nanos at) { (*ends)[i] = at; },
+      [finished, &engine] { *finished = engine.now(); }, nullptr, reuse);
+  engine.run_until(start + sim::kSecond);
+  std::ostringstream o;
+  for (sim::Nanos at : *ends) o << at - start << " ";
+  o << "| " << *finished - start;
+  return o.str();
+}
+
+TEST(FlowOutcomeCache, ReplaysExactlyWhatTheSimulationGaveForTheSameNetworkState) {
+  const std::string out = sim::run_isolated([] {
+    sim::Topology topology(pod());
+    sim::FlowEngine engine(topology, 1);
+    const std::vector<Flow> flows = contended_flows(topology);
+    FlowOutcomeCache cache;
+    const FlowReuse reuse{&cache, std::numeric_limits<sim::Nanos>::max()};
+    std::ostringstream o;
+    o << run_set(engine, flows, reuse) << "\n";  // simulated, recorded
+    o << run_set(engine, flows, reuse) << "\n";  // replayed
+    const sim::LinkId uplink = topology.host_link(topology.endpoint(0, 0));
+    engine.set_link_state(uplink, {0.5, 0, true});
+    o << run_set(engine, flows, reuse) << "\n";  // a new state: simulated
+    engine.set_link_state(uplink, {});
+    o << run_set(engine, flows, reuse) << "\n";  // back to the first state: replayed
+    o << run_set(engine, flows, {}) << "\n";     // no cache: simulated again
+    o << run_set(engine, flows, {&cache, engine.now() + sim::kMillisecond}) << "\n";  // a change is due: simulated
+    o << cache.hits() << " " << cache.misses();
+    return o.str();
+  });
+  std::istringstream in(out);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 7u);
+  EXPECT_NE(lines[0].find("| "), std::string::npos);
+  EXPECT_EQ(lines[1], lines[0]);
+  EXPECT_NE(lines[2], lines[0]);  // the halved uplink slows the two flows crossing it
+  EXPECT_EQ(lines[3], lines[0]);
+  EXPECT_EQ(lines[4], lines[0]);
+  EXPECT_EQ(lines[5], lines[0]);
+  EXPECT_EQ(lines[6], "2 2");  // hits: lines 1 and 3; misses: 0 and 2 (5 was found but not quiet)
+}
+
+// A fabric fault that ends puts the network back in its first state: the
+// job replays the flow sets it simulated then, and every iteration matches
+// a run that simulates every flow.
+TEST(FlowOutcomeCache, JobWithAFaultThatEndsMatchesFullSimulation) {
+  JobSpec job;
+  job.gpus = 32;
+  job.parallelism = {8, 2, 2, 1};
+  job.microbatches = 4;
+  job.compute_per_iteration = 200 * sim::kMillisecond;
+  job.gradient_bytes = 1'000'000'000;
+  job.activation_bytes = 50'000'000;
+  const sim::Nanos horizon = 6 * sim::kSecond;
+  auto run = [&](bool fast) {
+    return testing::run_job(pod(), job, horizon, fast, [](testing::JobHarness& h) {
+      const sim::LinkId link = h.engine.topology().host_link(h.job.rank_endpoint(0));
+      const sim::Nanos from = 2 * sim::kSecond, to = 4 * sim::kSecond;
+      h.engine.schedule_at(from, [&h, link] { h.engine.set_link_state(link, {0.25, 0, true}); });
+      h.engine.schedule_at(to, [&h, link] { h.engine.set_link_state(link, {}); });
+      h.job.set_change_horizon([&h, from, to] {
+        const sim::Nanos now = h.engine.now();
+        return now < from ? from : now < to ? to : std::numeric_limits<sim::Nanos>::max();
+      });
+      TrainingJob* j = &h.job;
+      h.probe = [j] { return std::to_string(j->flow_outcomes().hits()); };
+    });
+  };
+  const testing::JobReport fast = run(true), full = run(false);
+  ASSERT_EQ(fast.timeline.size(), full.timeline.size());
+  for (std::size_t i = 0; i < fast.timeline.size(); ++i) {
+    EXPECT_EQ(fast.timeline[i].first, full.timeline[i].first);
+    EXPECT_EQ(fast.timeline[i].count, full.timeline[i].count);
+    EXPECT_EQ(fast.timeline[i].start, full.timeline[i].start);
+    EXPECT_EQ(fast.timeline[i].duration, full.timeline[i].duration);
+  }
+  EXPECT_GT(std::stoi(fast.extra), 0);  // after the fault, flow sets were replayed
+  EXPECT_EQ(full.extra, "0");
 }
 
 }  // namespace

@@ -36,6 +36,22 @@ int ring_steps(RingOp op, int n);
 void start_ring(sim::NetworkEngine& engine, const std::vector<FlowEnd>& ring, RingOp op, double bytes, int channels,
                 std::function<void(const RingResult&)> done, std::shared_ptr<long> in_flight = nullptr);
 
+// Several rings of the same collective started together as one set of
+// flows (as a job's data-parallel groups start at once), so a replay can
+// reuse the whole set; done(k, result) runs when ring k has finished.
+void start_rings(sim::NetworkEngine& engine, const std::vector<std::vector<FlowEnd>>& rings, RingOp op, double bytes,
+                 int channels, std::function<void(std::size_t, const RingResult&)> done,
+                 std::shared_ptr<long> in_flight = nullptr, const FlowReuse& reuse = {});
+
+// The same collective run step by step, as the algorithm is written: every
+// step moves one chunk of S/n over every edge at once and the next step
+// starts when the last chunk has arrived, so it lasts
+//   steps * (S/n / B_bottleneck + alpha),  steps = 2(n-1) for an allreduce.
+// A reference for the concurrent-edge form (tests and benchmarks): it costs
+// steps times as many engine flows.
+void start_ring_stepwise(sim::NetworkEngine& engine, const std::vector<FlowEnd>& ring, RingOp op, double bytes,
+                         int channels, std::function<void(const RingResult&)> done);
+
 // The allreduce over RNIC endpoints (ring order), one channel.
 void start_ring_allreduce(sim::NetworkEngine& engine, const std::vector<sim::EndpointId>& endpoints, double bytes,
                           std::function<void(const RingResult&)> done);

@@ -64,6 +64,42 @@ INSTANTIATE_TEST_SUITE_P(SizesAndSpans, RingAllreduceOnIdleFabric,
                                            std::tuple{16, 1e9, 1}, std::tuple{4, 256e6, 5},
                                            std::tuple{6, 4e9, 5}));
 
+// The ring run step by step costs 2(n-1) steps of S/n at line rate, each
+// with its latency; the concurrent-edge form must agree with it (they move
+// the same bytes over the same edges), which is what lets runs use the
+// cheaper one.
+TEST(RingAllreduce, StepwiseRingMatchesItsFormulaAndTheConcurrentForm) {
+  const int n = 6;
+  const double bytes = 1e9;
+  const double bandwidth = 400e9 / 8;
+  const std::string out = sim::run_isolated([&] {
+    sim::Topology topology(cluster());
+    sim::FlowEngine engine(topology, 1);
+    std::vector<FlowEnd> ring;
+    for (int i = 0; i < n; ++i) ring.push_back({i * 5, topology.endpoint(i * 5, 0)});  // crosses pods
+    sim::Nanos alpha = 0;
+    for (int i = 0; i < n; ++i) alpha = std::max(alpha, engine.route_latency(ring[i].endpoint, ring[(i + 1) % n].endpoint));
+    RingResult concurrent, stepwise;
+    start_ring(engine, ring, RingOp::allreduce, bytes, 1, [&](const RingResult& r) { concurrent = r; });
+    engine.run_until(10 * sim::kSecond);
+    start_ring_stepwise(engine, ring, RingOp::allreduce, bytes, 1, [&](const RingResult& r) { stepwise = r; });
+    engine.run_until(20 * sim::kSecond);
+    std::ostringstream o;
+    o << concurrent.end - concurrent.start << " " << stepwise.end - stepwise.start << " " << alpha << " "
+      << stepwise.rank_end.size();
+    return o.str();
+  });
+  std::istringstream in(out);
+  double concurrent, stepwise, alpha;
+  std::size_t ranks = 0;
+  in >> concurrent >> stepwise >> alpha >> ranks;
+  const double steps = 2.0 * (n - 1);
+  const double expected = steps * (bytes / n / bandwidth * 1e9 + alpha);
+  EXPECT_EQ(ranks, static_cast<std::size_t>(n));
+  EXPECT_NEAR(stepwise, expected, 0.01 * expected);
+  EXPECT_NEAR(concurrent, stepwise, 0.03 * stepwise);
+}
+
 TEST(RingAllreduce, EdgeBytesFollowTheRingVolume) {
   EXPECT_DOUBLE_EQ(ring_edge_bytes(1000, 4), 1500);
   EXPECT_DOUBLE_EQ(ring_edge_bytes(1000, 1), 0);

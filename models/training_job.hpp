@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/collectives/flows.hpp"
 #include "models/job_rebalance.hpp"
 #include "models/job_spec.hpp"
 #include "models/placement.hpp"
@@ -68,6 +69,11 @@ class TrainingJob {
   // not counted.
   void start(sim::Nanos at, sim::Nanos horizon);
   void set_fast_forward(bool enabled) { fast_forward_ = enabled; }
+  // Data-parallel allreduces step by step instead of as concurrent edge
+  // flows: the reference the collective scheme is benchmarked against.
+  void set_stepwise_rings(bool enabled) { stepwise_rings_ = enabled; }
+  // Flow sets replayed from an earlier identical set instead of simulated.
+  const FlowOutcomeCache& flow_outcomes() const { return flow_outcomes_; }
   void set_change_horizon(ChangeHorizon next_change) { next_change_ = std::move(next_change); }
 
   // A GPU's compute speed relative to nominal (1.0); takes effect from the
@@ -203,6 +209,9 @@ class TrainingJob {
   std::uint64_t compute_version_ = 0;
   std::uint64_t layout_version_ = 0;
   bool fast_forward_ = true;
+  bool stepwise_rings_ = false;
+  FlowOutcomeCache flow_outcomes_;
+  FlowReuse flow_reuse();
   ChangeHorizon next_change_;
   sim::Nanos horizon_ = 0;
 

@@ -211,12 +211,10 @@ void TrainingJob::simulate_iteration() {
     }
     auto pending = std::make_shared<std::size_t>(groups.size());
     auto end = std::make_shared<sim::Nanos>(engine_.now());
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      std::vector<FlowEnd> ring;
-      for (int r : groups[g].ranks) ring.push_back(end_of(r));
-      start_ring(
-          engine_, ring, RingOp::allreduce, static_cast<double>(job_.gradient_bytes), job_.channels,
-          [this, o, epoch, g, pending, end, name](const RingResult& result) {
+    std::vector<std::vector<FlowEnd>> rings(groups.size());
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      for (int r : groups[g].ranks) rings[g].push_back(end_of(r));
+    auto ring_done = [this, o, epoch, pending, end, name](std::size_t g, const RingResult& result) {
             if (epoch != epoch_) return;
             const DpGroup& group = placement_->dp_groups()[g];
             const std::size_t n = group.ranks.size();
@@ -234,9 +232,15 @@ void TrainingJob::simulate_iteration() {
             if (--*pending > 0) return;
             o->duration = *end - o->start;
             finish_iteration(o);
-          },
-          in_flight_);
+    };
+    const auto bytes = static_cast<double>(job_.gradient_bytes);
+    if (stepwise_rings_) {
+      for (std::size_t g = 0; g < rings.size(); ++g)
+        start_ring_stepwise(engine_, rings[g], RingOp::allreduce, bytes, job_.channels,
+                            [ring_done, g](const RingResult& result) { ring_done(g, result); });
+      return;
     }
+    start_rings(engine_, rings, RingOp::allreduce, bytes, job_.channels, ring_done, in_flight_, flow_reuse());
   };
 
   // Phase 2: the 1F1B pipeline with its stage-to-stage transfers.
@@ -302,7 +306,7 @@ void TrainingJob::simulate_iteration() {
           }
           engine_.schedule_at(std::max(engine_.now(), begin + pipeline_span(per_microbatch)), data_parallel);
         },
-        in_flight_);
+        in_flight_, flow_reuse());
   };
 
   // Phase 1: the expert-parallel all-to-all.
@@ -343,7 +347,14 @@ void TrainingJob::simulate_iteration() {
         }
         pipeline();
       },
-      in_flight_);
+      in_flight_, flow_reuse());
+}
+
+// Flow sets may replay an earlier outcome only where fast-forward may skip
+// work: with it off every flow is simulated, the reference runs compare to.
+FlowReuse TrainingJob::flow_reuse() {
+  if (!fast_forward_) return {};
+  return {&flow_outcomes_, next_change_ ? next_change_() : kForever};
 }
 
 void TrainingJob::finish_iteration(std::shared_ptr<Outcome> outcome) {

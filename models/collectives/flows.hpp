@@ -8,6 +8,7 @@
 // Traffic between two GPUs of one host takes NVLink, never the fabric. The
 // engine has no NVLink, so such an edge is a timer of bytes / NVLink rate.
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -35,15 +36,56 @@ struct Flow {
 // Time one NVLink edge needs for `bytes`, its step latency included.
 sim::Nanos nvlink_time(double bytes);
 
+// Outcomes of flow sets already simulated. A set of flows started together
+// on an idle network ends the same way whenever the routes, links and
+// endpoints it uses are in the same state, so a set seen before replays its
+// recorded completion times instead of being simulated again (a fault that
+// ends puts the network back in a state it has simulated before). The key
+// holds every input of the outcome in full, so two different sets never
+// share an entry.
+class FlowOutcomeCache {
+ public:
+  struct Entry {
+    std::vector<std::uint64_t> key;
+    std::vector<sim::Nanos> offsets;   // per flow: its last byte's arrival after the start
+    std::vector<std::uint32_t> order;  // flows in the order they completed
+    sim::Nanos span = 0;               // the last arrival
+  };
+
+  explicit FlowOutcomeCache(std::size_t capacity = 8) : capacity_(capacity) {}
+  std::shared_ptr<const Entry> find(const std::vector<std::uint64_t>& key) const;
+  void store(std::shared_ptr<const Entry> entry);  // the oldest entry leaves when full
+  std::uint64_t hits() const { return hits_; }      // sets replayed
+  std::uint64_t misses() const { return misses_; }  // sets not found (found but not quiet: neither)
+  void count(bool hit) { ++(hit ? hits_ : misses_); }
+
+ private:
+  std::size_t capacity_;
+  std::deque<std::shared_ptr<const Entry>> entries_;
+  std::uint64_t hits_ = 0;
+  std::uint64_t misses_ = 0;
+};
+
+// Lets start_flows replay a cached outcome: only when no transfer is in
+// flight in the network, and when no change of the network is due before
+// the replayed set would have finished (`quiet_until`, e.g. the next fault
+// edge). Without a cache every flow is simulated.
+struct FlowReuse {
+  FlowOutcomeCache* cache = nullptr;
+  sim::Nanos quiet_until = 0;
+};
+
 // Starts every flow at the engine's current time: same-host flows over
 // NVLink, the others split over `channels` engine transfers each (NCCL
 // channels divide a connection's bytes). on_flow(i, at) runs when flow i's
 // last byte arrived; on_all() after the last one. `in_flight`, if given,
 // counts this call's unfinished flows (so a caller can tell stale traffic is
-// still on the wire after it abandoned the collective).
+// still on the wire after it abandoned the collective). Every engine
+// transfer of the models starts here, which is how a replay knows the
+// network is otherwise idle; a replayed set starts no engine transfers.
 void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int channels,
                  std::function<void(std::size_t, sim::Nanos)> on_flow, std::function<void()> on_all,
-                 std::shared_ptr<long> in_flight = nullptr);
+                 std::shared_ptr<long> in_flight = nullptr, const FlowReuse& reuse = {});
 
 // One-way latency of a flow: NVLink step latency or the network route's.
 sim::Nanos flow_latency(const sim::NetworkEngine& engine, const Flow& flow);
