@@ -240,10 +240,30 @@ TEST(IncidentCpuContention, UpTo21_6PercentSlowerAndAllFourGpusDropTogether) {
   expect_no_alarm(run);
 }
 
+// A GEMM benchmark on the paused job runs as fast under CPU contention as
+// before it: the GPUs are not slower, which is how the seed ruled them out.
+TEST(IncidentCpuContention, GemmBenchmarkIsNormal) {
+  RecorderPlan plan;
+  plan.gemm_at = {15 * 60 * sim::kSecond, 27 * 60 * sim::kSecond};  // before and inside the first episode
+  const IncidentRun run = run_incident("cpu-contention-single-node.yaml", plan);
+  // The GEMM benchmark on the paused job is as fast during contention as before.
+  ASSERT_TRUE(run.log.contains("benchmark")) << "no benchmark results";
+  std::vector<double> before, during;
+  for (const json& b : run.log["benchmark"])
+    (b[0].get<double>() < ns(22 * 60) ? before : during).push_back(b[3].get<double>());
+  ASSERT_EQ(before.size(), 4u);
+  ASSERT_EQ(during.size(), 4u);
+  std::printf("cpu-contention: GEMM benchmark %.1f ms before, %.1f ms during contention\n", median(before) / 1e6,
+              median(during) / 1e6);
+  EXPECT_NEAR(median(during) / median(before), 1.0, 0.02);
+}
+
 // --- Incident 4: one GPU 20% slower and hot (Falcon) -----------------------
 
 TEST(IncidentHotSlowGpu, Gpu0TwentyPercentSlowerAndNear70C) {
-  const IncidentRun run = run_incident("hot-slow-gpu.yaml", {});
+  RecorderPlan plan;
+  plan.gemm_at = {5 * 60 * sim::kSecond};
+  const IncidentRun run = run_incident("hot-slow-gpu.yaml", plan);
   const double end = 600;
   // Profiling's view: GPU0's compute per step against its peers'.
   const json& compute = run.log["compute"];
@@ -258,6 +278,15 @@ TEST(IncidentHotSlowGpu, Gpu0TwentyPercentSlowerAndNear70C) {
   for (int g = 1; g < 4; ++g) EXPECT_LT(value_at(gpus["h0.gpu" + std::to_string(g)], 540, 3), 60);
   EXPECT_LT(value_at(gpus["h0.gpu0"], 1140, 3), 60);  // it cools once the throttle ends
   EXPECT_NEAR(value_at(gpus["h0.gpu0"], 300, 2), 0.8 * value_at(gpus["h0.gpu1"], 300, 2), 1.0);
+
+  // Unlike CPU contention, the GEMM benchmark finds this GPU slow.
+  ASSERT_TRUE(run.log.contains("benchmark")) << "no benchmark results";
+  double gemm0 = 0, gemm1 = 0;
+  for (const json& b : run.log["benchmark"]) {
+    if (b[2] == "h0.gpu0") gemm0 = b[3].get<double>();
+    if (b[2] == "h0.gpu1") gemm1 = b[3].get<double>();
+  }
+  EXPECT_NEAR(1 - gemm1 / gemm0, 0.20, kBand * 0.20);
 
   // The synchronous job runs at GPU0's pace for the first 10 minutes.
   const double during = step_s(run, 0, end), after = step_s(run, end, 1200);
