@@ -1,8 +1,10 @@
 // Report data: Student-t intervals, merging shard folders, timeline spans
-// read back, trace.json structure, and plots that stay small for long runs.
+// read back, trace.json structure and its per-rank collective sample, and
+// plots that stay small for long runs.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +15,7 @@
 #include "harness/report/run_plots.hpp"
 #include "harness/report/stats.hpp"
 #include "harness/report/trace.hpp"
+#include "harness/runner/collective_sample.hpp"
 #include "harness/scenario/input_error.hpp"
 
 namespace gauntlet::harness {
@@ -218,6 +221,121 @@ std::size_t data_rows(const std::string& script, const std::string& block) {
   std::size_t rows = 0;
   for (std::size_t i = script.find('\n', begin) + 1; i < end; ++i) rows += script[i] == '\n';
   return rows;
+}
+
+// One iteration's collectives for `workers`: a DP allreduce each, plus a
+// pipeline send on every other one.
+void add_iteration(telemetry::Batch& batch, const std::vector<std::string>& workers, std::uint64_t iteration,
+                   sim::Nanos start) {
+  for (std::size_t w = 0; w < workers.size(); ++w) {
+    auto* c = batch.add_records()->mutable_collective();
+    c->set_worker(workers[w]);
+    c->set_communicator("dp.pp0.tp" + std::to_string(w % 8));
+    c->set_op("allreduce");
+    c->set_sequence(iteration);
+    c->set_bytes(1000);
+    c->set_start_ns(start + sim::kSecond);
+    c->set_end_ns(start + 2 * sim::kSecond);
+    if (w % 2 == 1) continue;
+    auto* p = batch.add_records()->mutable_collective();
+    *p = *c;
+    p->set_op("send");
+    p->set_communicator("pp.dp0.tp" + std::to_string(w % 8));
+    p->set_end_ns(start + sim::kSecond + sim::kSecond / 2);
+  }
+}
+
+TEST(Trace, PerRankCollectivesOfABoundedSample) {
+  // A 4,096-GPU job: 16 ranks are sampled, the GPU a fault targets among them.
+  sim::ClusterShape shape;
+  shape.spines = 8;
+  shape.leaves = 64;
+  shape.hosts = 512;
+  shape.gpus_per_host = 8;
+  shape.rnics_per_host = 8;
+  const sim::Topology topology(shape);
+  models::JobSpec job;
+  job.gpus = 4096;
+  job.parallelism = {8, 8, 64, 1};
+  const models::Placement placement(job, topology);
+  const std::vector<std::string> workers = sample_workers(placement, {"h77.gpu3", "leaf3~spine1"});
+  ASSERT_EQ(workers.size(), kMaxSampledRanks);
+  EXPECT_NE(std::find(workers.begin(), workers.end(), "h77.gpu3"), workers.end());
+
+  // Every rank's records for many iterations, one by one, then a steady run:
+  // the sample keeps the sampled ranks' records of whole iterations until
+  // the slice budget is spent, and counts the rest as skipped.
+  std::vector<std::string> everyone;
+  for (int r = 0; r < 64; ++r)
+    if (std::count(workers.begin(), workers.end(), placement.worker_name(r)) == 0)
+      everyone.push_back(placement.worker_name(r));
+  everyone.insert(everyone.end(), workers.begin(), workers.end());
+  CollectiveSampler sampler(workers, placement.ranks());
+  const std::uint64_t iterations = 1000;  // ~24 sampled slices each: over the budget
+  const sim::Nanos period = 3 * sim::kSecond;
+  for (std::uint64_t i = 0; i < iterations; i += 10) {
+    telemetry::Batch batch;
+    for (std::uint64_t k = i; k < i + 10; ++k) add_iteration(batch, everyone, k, static_cast<sim::Nanos>(k) * period);
+    sampler.observe(batch);
+  }
+  std::size_t per_iteration = 0;  // the sampled ranks' records in one iteration
+  {
+    telemetry::Batch one;
+    add_iteration(one, everyone, 0, 0);
+    for (const telemetry::Record& r : one.records())
+      per_iteration += std::count(workers.begin(), workers.end(), r.collective().worker()) > 0 ? 1 : 0;
+  }
+  ASSERT_GT(per_iteration, workers.size());
+  const CollectiveSample& sample = sampler.sample();
+  EXPECT_LE(sample.slices.size(), kMaxCollectiveSlices);
+  EXPECT_EQ(sample.slices.size(), sample.iterations_sampled * per_iteration);  // whole iterations only
+  EXPECT_EQ(sample.iterations_sampled, kMaxCollectiveSlices / per_iteration);
+  EXPECT_EQ(sample.iterations_sampled + sample.iterations_skipped, iterations);
+
+  // A steady run is represented by its first iteration (here: over budget).
+  telemetry::Batch steady_batch;
+  auto* steady = steady_batch.add_steady();
+  steady->set_first_iteration(iterations);
+  steady->set_last_iteration(iterations + 99);
+  telemetry::Batch one;
+  add_iteration(one, everyone, iterations, static_cast<sim::Nanos>(iterations) * period);
+  for (const telemetry::Record& r : one.records()) *steady->add_records() = r;
+  sampler.observe(steady_batch);
+  EXPECT_EQ(sampler.sample().iterations_skipped, iterations + 1 - sample.iterations_sampled);
+
+  RunView run = month_run(1);
+  run.collectives = sampler.sample();
+  run.collectives.slices.push_back({workers[0], "dp.pp0.tp0", "allreduce", 5000, 1000, 9 * sim::kSecond, 0});  // hung
+  const nlohmann::json trace = nlohmann::json::parse(trace_json(run));
+  std::map<int, std::string> tracks;
+  std::size_t slices = 0, hung = 0;
+  for (const nlohmann::json& e : trace["traceEvents"]) {
+    if (e["pid"] != 2) continue;
+    if (e["ph"] == "M") {
+      if (e["name"] == "thread_name") tracks[e["tid"].get<int>()] = e["args"]["name"];
+      continue;
+    }
+    EXPECT_EQ(e["cat"], "collective");
+    ASSERT_TRUE(tracks.count(e["tid"].get<int>())) << e;  // on a named rank track
+    EXPECT_TRUE(e["args"].contains("iteration") && e["args"].contains("communicator")) << e;
+    if (e["ph"] == "X") {
+      ++slices;
+      EXPECT_GT(e["dur"].get<double>(), 0);
+    } else {
+      EXPECT_EQ(e["ph"], "i");
+      ++hung;
+    }
+  }
+  EXPECT_EQ(tracks.size(), workers.size());  // one track per sampled rank
+  EXPECT_EQ(slices, sample.iterations_sampled * per_iteration);
+  EXPECT_EQ(hung, 1u);
+  const nlohmann::json& info = trace["otherData"]["collective_sample"];
+  EXPECT_EQ(info["ranks_sampled"], workers.size());
+  EXPECT_EQ(info["ranks_total"], 4096);
+  EXPECT_EQ(info["iterations_skipped"], sampler.sample().iterations_skipped);
+  EXPECT_TRUE(info.contains("note"));
+  // Bounded: the whole trace stays a few MB however long the run.
+  EXPECT_LT(trace.dump().size(), 8u << 20);
 }
 
 TEST(Plots, LongRunsPlotFromSpansWithBoundedPoints) {

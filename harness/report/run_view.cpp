@@ -49,6 +49,7 @@ RunView view_of(const RunReport& report) {
   view.iterations_fault_free = report.fault_free.iterations();
   view.iterations_faulty = report.faulty.iterations();
   view.timeline = report.faulty.timeline;
+  view.collectives = report.faulty.collectives;
   view.faults = report.faults;
   view.detector_order = report.detector_order;
   view.scores = report.scores;

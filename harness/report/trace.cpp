@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <map>
+
 namespace gauntlet::harness {
 namespace {
 
@@ -11,6 +14,7 @@ constexpr int kJobPid = 1;
 constexpr int kIterationsTid = 1;
 constexpr int kFaultsTid = 2;
 constexpr int kFirstAlertTid = 3;
+constexpr int kCollectivesPid = 2;
 
 double micros(sim::Nanos t) { return static_cast<double>(t) / 1e3; }
 
@@ -19,6 +23,48 @@ json metadata(const char* what, int pid, int tid, const std::string& name) {
   if (tid >= 0) event["tid"] = tid;
   event["args"] = {{"name", name}};
   return event;
+}
+
+// One track per sampled rank under the "collectives" process; returns what
+// was sampled, for the trace's metadata.
+json collective_events(const CollectiveSample& sample, json& events) {
+  json info = {{"ranks_sampled", sample.workers.size()},
+               {"ranks_total", sample.ranks_total},
+               {"iterations_sampled", sample.iterations_sampled},
+               {"iterations_skipped", sample.iterations_skipped},
+               {"slices", sample.slices.size()}};
+  if (sample.workers.empty()) return info;
+  info["note"] = "collectives of the sampled ranks only; each steady run is shown by its first iteration";
+  events.push_back(metadata("process_name", kCollectivesPid, -1,
+                            "collectives (" + std::to_string(sample.workers.size()) + " of " +
+                                std::to_string(sample.ranks_total) + " ranks)"));
+  std::map<std::string, int> track;
+  for (const std::string& w : sample.workers) {
+    const int tid = static_cast<int>(track.size()) + 1;
+    track[w] = tid;
+    events.push_back(metadata("thread_name", kCollectivesPid, tid, w));
+  }
+  for (const CollectiveSlice& c : sample.slices) {
+    const auto it = track.find(c.worker);
+    if (it == track.end()) continue;
+    json event = {{"name", c.op + " " + c.communicator},
+                  {"cat", "collective"},
+                  {"pid", kCollectivesPid},
+                  {"tid", it->second},
+                  {"ts", micros(c.start)}};
+    json args = {{"iteration", c.iteration}, {"communicator", c.communicator}, {"bytes", c.bytes}};
+    if (c.end == 0) {  // the rank entered it and never left
+      event["name"] = "hung " + c.op + " " + c.communicator;
+      event["ph"] = "i";
+      event["s"] = "t";
+    } else {
+      event["ph"] = "X";
+      event["dur"] = micros(std::max(c.end - c.start, sim::Nanos{0}));
+    }
+    event["args"] = args;
+    events.push_back(event);
+  }
+  return info;
 }
 
 }  // namespace
@@ -89,7 +135,10 @@ std::string trace_json(const RunView& run) {
     }
     ++tid;
   }
-  return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n";
+  const json sample = collective_events(run.collectives, events);
+  return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", {{"collective_sample", sample}}}}
+             .dump() +
+         "\n";
 }
 
 }  // namespace gauntlet::harness

@@ -127,6 +127,7 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   SimulationRequest faulty_request;
   faulty_request.show_progress = options.show_progress;
   faulty_request.run_detectors = !mitigated;
+  faulty_request.sample_collectives = true;  // for trace.json
   SimulationRequest fault_free_request;
   fault_free_request.inject_faults = false;
   fault_free_request.run_detectors = false;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "harness/detectors/external_detector.hpp"
@@ -135,6 +136,12 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
 
   SimulationOutcome outcome;
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name];
+  std::optional<CollectiveSampler> collectives;
+  if (request.sample_collectives) {
+    std::vector<std::string> targets;
+    for (const injectors::FaultSpec& f : scenario.faults) targets.push_back(f.target);
+    collectives.emplace(sample_workers(job.placement(), targets), job.placement().ranks());
+  }
   job.start(0, scenario.duration);
   Progress progress(request.show_progress, scenario.duration);
   for (sim::Nanos t = 0; t < scenario.duration;) {
@@ -142,6 +149,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     engine.run_until(t);
     telemetry::Batch batch = bus.drain(t);
     profiler.observe(batch);  // finished windows publish into the next batch
+    if (collectives) collectives->observe(batch);
     if (!detectors.empty()) {
       sampler.observe_traffic(batch, [&] { return models::job_endpoints(job, topology); });
       sampler.sample(t, models::job_sample_inputs(job, engine), &batch);
@@ -187,6 +195,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   outcome.timeline = job.timeline();
   outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes());
   outcome.simulated_iterations = job.simulated_iterations();
+  if (collectives) outcome.collectives = collectives->sample();
   return outcome;
 }
 
@@ -206,6 +215,16 @@ std::string SimulationOutcome::to_json() const {
   for (const auto& s : timeline) j["timeline"].push_back({s.first, s.count, s.start, s.duration});
   j["telemetry_bytes"] = telemetry_bytes;
   j["simulated_iterations"] = simulated_iterations;
+  if (!collectives.workers.empty()) {
+    json slices = json::array();
+    for (const CollectiveSlice& c : collectives.slices)
+      slices.push_back({c.worker, c.communicator, c.op, c.iteration, c.bytes, c.start, c.end});
+    j["collectives"] = {{"workers", collectives.workers},
+                        {"ranks", collectives.ranks_total},
+                        {"iterations_sampled", collectives.iterations_sampled},
+                        {"iterations_skipped", collectives.iterations_skipped},
+                        {"slices", slices}};
+  }
   j["detectors"] = json::object();
   for (const auto& [name, d] : detectors) {
     json alerts = json::array();
@@ -235,6 +254,18 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
                             s[3].get<sim::Nanos>()});
   out.telemetry_bytes = j["telemetry_bytes"].get<long long>();
   out.simulated_iterations = j["simulated_iterations"].get<std::uint64_t>();
+  if (j.contains("collectives")) {
+    const json& c = j["collectives"];
+    CollectiveSample& sample = out.collectives;
+    sample.workers = c["workers"].get<std::vector<std::string>>();
+    sample.ranks_total = c["ranks"].get<int>();
+    sample.iterations_sampled = c["iterations_sampled"].get<std::uint64_t>();
+    sample.iterations_skipped = c["iterations_skipped"].get<std::uint64_t>();
+    for (const json& s : c["slices"])
+      sample.slices.push_back({s[0].get<std::string>(), s[1].get<std::string>(), s[2].get<std::string>(),
+                               s[3].get<std::uint64_t>(), s[4].get<std::uint64_t>(), s[5].get<sim::Nanos>(),
+                               s[6].get<sim::Nanos>()});
+  }
   for (const auto& [name, d] : j["detectors"].items()) {
     DetectorOutcome& detector = out.detectors[name];
     detector.probes_sent = d["probes_sent"].get<long long>();

@@ -9,6 +9,7 @@
 #include "harness/detectors/alert.hpp"
 #include "harness/detectors/registry.hpp"
 #include "harness/mitigation/policy.hpp"
+#include "harness/runner/collective_sample.hpp"
 #include "harness/scenario/scenario.hpp"
 #include "models/training_job.hpp"
 
@@ -26,6 +27,7 @@ struct SimulationRequest {
   // its alerts; "none" lets every detector observe the same run.
   std::string mitigation = "none";
   std::string only_detector;  // empty: every detector of the scenario
+  bool sample_collectives = false;  // keep a bounded per-rank sample for trace.json
 };
 
 struct DetectorOutcome {
@@ -49,6 +51,7 @@ struct SimulationOutcome {
   std::map<std::string, DetectorOutcome> detectors;  // by detector name
   long long telemetry_bytes = 0;
   std::uint64_t simulated_iterations = 0;  // iterations not fast-forwarded
+  CollectiveSample collectives;             // when the request asked for it
 
   std::uint64_t iterations() const;
   std::string to_json() const;
