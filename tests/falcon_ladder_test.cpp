@@ -2,7 +2,7 @@
 // iteration while it lasts; the ladder's micro-batch rebalancing wins most of
 // it back, and its lost iterations follow from when it acted, its pauses and
 // the balanced pace. A slowdown shorter than the first rung's cost gets no
-// action at all (ski-rental).
+// action at all (ski-rental); one that never ends climbs every rung.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -104,6 +105,32 @@ TEST(FalconLadder, RebalancingWinsBackMostOfAThrottledGpusLoss) {
       EXPECT_LT(lost, 0.35 * none) << "none lost " << none;
     }
   }
+}
+
+TEST(FalconLadder, APersistentSlowdownClimbsEveryRungToARestartOnASpare) {
+  const LadderRun r = run("scenarios/falcon-ladder-persistent.yaml");
+  const nlohmann::json& s = r.summary;
+  const double onset = 600, healthy = duration_in(r, 0, onset);
+  const double none = s["iterations"]["fault_free"].get<double>() - s["iterations"]["no_detector"].get<double>();
+  const nlohmann::json& c4d = s["detectors"]["c4d"];
+  const double alert = onset + c4d["detection_latency_s"]["p50"].get<double>();
+  const nlohmann::json& actions = c4d["mitigation_actions"];
+  ASSERT_EQ(actions.size(), 3u) << actions.dump();
+  // Each rung once the slowdown has outlasted its cost (10 s, 1 min, 5 min).
+  const std::vector<std::pair<std::string, double>> rungs = {
+      {"rebalance-microbatches", 10}, {"move-layers", 60}, {"checkpoint-restart", 300}};
+  for (std::size_t k = 0; k < rungs.size(); ++k) {
+    EXPECT_EQ(actions[k]["action"], rungs[k].first);
+    EXPECT_NEAR(actions[k]["time_s"].get<double>(), alert + rungs[k].second, 1.0) << rungs[k].first;
+  }
+  EXPECT_EQ(actions[2]["components"], nlohmann::json::array({"h3.gpu2"}));
+  EXPECT_EQ(c4d["false_isolations"].get<int>(), 0);
+  // On the spare the job runs at full speed: what is lost is the progress
+  // since the checkpoint at the onset and the restart itself, up to a
+  // checkpoint's write and iteration boundaries.
+  const double restarted = actions[2]["time_s"].get<double>();
+  EXPECT_NEAR(c4d["lost_iterations"].get<double>(), (restarted + 300 - onset) / healthy, 4);
+  EXPECT_LT(c4d["lost_iterations"].get<double>(), none);
 }
 
 TEST(FalconLadder, ATransientSlowdownEndsBeforeTheFirstRungIsWorthIt) {
