@@ -4,11 +4,17 @@
 // +-15% and what must stay silent (no alarm, flat switch queues, a normal GPU
 // benchmark, clean underlay probes).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -292,6 +298,28 @@ TEST(IncidentHotSlowGpu, Gpu0TwentyPercentSlowerAndNear70C) {
   const double during = step_s(run, 0, end), after = step_s(run, end, 1200);
   EXPECT_NEAR(during / after, 1 / 0.8, kBand * 0.25);
   expect_no_alarm(run);
+}
+
+// --- What `gauntlet run` prints --------------------------------------------
+
+// The run's stdout carries the incident's figure: the step before and
+// during the fault window.
+TEST(IncidentRunOutput, NicDownPrintsTheStepBeforeAndDuringTheFault) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gauntlet-incidents-a-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string command = std::string(GAUNTLET_BINARY_DIR) + "/gauntlet run " + GAUNTLET_SOURCE_DIR +
+                              "/scenarios/incidents/nic-down-moe.yaml --no-progress --out " + (dir / "out").string() +
+                              " >" + (dir / "stdout").string() + " 2>/dev/null </dev/null";
+  const int status = std::system(command.c_str());
+  std::ifstream in(dir / "stdout");
+  std::stringstream out;
+  out << in.rdbuf();
+  fs::remove_all(dir);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
+  EXPECT_NE(out.str().find("f1 nic_down h3.nic7 240.0-600.0 s: before 8.400 s, during 8.691 s (+3.5%)"),
+            std::string::npos)
+      << out.str();
 }
 
 }  // namespace
