@@ -223,6 +223,12 @@ std::vector<BadCase> bad_cases() {
       {"missing job size for dp", head_with("  gradient_bytes: 1GB\n", ""), 11, 3, "missing required key 'gradient_bytes'"},
       {"bad engine", kHead + "engine: ns3\n", 15, 9, "flow | packet"},
       {"bad mitigation", kHead + "mitigation: restart\n", 15, 13, "none | isolate-restart | falcon-ladder"},
+      {"unknown ladder step", kHead + "mitigation: {policy: falcon-ladder, rebalanc_cost: 10s}\n", 15, 37,
+       "rebalanc_cost"},
+      {"step costs of another policy", kHead + "mitigation: {policy: isolate-restart, restart_cost: 1m}\n", 15, 39,
+       "falcon-ladder's"},
+      {"step cost without unit", kHead + "mitigation: {policy: falcon-ladder, restart_cost: 5}\n", 15, 51,
+       "'mitigation.restart_cost'"},
       {"inconsistent cluster", head_with("rnics_per_host: 2", "rnics_per_host: 3"), 4, 1, "inconsistent cluster"},
       {"tp*pp*dp != gpus", head_with("dp: 2", "dp: 3"), 12, 16, "tp*pp*dp = 8*1*3 = 24"},
       {"job larger than cluster", edited(head_with("gpus: 16", "gpus: 128"), "dp: 2", "dp: 16"), 11, 9,
@@ -449,6 +455,14 @@ TEST(Loader, FaultsAfterABoundedFailStopAreAllowed) {
                            "  - {type: node_crash, target: h2, at: 1h, duration: 30m}\n"
                            "  - {type: gpu_throttle, target: h2.gpu3, at: 2h, slowdown: 0.2}\n");
   EXPECT_EQ(s.faults.size(), 2u);
+}
+
+TEST(Loader, FalconLadderStepCostsOverrideTheDefaults) {
+  const Scenario s = parse(kHead + "mitigation: {policy: falcon-ladder, rebalance_cost: 10s, restart_cost: 20m}\n");
+  EXPECT_EQ(s.mitigation, "falcon-ladder");
+  EXPECT_EQ(s.mitigation_costs.at("rebalance"), 10 * sim::kSecond);
+  EXPECT_EQ(s.mitigation_costs.at("restart"), 20 * sim::kMinute);
+  EXPECT_EQ(s.mitigation_costs.count("relayout"), 0u);  // the policy's default
 }
 
 TEST(Loader, ReadsFilesAndReportsUnreadableOnes) {
