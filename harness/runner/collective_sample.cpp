@@ -11,9 +11,11 @@ std::vector<std::string> sample_workers(const models::Placement& placement, cons
     if (std::find(targets.begin(), targets.end(), placement.worker_name(r)) != targets.end() &&
         chosen.size() < kMaxSampledRanks)
       chosen.push_back(r);
-  const auto spread = static_cast<int>(kMaxSampledRanks - chosen.size());
-  for (int i = 0; i < spread && i < ranks; ++i) {
-    const int r = static_cast<int>(static_cast<long long>(i) * ranks / std::min(spread, ranks));
+  // Evenly spread ranks fill the rest; one the targets already took is
+  // passed over for the next.
+  const auto slots = static_cast<int>(std::min<std::size_t>(kMaxSampledRanks, static_cast<std::size_t>(ranks)));
+  for (int i = 0; i < slots && chosen.size() < static_cast<std::size_t>(slots); ++i) {
+    const int r = static_cast<int>(static_cast<long long>(i) * ranks / slots);
     if (std::find(chosen.begin(), chosen.end(), r) == chosen.end()) chosen.push_back(r);
   }
   std::sort(chosen.begin(), chosen.end());
