@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "harness/detectors/registry.hpp"
 #include "harness/runner/simulation.hpp"
@@ -145,13 +146,86 @@ TEST(EroicaWindow, OpensAtTheTriggerOnTheScoreboardThrottle) {
   const Alert* a = first_alert(out, "eroica", 600);
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(top(a), "h5.gpu2");
-  // Onset at 10 min; a 2 s step stretched by the throttle to about 2.6 s; the
-  // first slow iteration triggers a 60 s window; allow three iterations and
-  // the one-second observation steps on either side.
-  const double iteration_s = 2.6, window_s = 60;
+  // The onset meets the job's 5 s checkpoint; then one slow iteration
+  // triggers the 60 s window, which closes with the iteration straddling its
+  // end. Within three iterations and two observation steps of that.
+  const double iteration_s = 2.65, checkpoint_s = 5, window_s = 60;
   EXPECT_GE(a->time_s, 600 + window_s);
-  EXPECT_LE(a->time_s, 600 + iteration_s + window_s + 3 * iteration_s + 2);
+  EXPECT_LE(a->time_s, 600 + checkpoint_s + window_s + 3 * iteration_s + 2);
   EXPECT_NEAR(out.detectors.at("eroica").profiling_seconds, window_s, 1e-9);
+}
+
+// The scoreboard's single-fault scenarios with every reference detector:
+// who must detect or localize each fault, and who must keep quiet.
+enum class Must { quiet, detect, localize };
+struct Expectation {
+  std::string detector;
+  Must must;
+};
+
+void check_scoreboard_fault(const std::string& name, const std::vector<Expectation>& expectations) {
+  const std::string path = std::string(GAUNTLET_SOURCE_DIR) + "/scenarios/faults/" + name + ".yaml";
+  const DetectorRegistry registry = builtin_detectors();
+  const Scenario scenario = load_scenario(path, registry);
+  const SimulationOutcome out = SimulationOutcome::from_json(
+      sim::run_isolated([&] { return simulate(scenario, registry, SimulationRequest{}).to_json(); }));
+  const injectors::FaultSpec& fault = scenario.faults.at(0);
+  const double start = sim::to_seconds(fault.start);
+  const double end = sim::to_seconds(fault.end().value_or(scenario.duration)) + 60;  // the scorer's grace
+  for (const Expectation& e : expectations) {
+    const auto& alerts = out.detectors.at(e.detector).alerts;
+    if (e.must == Must::quiet) {
+      EXPECT_TRUE(alerts.empty()) << name << ": " << e.detector << " raised " << alerts.size() << " alert(s), first "
+                                  << top(&alerts.front());
+      continue;
+    }
+    const Alert* named = nullptr;
+    bool detected = false;
+    for (const Alert& a : alerts) {
+      if (a.time_s < start || a.time_s > end) continue;
+      detected = true;
+      if (!named && !a.suspects.empty()) named = &a;
+    }
+    EXPECT_TRUE(detected) << name << ": " << e.detector << " did not detect it";
+    if (e.must == Must::localize) {
+      EXPECT_EQ(top(named), fault.target) << name << ": " << e.detector;
+    }
+  }
+}
+
+TEST(Scoreboard, AgentHangIsTheAgentNotTheNetwork) {
+  check_scoreboard_fault("agent-hang", {{"skeleton", Must::localize}, {"pingmesh", Must::quiet}, {"c4d", Must::quiet},
+                                        {"timeout", Must::quiet}, {"falcon", Must::quiet}, {"eroica", Must::quiet}});
+}
+
+TEST(Scoreboard, ClockSkewAndReconfigureRaiseNothing) {
+  const std::vector<Expectation> nobody = {{"timeout", Must::quiet}, {"falcon", Must::quiet}, {"c4d", Must::quiet},
+                                           {"eroica", Must::quiet}, {"skeleton", Must::quiet}, {"pingmesh", Must::quiet}};
+  check_scoreboard_fault("clock-skew", nobody);
+  check_scoreboard_fault("reconfigure", nobody);
+}
+
+TEST(Scoreboard, FailStopIsTheTimeoutsOnlyCatch) {
+  check_scoreboard_fault("gpu-fail", {{"timeout", Must::detect}, {"c4d", Must::localize}});
+  check_scoreboard_fault("node-crash", {{"timeout", Must::detect}, {"c4d", Must::localize}});
+  for (const char* slow : {"gpu-throttle", "cpu-contention", "link-loss", "congestion", "port-flap"})
+    check_scoreboard_fault(slow, {{"timeout", Must::quiet}});
+}
+
+TEST(Scoreboard, ComputeSlowdownsAreLocalizedByTheProfilers) {
+  check_scoreboard_fault("gpu-throttle", {{"falcon", Must::localize}, {"c4d", Must::localize}, {"eroica", Must::localize},
+                                          {"skeleton", Must::quiet}, {"pingmesh", Must::quiet}});
+  // Falcon's benchmarks and EROICA's function profile both find the CPU, not a GPU.
+  check_scoreboard_fault("cpu-contention", {{"falcon", Must::localize}, {"eroica", Must::localize}, {"c4d", Must::detect},
+                                            {"skeleton", Must::quiet}, {"pingmesh", Must::quiet}});
+}
+
+TEST(Scoreboard, NetworkFaultsAreLocalizedByTheProbers) {
+  check_scoreboard_fault("link-loss", {{"pingmesh", Must::localize}, {"c4d", Must::detect}, {"falcon", Must::detect}});
+  check_scoreboard_fault("nic-down", {{"pingmesh", Must::localize}, {"c4d", Must::detect}});
+  check_scoreboard_fault("stale-flow-table", {{"skeleton", Must::localize}, {"pingmesh", Must::quiet}});
+  check_scoreboard_fault("port-flap", {{"c4d", Must::localize}});
+  check_scoreboard_fault("congestion", {{"c4d", Must::detect}});
 }
 
 }  // namespace
