@@ -107,7 +107,8 @@ bool FalconLadderPolicy::shift_work(models::TrainingJob& job, int rung, sim::Nan
 
 // The last rung: roll back to the checkpoint and restart, with the host of
 // the slow component swapped for a spare when one is left. The detector's
-// top suspect names it; failing that, the job's slowest GPU.
+// top suspect names it; failing that, the job's slowest GPU; a suspect in
+// the fabric (a switch, a leaf-spine link) leaves nothing to swap.
 void FalconLadderPolicy::restart(models::TrainingJob& job, sim::Nanos now) {
   std::string target = host_of_component(suspect_) >= 0 ? suspect_ : "";
   if (target.empty() && compute_slow(job)) {
@@ -120,8 +121,10 @@ void FalconLadderPolicy::restart(models::TrainingJob& job, sim::Nanos now) {
       }
     }
   }
-  std::vector<std::string> components;
-  if (!target.empty()) components.push_back(target);
+  // A restart on the same hosts would meet the same switch or link again:
+  // with nothing to swap out the last rung has nothing to offer.
+  if (target.empty()) return;
+  const std::vector<std::string> components = {target};
   const int spares = job.isolate(components);
   // The restart starts from an even split: it rebuilds the layout anyway.
   models::WorkSplit even;

@@ -3,7 +3,8 @@
 //   0. do nothing (most slowdowns are transient),
 //   1. rebalance micro-batches across DP replicas,
 //   2. move pipeline layers off the slow stage,
-//   3. checkpoint-restart, with the slow host swapped for a spare.
+//   3. checkpoint-restart, with the slow host swapped for a spare (not
+//      taken when the slowdown sits in the fabric: nothing to swap).
 // Ski-rental rule: step k is taken once the slowdown has lasted longer than
 // step k's cost and is still there, so a slowdown that ends first costs
 // nothing beyond what it lost on its own, and one that persists costs at
