@@ -114,6 +114,46 @@ std::vector<sim::Nanos> durations(int pp, std::function<WorkSplit(const Training
   return d;
 }
 
+// The whole timeline, with or without steady-state fast-forward: a throttle
+// at 30 s (announced as a change), a rebalance at 61.5 s and the even split
+// back at 150 s.
+std::string timeline(bool fast_forward) {
+  return sim::run_isolated([=] {
+    sim::Topology topology(cluster());
+    sim::FlowEngine engine(topology, 5);
+    sim::TelemetryBus bus;
+    TrainingJob training(job(2), topology, engine, bus);
+    training.set_fast_forward(fast_forward);
+    const sim::Nanos horizon = 240 * sim::kSecond;
+    training.set_change_horizon(
+        [&engine, horizon] { return engine.now() < 30 * sim::kSecond ? 30 * sim::kSecond : horizon; });
+    engine.schedule_at(30 * sim::kSecond, [&] { training.set_gpu_speed(3, 2, 0.5); });
+    engine.schedule_at(61 * sim::kSecond + sim::kSecond / 2, [&] {
+      WorkSplit s;
+      s.microbatches = balance_microbatches(training.replica_speeds(), 32, 2);
+      training.apply_work_split(s, 2 * sim::kSecond);
+    });
+    engine.schedule_at(150 * sim::kSecond, [&] { training.apply_work_split({}, 2 * sim::kSecond); });
+    training.start(0, horizon);
+    engine.run_until(horizon);
+    std::ostringstream o;
+    for (const IterationSpan& s : training.timeline())
+      o << s.first << " " << s.count << " " << s.start << " " << s.duration << "\n";
+    o << "simulated " << training.simulated_iterations();
+    return o.str();
+  });
+}
+
+TEST(Rebalance, FastForwardGivesTheSameTimelineUnderASplit) {
+  const std::string simulated = timeline(false), forwarded = timeline(true);
+  const auto spans = [](const std::string& t) { return t.substr(0, t.rfind("simulated")); };
+  EXPECT_EQ(spans(forwarded), spans(simulated));
+  EXPECT_GT(std::count(simulated.begin(), simulated.end(), '\n'), 3);  // healthy, slow, balanced, even again
+  // ... and fast-forward did skip iterations.
+  const auto count = [](const std::string& t) { return std::stoi(t.substr(t.rfind(' ') + 1)); };
+  EXPECT_LT(count(forwarded), count(simulated) / 2);
+}
+
 TEST(Rebalance, FewerMicrobatchesOnTheSlowReplicaCutTheIterationToTheBalancedTime) {
   const auto d = durations(1, [](const TrainingJob& j) {
     WorkSplit s;
