@@ -73,9 +73,13 @@ TEST(FalconLadder, RebalancingWinsBackMostOfAThrottledGpusLoss) {
   const double none = s["iterations"]["fault_free"].get<double>() - s["iterations"]["no_detector"].get<double>();
   EXPECT_NEAR(none, (end - onset) * (1 / healthy - 1 / slow), 1.5);
 
+  // C4D must drive the ladder; EROICA's run is held to the same formula
+  // whenever it alerts at all.
+  EXPECT_GT(s["detectors"]["c4d"]["detected"].get<int>(), 0);
   for (const char* name : {"c4d", "eroica"}) {
     SCOPED_TRACE(name);
     const nlohmann::json& d = s["detectors"][name];
+    if (d["detected"].get<int>() == 0) continue;
     const nlohmann::json& actions = d["mitigation_actions"];
     ASSERT_EQ(actions.size(), 2u) << actions.dump();
     // Rung 1 once the slowdown has lasted the rebalance cost; the relayout
