@@ -99,6 +99,12 @@ void FalconDetector::observe(const telemetry::Batch& batch) {
       default: break;
     }
   }
+  if (calibrating_ && !gemm_reference_.empty()) calibrating_ = false;
+  // Once the job runs steadily, one GEMM round records each GPU's healthy time.
+  if (config_.validate && !calibration_requested_ && bocd_.observations() >= config_.min_gap) {
+    calibration_requested_ = calibrating_ = true;
+    request_benchmark({"gemm", {}});
+  }
   if (validation_) {
     const bool answered = validation_->have_gemm && validation_->have_allreduce;
     if (answered || batch.until_ns() - validation_->requested_ns >= config_.validation_timeout)
@@ -112,7 +118,13 @@ void FalconDetector::on_collective(const telemetry::CollectiveRecord& c) {
 }
 
 void FalconDetector::on_benchmark(const telemetry::BenchmarkResult& b) {
-  if (!validation_ || b.detector() != kName) return;
+  if (b.detector() != kName) return;
+  // The first GEMM round is the healthy reference, asked for early in the run.
+  if (calibrating_ && b.kind() == "gemm" && !gemm_reference_.count(b.target())) {
+    gemm_reference_[b.target()] = static_cast<double>(b.duration_ns());
+    return;
+  }
+  if (!validation_) return;
   if (b.kind() == "gemm") {
     validation_->gemm[b.target()] = static_cast<double>(b.duration_ns());
     validation_->have_gemm = true;
@@ -320,6 +332,20 @@ void FalconDetector::conclude(sim::Nanos now) {
     raise({time_s, kName, "fail_slow", out});
     return;
   }
+  // Compute grew for everyone alike: each GEMM against the GPU's own healthy
+  // one (measured once early in the run) tells the GPUs from their hosts.
+  if (v.profiled.suspects.empty() && !v.profiled.slowed.empty() && !gemm_reference_.empty()) {
+    for (const Suspect& s : v.profiled.slowed) {
+      auto it = v.gemm.find(s.id);
+      auto ref = gemm_reference_.find(s.id);
+      if (it == v.gemm.end() || ref == gemm_reference_.end() || ref->second <= 0) continue;
+      if (it->second / ref->second - 1 >= 0.5 * (s.score - 1)) add(s.id, s.score);
+      else add(host_cpu_of(s.id), s.score);
+    }
+    std::stable_sort(out.begin(), out.end(), by_score);
+    raise({time_s, kName, "fail_slow", out});
+    return;
+  }
   raise({time_s, kName, "fail_slow", std::move(v.profiled.suspects)});
 }
 
@@ -332,7 +358,7 @@ FalconDetector::Verdict FalconDetector::localize(std::uint64_t from_iteration, s
     double value;
     double rel_se2;
   };
-  auto ratios = [&](auto field) {
+  auto ratios = [&](auto field, bool* based = nullptr) {
     std::vector<Ratio> recent;
     std::vector<Estimate> base;
     bool all_have_base = from_iteration > baseline_from;
@@ -349,6 +375,7 @@ FalconDetector::Verdict FalconDetector::localize(std::uint64_t from_iteration, s
         recent[j].value /= base[j].mean;
         recent[j].rel_se2 += base[j].rel_se2;
       }
+    if (based) *based = all_have_base;
     return recent;
   };
   // A worker stands out when its ratio to the median of its peers reaches the
@@ -372,9 +399,18 @@ FalconDetector::Verdict FalconDetector::localize(std::uint64_t from_iteration, s
     std::stable_sort(out.begin(), out.end(), [](const Suspect& a, const Suspect& b) { return a.score > b.score; });
     return out;
   };
-  auto compute = standouts(ratios([](const Span& s) { return s.compute_ns; }), config_.compute_ratio);
-  if (!compute.empty()) return {std::move(compute), true};
-  return {standouts(ratios([](const Span& s) { return s.comm_ns; }), config_.comm_ratio), false};
+  bool based = false;
+  const std::vector<Ratio> compute_ratios = ratios([](const Span& s) { return s.compute_ns; }, &based);
+  auto compute = standouts(compute_ratios, config_.compute_ratio);
+  if (!compute.empty()) return {std::move(compute), true, {}};
+  // Nobody stands out from its peers, yet compute may have grown for all
+  // alike (a one-host job, a shared cause): who slowed against its own past.
+  std::vector<Suspect> slowed;
+  if (based)
+    for (const Ratio& r : compute_ratios)
+      if (r.value * (1 + 3 * std::sqrt(r.rel_se2) + 1e-9) >= config_.compute_ratio)
+        slowed.push_back({workers_[r.worker].id, r.value});
+  return {standouts(ratios([](const Span& s) { return s.comm_ns; }), config_.comm_ratio), false, std::move(slowed)};
 }
 
 }  // namespace gauntlet::harness

@@ -39,7 +39,11 @@
 //    whose GEMM accounts for at least half of its profiled slowdown stays
 //    (a GPU slow below the GEMM threshold); one whose GEMM is normal is not
 //    the GPU, and its host's CPU is named instead (h<N>.cpu: data loading
-//    and kernel launch starved, as under CPU contention).
+//    and kernel launch starved, as under CPU contention);
+//  * when compute grew for every worker alike (nobody stands out from its
+//    peers), each GEMM is compared with the GPU's own healthy one, measured
+//    in one GEMM round (one short pause) once the job runs steadily, with
+//    the same rule.
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -106,7 +110,8 @@ class FalconDetector : public Detector {
 
   struct Verdict {
     std::vector<Suspect> suspects;
-    bool compute = false;  // compute stood out (else communication, or nothing)
+    bool compute = false;          // compute stood out (else communication, or nothing)
+    std::vector<Suspect> slowed;   // when nobody stands out: compute grown against its own past
   };
   struct Validation {
     sim::Nanos requested_ns = 0;
@@ -142,6 +147,8 @@ class FalconDetector : public Detector {
   std::map<std::string, std::set<std::string>> communicators_;  // data-parallel communicator -> its workers
   std::optional<Validation> validation_;
   std::uint64_t validations_ = 0;
+  bool calibration_requested_ = false, calibrating_ = false;
+  std::map<std::string, double> gemm_reference_;  // worker -> healthy GEMM ns
 };
 
 }  // namespace gauntlet::harness

@@ -260,25 +260,10 @@ struct Validated {
   std::vector<Alert> alerts;
 };
 
-Validated validate_slowdown(const std::vector<double>& slow, const std::map<std::string, double>& gemm,
-                            const std::map<std::string, double>& rings, bool answer = true) {
-  FalconDetector d({});
-  SyntheticJob job(21);
-  Validated out;
-  for (int i = 0; i < 400 && out.requests.empty(); ++i) {
-    d.observe(job.next(i >= 200 ? slow : std::vector<double>{}));
-    auto alerts = d.take_alerts();
-    out.alerts.insert(out.alerts.end(), alerts.begin(), alerts.end());
-    out.requests = d.take_benchmark_requests();
-  }
-  EXPECT_TRUE(out.alerts.empty());  // nothing before the benchmarks answer
-  if (!answer) {
-    for (int i = 0; i < 400 && out.alerts.empty(); ++i) {
-      d.observe(job.next(slow));
-      out.alerts = d.take_alerts();
-    }
-    return out;
-  }
+// GEMM results for every worker (factor: time relative to nominal) and
+// allreduce results per communicator, as the simulator publishes them.
+telemetry::Batch benchmark_batch(const SyntheticJob& job, const std::map<std::string, double>& gemm,
+                                 const std::map<std::string, double>& rings) {
   telemetry::Batch results;
   for (int w = 0; w < SyntheticJob::kWorkers; ++w) {
     auto* b = results.add_records()->mutable_benchmark();
@@ -298,7 +283,40 @@ Validated validate_slowdown(const std::vector<double>& slow, const std::map<std:
     b->set_time_ns(job.clock() + b->duration_ns());
   }
   results.set_until_ns(job.clock() + kSecond);
-  d.observe(results);
+  return results;
+}
+
+Validated validate_slowdown(const std::vector<double>& slow, const std::map<std::string, double>& gemm,
+                            const std::map<std::string, double>& rings, bool answer = true) {
+  FalconDetector d({});
+  SyntheticJob job(21);
+  Validated out;
+  bool calibrated = false;
+  for (int i = 0; i < 400 && out.requests.empty(); ++i) {
+    d.observe(job.next(i >= 200 ? slow : std::vector<double>{}));
+    auto alerts = d.take_alerts();
+    out.alerts.insert(out.alerts.end(), alerts.begin(), alerts.end());
+    auto requests = d.take_benchmark_requests();
+    if (requests.empty()) continue;
+    if (!calibrated) {  // early in the run: one GEMM round for the healthy reference
+      EXPECT_LT(i, 200);
+      EXPECT_EQ(requests.size(), 1u);
+      EXPECT_EQ(requests[0].kind, "gemm");
+      d.observe(benchmark_batch(job, {}, {}));
+      calibrated = true;
+      continue;
+    }
+    out.requests = requests;
+  }
+  EXPECT_TRUE(out.alerts.empty());  // nothing before the benchmarks answer
+  if (!answer) {
+    for (int i = 0; i < 400 && out.alerts.empty(); ++i) {
+      d.observe(job.next(slow));
+      out.alerts = d.take_alerts();
+    }
+    return out;
+  }
+  d.observe(benchmark_batch(job, gemm, rings));
   out.alerts = d.take_alerts();
   return out;
 }
@@ -351,6 +369,26 @@ TEST(FalconValidation, UnansweredBenchmarksFallBackToTheProfile) {
   ASSERT_EQ(v.alerts.size(), 1u);
   ASSERT_FALSE(v.alerts[0].suspects.empty());
   EXPECT_EQ(v.alerts[0].suspects[0].id, "h3.gpu2");
+}
+
+TEST(FalconValidation, UniformSlowdownWithHealthyGemmsIsTheHostsCpu) {
+  // A one-host cause for everyone (nobody stands out from its peers): the
+  // GEMMs match the healthy reference, so the hosts' CPUs, not the GPUs.
+  const std::vector<double> all(SyntheticJob::kWorkers, 1.3);
+  const Validated v = validate_slowdown(all, {}, kHealthyRings);
+  ASSERT_EQ(v.alerts.size(), 1u);
+  ASSERT_EQ(v.alerts[0].suspects.size(), 4u);
+  for (const Suspect& s : v.alerts[0].suspects) EXPECT_TRUE(s.id.ends_with(".cpu")) << s.id;
+}
+
+TEST(FalconValidation, UniformSlowdownWithSlowGemmsIsTheGpus) {
+  const std::vector<double> all(SyntheticJob::kWorkers, 1.3);
+  std::map<std::string, double> gemm;
+  for (int w = 0; w < SyntheticJob::kWorkers; ++w) gemm[SyntheticJob::worker(w)] = 1.3;
+  const Validated v = validate_slowdown(all, gemm, kHealthyRings);
+  ASSERT_EQ(v.alerts.size(), 1u);
+  ASSERT_EQ(v.alerts[0].suspects.size(), 16u);
+  for (const Suspect& s : v.alerts[0].suspects) EXPECT_NE(s.id.find(".gpu"), std::string::npos) << s.id;
 }
 
 }  // namespace
