@@ -4,7 +4,13 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <optional>
+#include <sstream>
 #include <unordered_map>
+
+#include "sim/flow/flow_engine.hpp"
+#include "sim/isolated_run.hpp"
 
 namespace gauntlet::models {
 namespace {
@@ -71,6 +77,91 @@ struct Recording {
   std::uint64_t launches = 0;  // sets launched, this one included
 };
 
+std::size_t find_root(std::vector<std::size_t>& parent, std::size_t x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+// The flows' groups: flows sharing a link direction or a flow table
+// direction are in one group, transitively. Groups are listed by their
+// first flow; flows that never touch the network are left out.
+std::vector<std::vector<std::size_t>> sharing_groups(const sim::NetworkEngine& engine, const std::vector<Flow>& flows) {
+  const sim::Topology& t = engine.topology();
+  const auto links = static_cast<std::size_t>(t.links());
+  std::vector<std::size_t> parent(flows.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  std::unordered_map<std::size_t, std::size_t> holder;  // resource -> a flow using it
+  auto use = [&](std::size_t resource, std::size_t flow) {
+    auto [it, fresh] = holder.emplace(resource, flow);
+    if (!fresh) parent[find_root(parent, flow)] = find_root(parent, it->second);
+  };
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const Flow& f = flows[i];
+    if (f.from.host == f.to.host || f.bytes <= 0) continue;
+    const std::vector<sim::LinkId> route = engine.route(f.from.endpoint, f.to.endpoint);
+    // The first half of a route climbs (RNIC to leaf to spine), the rest descends.
+    for (std::size_t k = 0; k < route.size(); ++k)
+      use(static_cast<std::size_t>(route[k]) * 2 + (2 * k < route.size() ? 1 : 0), i);
+    use(2 * links + static_cast<std::size_t>(f.from.endpoint) * 2 + 1, i);
+    use(2 * links + static_cast<std::size_t>(f.to.endpoint) * 2, i);
+  }
+  std::vector<std::vector<std::size_t>> groups;
+  std::unordered_map<std::size_t, std::size_t> group_of_root;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const Flow& f = flows[i];
+    if (f.from.host == f.to.host || f.bytes <= 0) continue;
+    auto [it, fresh] = group_of_root.emplace(find_root(parent, i), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
+}
+
+// Simulates the set group by group in a forked copy of the engine (see
+// FlowReuse); nothing if a group is not done within `limit` of its start.
+std::optional<std::vector<sim::Nanos>> simulate_apart(sim::FlowEngine& engine, const std::vector<Flow>& flows,
+                                                      int channels, sim::Nanos limit) {
+  const std::vector<std::vector<std::size_t>> groups = sharing_groups(engine, flows);
+  const std::string text = sim::run_isolated([&]() -> std::string {
+    engine.drop_timers();
+    std::vector<sim::Nanos> offsets(flows.size(), 0);
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      const Flow& f = flows[i];
+      if (f.from.host == f.to.host) offsets[i] = nvlink_time(f.bytes);
+      else if (f.bytes <= 0) offsets[i] = engine.route_latency(f.from.endpoint, f.to.endpoint);
+    }
+    std::vector<int> parts_left(flows.size(), channels);
+    for (const std::vector<std::size_t>& group : groups) {
+      const sim::Nanos begin = engine.now();
+      std::size_t left = group.size();
+      for (std::size_t i : group)
+        for (int c = 0; c < channels; ++c)
+          engine.start_transfer(flows[i].from.endpoint, flows[i].to.endpoint, flows[i].bytes / channels,
+                                [&, i, begin](sim::Nanos at) {
+                                  if (--parts_left[i] > 0) return;
+                                  offsets[i] = at - begin;
+                                  --left;
+                                });
+      for (sim::Nanos step = sim::kMillisecond; left > 0; step *= 2) {
+        if (engine.now() - begin > limit) return "unfinished";
+        engine.run_until(engine.now() + step);
+      }
+    }
+    std::ostringstream o;
+    o << "done";
+    for (sim::Nanos offset : offsets) o << " " << offset;
+    return o.str();
+  });
+  std::istringstream in(text);
+  std::string status;
+  in >> status;
+  if (status != "done") return std::nullopt;
+  std::vector<sim::Nanos> offsets(flows.size(), 0);
+  for (sim::Nanos& offset : offsets) in >> offset;
+  if (!in) return std::nullopt;
+  return offsets;
+}
+
 }  // namespace
 
 std::shared_ptr<const FlowOutcomeCache::Entry> FlowOutcomeCache::find(const std::vector<std::uint64_t>& key) const {
@@ -127,6 +218,24 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
     std::shared_ptr<const FlowOutcomeCache::Entry> cached = reuse.cache->find(key);
     const sim::Nanos quiet = std::min(reuse.quiet_until, engine.next_internal_change());
     if (!cached) reuse.cache->count(false);
+    const auto network_flows = static_cast<std::size_t>(std::count_if(
+        flows.begin(), flows.end(), [](const Flow& f) { return f.from.host != f.to.host && f.bytes > 0; }));
+    auto* flow_engine = dynamic_cast<sim::FlowEngine*>(&engine);
+    if (!cached && flow_engine && network_flows >= reuse.apart_from && quiet > start) {
+      if (auto offsets = simulate_apart(*flow_engine, flows, channels, quiet - start)) {
+        auto entry = std::make_shared<FlowOutcomeCache::Entry>();
+        entry->key = std::move(key);
+        entry->offsets = std::move(*offsets);
+        entry->order.resize(flows.size());
+        std::iota(entry->order.begin(), entry->order.end(), 0u);
+        std::stable_sort(entry->order.begin(), entry->order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return entry->offsets[a] < entry->offsets[b]; });
+        entry->span = entry->offsets[entry->order.back()];
+        reuse.cache->store(entry);
+        cached = entry;
+        key = entry->key;
+      }
+    }
     if (cached && start + cached->span < quiet) {
       reuse.cache->count(true);
       traffic.replay_end = start + cached->span;

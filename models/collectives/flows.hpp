@@ -70,9 +70,17 @@ class FlowOutcomeCache {
 // flight in the network, and when no change of the network is due before
 // the replayed set would have finished (`quiet_until`, e.g. the next fault
 // edge). Without a cache every flow is simulated.
+//
+// A set not cached yet with at least `apart_from` network flows is simulated
+// apart, in a forked copy of the idle flow engine, one group of flows at a
+// time: max-min sharing couples only flows that share a link direction, so
+// independent groups end exactly as they would side by side, while SimGrid's
+// cost per completed transfer grows with every transfer in flight (tens of
+// thousands at once make it quadratic). The outcome is then replayed.
 struct FlowReuse {
   FlowOutcomeCache* cache = nullptr;
   sim::Nanos quiet_until = 0;
+  std::size_t apart_from = 4096;
 };
 
 // Starts every flow at the engine's current time: same-host flows over

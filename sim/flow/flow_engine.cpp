@@ -200,6 +200,10 @@ const Topology& FlowEngine::topology() const { return impl_->topology; }
 Nanos FlowEngine::now() const { return impl_->current; }
 EcmpRouter& FlowEngine::router() { return impl_->router; }
 std::size_t FlowEngine::transfers_in_flight() const { return impl_->transfers.size(); }
+void FlowEngine::drop_timers() {
+  impl_->timers.clear();
+  impl_->timer_dates.clear();
+}
 std::uint64_t FlowEngine::state_version() const { return impl_->version; }
 void FlowEngine::add_transfer_listener(TransferListener listener) { impl_->listeners.push_back(std::move(listener)); }
 void FlowEngine::set_convergence_delay(Nanos delay) { impl_->convergence_delay = std::max<Nanos>(0, delay); }

@@ -54,6 +54,10 @@ class FlowEngine final : public NetworkEngine {
   EcmpRouter& router();
   std::size_t transfers_in_flight() const;
 
+  // Forgets every pending timer, for a forked copy of the engine that goes
+  // on simulating on its own: none of the parent's events may fire in it.
+  void drop_timers();
+
   struct Impl;
 
  private:
