@@ -18,6 +18,7 @@
 #include "models/benchmark_service.hpp"
 #include "models/host/job_view.hpp"
 #include "models/profiler.hpp"
+#include "models/telemetry/fabric_sampler.hpp"
 #include "models/telemetry/hardware_sampler.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/telemetry_bus.hpp"
@@ -133,6 +134,9 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   });
   // GPU, CPU and RNIC samples every observe interval, for detectors only.
   models::HardwareSampler sampler(topology, effects);
+  // Switch port counters and RNIC CNPs measured from the job's flows.
+  std::optional<models::FabricSampler> fabric;
+  if (!detectors.empty()) fabric.emplace(engine, effects);
 
   SimulationOutcome outcome;
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name];
@@ -152,8 +156,16 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     if (collectives) collectives->observe(batch);
     if (!detectors.empty()) {
       sampler.observe_traffic(batch, [&] { return models::job_endpoints(job, topology); });
-      sampler.sample(t, models::job_sample_inputs(job, engine), &batch);
-      if (t == scenario.duration) sampler.flush(&batch);  // the last repeats
+      fabric->observe_traffic(batch);
+      models::SampleInputs inputs = models::job_sample_inputs(job, engine);
+      inputs.cnp_per_second = [&fabric](sim::EndpointId e) { return fabric->cnp_rate(e); };
+      inputs.version = inputs.version * 1000003u + fabric->version();
+      sampler.sample(t, inputs, &batch);
+      fabric->sample(t, inputs.traffic_flowing, &batch);
+      if (t == scenario.duration) {  // the last repeats
+        sampler.flush(&batch);
+        fabric->flush(&batch);
+      }
     }
     if (skewed) models::apply_host_clocks(effects, &batch);  // as the hosts' clocks stamp it
     for (ActiveDetector& d : detectors) {
@@ -193,7 +205,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   if (policy)
     for (const ActiveDetector& d : detectors) outcome.detectors[d.name].actions = policy->actions();
   outcome.timeline = job.timeline();
-  outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes());
+  outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes() +
+                                                   (fabric ? fabric->published_bytes() : 0));
   outcome.simulated_iterations = job.simulated_iterations();
   if (collectives) outcome.collectives = collectives->sample();
   return outcome;

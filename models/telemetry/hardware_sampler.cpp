@@ -181,6 +181,8 @@ telemetry::Record HardwareSampler::nic_sample(sim::EndpointId endpoint, sim::Nan
   n->set_rx_bytes(static_cast<std::uint64_t>(rx));
   n->set_tx_packets(static_cast<std::uint64_t>(std::ceil(tx / params_.mtu_bytes)));
   n->set_rx_packets(static_cast<std::uint64_t>(std::ceil(rx / params_.mtu_bytes)));
+  if (flowing && inputs.cnp_per_second)
+    n->set_cnp(static_cast<std::uint64_t>(std::llround(inputs.cnp_per_second(endpoint) * seconds)));
   n->set_link_up(inputs.link_up(endpoint));
   return r;
 }

@@ -53,6 +53,8 @@ struct SampleInputs {
   std::function<bool(int host, int gpu)> gpu_busy;  // the job computes on it
   std::function<bool(sim::EndpointId)> link_up;
   bool traffic_flowing = true;  // the job is iterating
+  // CNPs per second each RNIC handles as a sender (none when unset).
+  std::function<double(sim::EndpointId)> cnp_per_second;
   // Changes whenever anything gpu_busy or link_up read may have changed; an
   // unchanged key lets a sample with no other change repeat without being
   // recomputed.

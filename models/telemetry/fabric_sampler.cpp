@@ -1,0 +1,210 @@
+#include "models/telemetry/fabric_sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+namespace gauntlet::models {
+
+FabricSampler::FabricSampler(sim::NetworkEngine& engine, const TelemetryEffects& effects, FabricSamplerParams params)
+    : engine_(engine), effects_(effects), params_(params), ledger_(engine) {
+  cnp_rate_.assign(static_cast<std::size_t>(engine.topology().endpoints()), 0.0);
+}
+
+namespace {
+
+constexpr std::size_t kKnownFlowSets = 16;
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+std::uint64_t mix_state(std::uint64_t h, const sim::PathState& s) {
+  std::uint64_t bits = 0;
+  static_assert(sizeof(bits) == sizeof(s.bandwidth_factor));
+  std::memcpy(&bits, &s.bandwidth_factor, sizeof(bits));
+  return mix(mix(mix(h, bits), static_cast<std::uint64_t>(s.extra_latency)), s.up ? 1 : 0);
+}
+
+}  // namespace
+
+std::uint64_t FabricSampler::traffic_key(const telemetry::Batch& batch) const {
+  const sim::Topology& topology = engine_.topology();
+  std::uint64_t h = 0;
+  for (sim::LinkId link = 0; link < topology.links(); ++link) h = mix_state(h, engine_.link_state(link));
+  for (sim::EndpointId e = 0; e < topology.endpoints(); ++e) h = mix_state(h, engine_.endpoint_state(e));
+  const std::hash<std::string> text;
+  for (const telemetry::Record& r : batch.records()) {
+    if (!r.has_collective()) continue;
+    const auto& c = r.collective();
+    h = mix(mix(mix(mix(h, text(c.worker())), text(c.peer())), text(c.op())), c.bytes());
+  }
+  return h;
+}
+
+void FabricSampler::observe_traffic(const telemetry::Batch& batch) {
+  sim::Nanos from = std::numeric_limits<sim::Nanos>::max(), to = std::numeric_limits<sim::Nanos>::min();
+  for (const telemetry::Record& r : batch.records()) {
+    if (!r.has_iteration()) continue;
+    from = std::min(from, r.iteration().start_ns());
+    to = std::max(to, r.iteration().end_ns());
+  }
+  if (to <= from) return;
+  ledger_.snapshot(engine_.now());
+  const std::vector<FlowSegment> segments = ledger_.segments(from, to);
+  const std::uint64_t key = traffic_key(batch);
+  const auto known = std::find_if(known_.begin(), known_.end(), [key](const auto& k) { return k.first == key; });
+  Rates rates;
+  if (segments.empty() && known != known_.end()) {
+    rates = known->second;  // a replayed flow set
+  } else {
+    rates = rates_of(measure_fabric(segments, engine_.topology(), effects_, from, to, params_.counters),
+                     sim::to_seconds(to - from));
+    if (!segments.empty() && known == known_.end()) {
+      known_.emplace_back(key, rates);
+      if (known_.size() > kKnownFlowSets) known_.pop_front();
+    }
+  }
+  set_rates(std::move(rates));
+  ledger_.forget_before(to);
+}
+
+FabricSampler::Rates FabricSampler::rates_of(const FabricWindow& window, double seconds) const {
+  Rates out;
+  for (const auto& [direction, p] : window.ports)
+    if (p.tx_bytes > 0 || p.ecn_marked > 0)
+      out.ports[direction] = {p.tx_bytes / seconds, p.ecn_marked / seconds, p.queue_bytes};
+  out.cnp.assign(cnp_rate_.size(), 0.0);
+  for (const auto& [endpoint, n] : window.nics) out.cnp[static_cast<std::size_t>(endpoint)] = n.cnp / seconds;
+  return out;
+}
+
+void FabricSampler::set_rates(Rates rates) {
+  const auto same_port = [](const auto& a, const auto& b) {
+    return a.first == b.first && a.second.tx_bytes == b.second.tx_bytes &&
+           a.second.ecn_marked == b.second.ecn_marked && a.second.queue_bytes == b.second.queue_bytes;
+  };
+  const bool same = rates.cnp == cnp_rate_ && rates.ports.size() == iteration_rates_.size() &&
+                    std::equal(rates.ports.begin(), rates.ports.end(), iteration_rates_.begin(), same_port);
+  if (same) return;
+  iteration_rates_ = std::move(rates.ports);
+  cnp_rate_ = std::move(rates.cnp);
+  ++version_;
+  measured_ = true;
+}
+
+double FabricSampler::cnp_rate(sim::EndpointId endpoint) const {
+  return cnp_rate_[static_cast<std::size_t>(endpoint)];
+}
+
+FabricSampler::PortValue FabricSampler::value_of(int direction, bool flowing) const {
+  const std::map<int, PortRate>& rates = flowing ? iteration_rates_ : idle_rates_;
+  PortValue v;
+  v.link_up = engine_.link_state(link_of_direction(direction)).up;
+  const auto it = rates.find(direction);
+  if (it == rates.end()) return v;
+  v.tx_bytes = static_cast<std::uint64_t>(std::llround(it->second.tx_bytes));
+  v.tx_packets = static_cast<std::uint64_t>(std::ceil(static_cast<double>(v.tx_bytes) / params_.counters.mtu_bytes));
+  v.ecn_marked = static_cast<std::uint64_t>(std::llround(it->second.ecn_marked));
+  v.queue_depth = std::round(it->second.queue_bytes);
+  return v;
+}
+
+telemetry::Record FabricSampler::record(int direction, const PortValue& v, sim::Nanos at) const {
+  telemetry::Record r;
+  auto* p = r.mutable_port();
+  p->set_link(engine_.topology().link_name(link_of_direction(direction)));
+  p->set_upward(direction_upward(direction));
+  p->set_time_ns(at);
+  p->set_tx_bytes(v.tx_bytes);
+  p->set_tx_packets(v.tx_packets);
+  p->set_queue_depth(v.queue_depth);
+  p->set_ecn_marked(v.ecn_marked);
+  p->set_link_up(v.link_up);
+  return r;
+}
+
+void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch* out) {
+  const sim::Nanos period = sim::kSecond;
+  // Nothing the counters read has changed since the last second: the rates,
+  // the links' states, whether the job iterates, and the background load.
+  const bool quiet = previous_ >= 0 && at - previous_ == period && !measured_ &&
+                     engine_.state_version() == previous_engine_version_ && traffic_flowing == previous_flowing_ &&
+                     effects_.next_change(previous_ - period) >= at;
+  if (quiet) {
+    for (auto& [direction, port] : ports_) {
+      if (port.repeat_from < 0) port.repeat_from = at;
+      port.repeat_until = at;
+    }
+  } else {
+    if (!traffic_flowing) {
+      // Background traffic of congestion faults alone, over this second.
+      const sim::Nanos from = std::max<sim::Nanos>(0, at - period);
+      const FabricWindow window = measure_fabric({}, engine_.topology(), effects_, from, at, params_.counters);
+      idle_rates_.clear();
+      const double seconds = sim::to_seconds(at - from);
+      for (const auto& [direction, p] : window.ports)
+        if (p.tx_bytes > 0) idle_rates_[direction] = {p.tx_bytes / seconds, p.ecn_marked / seconds, p.queue_bytes};
+    }
+    const std::map<int, PortRate>& rates = traffic_flowing ? iteration_rates_ : idle_rates_;
+    std::vector<int> directions;
+    for (const auto& [direction, port] : ports_) directions.push_back(direction);
+    for (const auto& [direction, rate] : rates) directions.push_back(direction);
+    std::sort(directions.begin(), directions.end());
+    directions.erase(std::unique(directions.begin(), directions.end()), directions.end());
+    for (int direction : directions) {
+      const PortValue v = value_of(direction, traffic_flowing);
+      const bool idle = v.tx_bytes == 0 && v.ecn_marked == 0;
+      auto it = ports_.find(direction);
+      if (it != ports_.end() && it->second.last == v) {
+        if (it->second.repeat_from < 0) it->second.repeat_from = at;
+        it->second.repeat_until = at;
+        continue;
+      }
+      if (it == ports_.end() && idle) continue;
+      if (it != ports_.end()) close(direction, it->second);
+      telemetry::Record r = record(direction, v, at);
+      published_bytes_ += r.ByteSizeLong();
+      *out->add_records() = std::move(r);
+      if (idle)
+        ports_.erase(it);  // one zero record, then silence
+      else
+        ports_[direction].last = v;
+    }
+  }
+  previous_ = at;
+  previous_engine_version_ = engine_.state_version();
+  previous_flowing_ = traffic_flowing;
+  measured_ = false;
+  if (at % params_.hold == 0)
+    for (auto& [direction, port] : ports_) close(direction, port);
+  emit_closed(out);
+}
+
+void FabricSampler::flush(telemetry::Batch* out) {
+  for (auto& [direction, port] : ports_) close(direction, port);
+  emit_closed(out);
+}
+
+void FabricSampler::close(int direction, Port& port) {
+  if (port.repeat_from < 0) return;
+  telemetry::SteadySamples& block = closed_[{port.repeat_from, port.repeat_until}];
+  block.set_from_ns(port.repeat_from);
+  block.set_until_ns(port.repeat_until);
+  block.set_period_ns(sim::kSecond);
+  *block.add_samples() = record(direction, port.last, port.repeat_from);
+  port.repeat_from = port.repeat_until = -1;
+}
+
+void FabricSampler::emit_closed(telemetry::Batch* out) {
+  for (auto& [span, block] : closed_) {
+    published_bytes_ += block.ByteSizeLong();
+    *out->add_steady_samples() = std::move(block);
+  }
+  closed_.clear();
+}
+
+}  // namespace gauntlet::models

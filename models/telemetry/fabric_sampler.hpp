@@ -1,0 +1,116 @@
+#pragma once
+// Per-second switch port counters and RNIC CNP counts of a simulated run,
+// from the traffic ledger through the congestion proxy of fabric_counters.
+//
+// Counters as rates. Each time the job completes simulated iterations, the
+// ledger's flows over their span are measured once (bytes, queue, ECN marks
+// per port; CNPs per sending RNIC) and turned into per-second rates. Every
+// sample second then reports those rates, until the next measured iteration
+// replaces them. An iteration fast-forwarded in a steady stretch is by
+// construction identical to the last simulated one, so a steady stretch costs
+// no measurement at all and its counters are exactly those of full
+// simulation. Counters lag the traffic by at most one iteration, as the
+// RNIC byte counters of the hardware sampler do. While the job does not
+// iterate, only congestion faults' background traffic is counted, measured
+// over each second.
+//
+// A flow set the network has carried before may be replayed without engine
+// transfers (nothing reaches the ledger then): its rates are looked up by a
+// key of everything they depend on, the links' and RNICs' states and who
+// sends how much to whom in the iteration's collectives.
+//
+// Which ports are published: a port that carried traffic or background load
+// in the measured span (every other port is idle: zero bytes, empty queue,
+// no marks). A port that falls idle publishes one zero record, then nothing.
+// The first sample after a change is a plain PortCounters record; unchanged
+// repeats are gathered into SteadySamples blocks closed at a change and at
+// every multiple of `hold`, as the hardware sampler does for its samples.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "models/telemetry/fabric_counters.hpp"
+#include "models/telemetry/telemetry_effects.hpp"
+#include "models/telemetry/traffic_ledger.hpp"
+#include "sim/network_engine.hpp"
+#include "sim/proto/telemetry.pb.h"
+
+namespace gauntlet::models {
+
+struct FabricSamplerParams {
+  sim::Nanos hold = 60 * sim::kSecond;
+  FabricCounterParams counters;
+};
+
+class FabricSampler {
+ public:
+  FabricSampler(sim::NetworkEngine& engine, const TelemetryEffects& effects, FabricSamplerParams params = {});
+  FabricSampler(const FabricSampler&) = delete;
+  FabricSampler& operator=(const FabricSampler&) = delete;
+
+  // Measures the iterations the job completed in `batch` (plain iteration
+  // records; steady runs reuse the rates of the iteration they replay).
+  void observe_traffic(const telemetry::Batch& batch);
+  // Publishes port counters for the second ending at `at`.
+  void sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch* out);
+  // Closes every open repeat block into `out` (end of the run).
+  void flush(telemetry::Batch* out);
+
+  // CNPs per second the RNIC handles as a sender now.
+  double cnp_rate(sim::EndpointId endpoint) const;
+  // Changes whenever any rate changes.
+  std::uint64_t version() const { return version_; }
+  std::uint64_t published_bytes() const { return published_bytes_; }
+
+ private:
+  struct PortRate {
+    double tx_bytes = 0, ecn_marked = 0, queue_bytes = 0;  // per second; queue as occupancy
+  };
+  struct PortValue {
+    std::uint64_t tx_bytes = 0, tx_packets = 0, ecn_marked = 0;
+    double queue_depth = 0;
+    bool link_up = true;
+    bool operator==(const PortValue&) const = default;
+  };
+  struct Port {
+    PortValue last;
+    sim::Nanos repeat_from = -1, repeat_until = -1;
+  };
+
+  struct Rates {
+    std::map<int, PortRate> ports;  // by directed link
+    std::vector<double> cnp;        // per endpoint
+  };
+  Rates rates_of(const FabricWindow& window, double seconds) const;
+  void set_rates(Rates rates);
+  std::uint64_t traffic_key(const telemetry::Batch& batch) const;
+  PortValue value_of(int direction, bool flowing) const;
+  telemetry::Record record(int direction, const PortValue& v, sim::Nanos at) const;
+  void close(int direction, Port& port);
+  void emit_closed(telemetry::Batch* out);
+
+  sim::NetworkEngine& engine_;
+  const TelemetryEffects& effects_;
+  FabricSamplerParams params_;
+  TrafficLedger ledger_;
+
+  std::map<int, PortRate> iteration_rates_;  // by directed link, from the last measured iterations
+  std::map<int, PortRate> idle_rates_;       // background only, for the second just sampled
+  std::vector<double> cnp_rate_;             // per endpoint
+  std::deque<std::pair<std::uint64_t, Rates>> known_;  // recent keys and their rates
+  std::uint64_t version_ = 0;
+  bool measured_ = false;  // rates changed since the last sample
+
+  std::map<int, Port> ports_;  // published ports, by directed link
+  std::map<std::pair<sim::Nanos, sim::Nanos>, telemetry::SteadySamples> closed_;
+  sim::Nanos previous_ = -1;
+  std::uint64_t previous_engine_version_ = 0;
+  bool previous_flowing_ = false;
+  std::uint64_t published_bytes_ = 0;
+};
+
+}  // namespace gauntlet::models
