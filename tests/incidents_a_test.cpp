@@ -110,6 +110,27 @@ void expect_no_alarm(const IncidentRun& run) {
   EXPECT_TRUE(run.outcome.detectors.at("timeout").alerts.empty());
 }
 
+// Every switch port's queue stays where it was before the fault.
+void expect_switch_queues_flat(const IncidentRun& run, double from_s, double to_s) {
+  ASSERT_TRUE(run.log.contains("port")) << "no switch port counters in the run's telemetry";
+  double deepest_before = 0, deepest_during = 0;
+  std::size_t samples = 0;
+  for (const auto& [port, series] : run.log["port"].items()) {
+    double before = 0, during = 0;
+    samples += series.size();
+    for (const json& p : series) {
+      const double t = p[0].get<double>() / 1e9;
+      if (t < from_s) before = std::max(before, p[1].get<double>());
+      else if (t < to_s) during = std::max(during, p[1].get<double>());
+    }
+    EXPECT_LE(during, before + 1.0) << port;
+    deepest_before = std::max(deepest_before, before);
+    deepest_during = std::max(deepest_during, during);
+  }
+  std::printf("%zu switch ports (%zu samples): deepest queue %.0f B before the fault, %.0f B during it\n",
+              run.log["port"].size(), samples, deepest_before, deepest_during);
+}
+
 // --- Incident 1: NIC down with NCCL fallback in a MoE job -----------------
 
 TEST(IncidentNicDownMoe, StepGoesFrom8_4To8_7WithNoAlarmAndTheFallbackRnicSendsTwice) {
@@ -213,6 +234,13 @@ TEST(IncidentStaleFlowTable, OverlayRttGoesFrom16To120usAbout90sAfterOnsetUnderl
   ASSERT_GT(early_trains, 400);
   EXPECT_EQ(early_lost, 0);
   expect_no_alarm(run);
+}
+
+// The stale flow table slows the job's traffic without queueing it anywhere:
+// the slow path is in the RNIC, not the switches.
+TEST(IncidentStaleFlowTable, SwitchQueuesStayFlat) {
+  const IncidentRun run = run_incident("stale-flow-table.yaml", {});
+  expect_switch_queues_flat(run, 120, 420);
 }
 
 // --- Incident 3: CPU contention on a single node (Falcon) ------------------
