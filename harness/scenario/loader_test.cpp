@@ -255,6 +255,10 @@ std::vector<BadCase> bad_cases() {
        "matches no gpu"},
       {"reconfigure with target", f + "  - {type: reconfigure, target: h1, at: 5m}\n", 16, 25,
        "reconfigure takes no target"},
+      {"stale entries invalidated after the fault ends",
+       f + "  - {type: stale_flow_table, target: h1.nic0.ft, at: 5m, duration: 1m, extra_latency: 104us, "
+           "invalidate_after: 90s}\n",
+       16, 112, "shorter than the fault's duration (1m)"},
       {"fallback on another host", f + "  - {type: nic_down, target: h2.nic0, at: 5m, fallback: h3.nic1}\n", 16, 57,
        "same host"},
       {"every with poisson",
