@@ -320,6 +320,7 @@ TEST(IncidentHotSlowGpu, Gpu0TwentyPercentSlowerAndNear70C) {
     if (b[2] == "h0.gpu0") gemm0 = b[3].get<double>();
     if (b[2] == "h0.gpu1") gemm1 = b[3].get<double>();
   }
+  std::printf("hot-slow-gpu: GEMM %.1f ms on GPU0, %.1f ms on GPU1\n", gemm0 / 1e6, gemm1 / 1e6);
   EXPECT_NEAR(1 - gemm1 / gemm0, 0.20, kBand * 0.20);
 
   // The synchronous job runs at GPU0's pace for the first 10 minutes.
