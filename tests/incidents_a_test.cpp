@@ -312,6 +312,13 @@ TEST(IncidentHotSlowGpu, Gpu0TwentyPercentSlowerAndNear70C) {
   for (int g = 1; g < 4; ++g) EXPECT_LT(value_at(gpus["h0.gpu" + std::to_string(g)], 540, 3), 60);
   EXPECT_LT(value_at(gpus["h0.gpu0"], 1140, 3), 60);  // it cools once the throttle ends
   EXPECT_NEAR(value_at(gpus["h0.gpu0"], 300, 2), 0.8 * value_at(gpus["h0.gpu1"], 300, 2), 1.0);
+  // Its peers wait for it at every step: their SM utilization is down by the
+  // same 20% while the throttle lasts and back once it ends.
+  for (int g = 1; g < 4; ++g) {
+    const json& gpu = gpus["h0.gpu" + std::to_string(g)];
+    EXPECT_NEAR(value_at(gpu, 300, 1) / value_at(gpu, 900, 1), 0.8, kBand * 0.2);
+  }
+  EXPECT_GT(value_at(gpus["h0.gpu0"], 300, 1), value_at(gpus["h0.gpu1"], 300, 1));
 
   // Unlike CPU contention, the GEMM benchmark finds this GPU slow.
   ASSERT_TRUE(run.log.contains("benchmark")) << "no benchmark results";

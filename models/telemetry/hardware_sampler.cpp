@@ -53,6 +53,7 @@ HardwareSampler::HardwareSampler(const sim::Topology& topology, const TelemetryE
   const auto hosts = static_cast<std::size_t>(topology.hosts());
   const auto nics = static_cast<std::size_t>(topology.endpoints());
   temperature_.assign(gpus, -1.0);
+  compute_share_.assign(gpus, 1.0);
   tx_rate_.assign(nics, 0.0);
   rx_rate_.assign(nics, 0.0);
   components_.resize(gpus + hosts + nics);
@@ -94,6 +95,18 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
         break;
       }
   if (!source || duration <= 0) return;
+  std::vector<double> share = compute_share_;
+  for (const auto& r : *source) {
+    if (!r.has_iteration() || r.iteration().iteration() != iteration) continue;
+    const auto gpu = sim::ComponentId::parse(r.iteration().worker());
+    const sim::Nanos step = r.iteration().end_ns() - r.iteration().start_ns();
+    if (!gpu || gpu->kind != sim::ComponentKind::gpu || step <= 0 || r.iteration().compute_ns() <= 0)
+      continue;  // not a GPU worker, or no compute time reported
+    share[static_cast<std::size_t>(gpu->host * topology_.shape().gpus_per_host + gpu->index)] =
+        std::min(1.0, static_cast<double>(r.iteration().compute_ns()) / static_cast<double>(step));
+  }
+  if (share != compute_share_) traffic_changed_ = true;
+  compute_share_ = std::move(share);
   const EndpointOf endpoint_of = endpoints();
 
   std::map<std::pair<std::string, std::string>, int> members;  // (communicator, op) -> ranks
@@ -129,12 +142,13 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
 telemetry::Record HardwareSampler::gpu_sample(int host, int gpu, sim::Nanos at, const SampleInputs& inputs) {
   const double clock = effects_.clock_factor(host, gpu, at);
   const bool busy = inputs.gpu_busy(host, gpu);
-  const double sm = busy ? params_.sm_busy * effects_.cpu_factor(host, at) : 0.0;
+  const auto index = static_cast<std::size_t>(host * topology_.shape().gpus_per_host + gpu);
+  const double sm = busy ? params_.sm_busy * effects_.cpu_factor(host, at) * compute_share_[index] : 0.0;
   double target = busy ? params_.busy_temperature_c : params_.idle_temperature_c;
   if (busy && clock < 1.0)
     target += (params_.hot_temperature_c - params_.busy_temperature_c) *
               std::min(1.0, (1.0 - clock) / params_.hot_slowdown);
-  double& temperature = temperature_[static_cast<std::size_t>(host * topology_.shape().gpus_per_host + gpu)];
+  double& temperature = temperature_[index];
   if (temperature < 0) temperature = target;
   else
     temperature += (target - temperature) *
@@ -143,7 +157,7 @@ telemetry::Record HardwareSampler::gpu_sample(int host, int gpu, sim::Nanos at, 
 
   telemetry::Record r;
   auto* g = r.mutable_gpu();
-  g->set_gpu(names_[static_cast<std::size_t>(host * topology_.shape().gpus_per_host + gpu)]);
+  g->set_gpu(names_[index]);
   g->set_time_ns(at);
   g->set_sm_utilization(round_to(sm, 0.001));
   g->set_clock_mhz(std::round(params_.clock_mhz * clock));

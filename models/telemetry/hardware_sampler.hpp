@@ -6,7 +6,11 @@
 // GPU (H100 SXM figures): SM clock 1980 MHz x the throttle's clock factor;
 // SM utilization 0.9 while the job computes on it, times the share of the
 // host CPU the job gets (a contended CPU feeds kernels late, so every GPU of
-// the host idles in the gaps at the same moment while its clock stays put);
+// the host idles in the gaps at the same moment while its clock stays put),
+// times the share of the job's latest step the GPU spent computing (its
+// IterationRecord's compute_ns over the step): a GPU waiting in a collective
+// for a slower peer or a slow network idles, so a straggler or a congested
+// step lowers the utilization of every GPU that waits;
 // power from 100 W idle to 600 W busy, scaled by clock and utilization;
 // temperature relaxes toward its target with a 30 s time constant: ~35 C
 // idle, ~50 C busy, and up to ~70 C for a GPU throttled by 20% or more (the
@@ -67,9 +71,9 @@ class HardwareSampler {
 
   HardwareSampler(const sim::Topology& topology, const TelemetryEffects& effects, HardwareSamplerParams params = {});
 
-  // Learns each RNIC's traffic from the latest iteration whose collectives
-  // are in `batch`; `endpoints` gives the RNIC each GPU's traffic uses now
-  // (called only when the batch holds an iteration).
+  // Learns each RNIC's traffic and each GPU's compute share from the latest
+  // iteration whose records are in `batch`; `endpoints` gives the RNIC each
+  // GPU's traffic uses now (called only when the batch holds an iteration).
   void observe_traffic(const telemetry::Batch& batch, const std::function<EndpointOf()>& endpoints);
   // Samples every component at `at` (one period after the previous sample)
   // and appends new values as records and finished repeat blocks to `out`.
@@ -112,6 +116,7 @@ class HardwareSampler {
   sim::Nanos period_ = sim::kSecond;
   std::vector<double> temperature_;  // per GPU of the cluster
   std::vector<double> tx_rate_, rx_rate_;
+  std::vector<double> compute_share_;  // per GPU of the cluster; 1 until the job's first step
   std::vector<Component> components_;  // GPUs, then CPUs, then RNICs
   std::vector<std::string> names_;     // their ids, in the same order
   std::map<std::pair<sim::Nanos, sim::Nanos>, telemetry::SteadySamples> closed_;

@@ -128,6 +128,36 @@ TEST(HardwareSampler, SteadyHourStandsForEverySampleInTensOfMegabytesAt4096Gpus)
   EXPECT_LT(static_cast<double>(e.bytes), 0.05 * 3600.0 * components * 40);
 }
 
+// The seed's slow GPU: its peers finish their compute and wait for it in the
+// allreduce, idle. Utilization is 0.9 x the share of the step spent computing.
+TEST(HardwareSampler, GpusWaitingForASlowerPeerShowLowerUtilization) {
+  const sim::Topology topology(cluster(1));
+  TelemetryEffects effects;
+  HardwareSampler sampler(topology, effects);
+  telemetry::Batch batch;
+  for (int g = 0; g < 4; ++g) {
+    auto* it = batch.add_records()->mutable_iteration();
+    it->set_worker("h0.gpu" + std::to_string(g));
+    it->set_iteration(3);
+    it->set_start_ns(10 * kSecond);
+    it->set_end_ns(10 * kSecond + 1'250'000'000);                     // a 1.25 s step
+    it->set_compute_ns(g == 0 ? 1'250'000'000 : 1'000'000'000);  // GPU0 20% slower
+  }
+  sampler.observe_traffic(batch, [&] { return [&](int h, int g) { return topology.endpoint(h, g); }; });
+  telemetry::Batch out;
+  sampler.sample(11 * kSecond, all_busy(), &out);
+  std::map<std::string, telemetry::GpuSample> gpus;
+  for (const auto& r : out.records())
+    if (r.has_gpu()) gpus[r.gpu().gpu()] = r.gpu();
+  ASSERT_EQ(gpus.size(), 4u);
+  EXPECT_DOUBLE_EQ(gpus["h0.gpu0"].sm_utilization(), 0.9);
+  for (int g = 1; g < 4; ++g) {
+    const telemetry::GpuSample& s = gpus["h0.gpu" + std::to_string(g)];
+    EXPECT_DOUBLE_EQ(s.sm_utilization(), 0.9 * 0.8);
+    EXPECT_DOUBLE_EQ(s.power_w(), 100 + 500 * 0.8);  // idle waiting draws less
+  }
+}
+
 TEST(HardwareSampler, RnicTrafficFollowsTheRnicEachGpuUsesNow) {
   const sim::Topology topology(cluster(2));
   TelemetryEffects effects;
