@@ -47,6 +47,13 @@ class CounterRecorder : public harness::Detector {
       for (sim::Nanos t = from; t <= until; t += period) add(t / sim::kSecond);
     };
     if (!counters_ && (r.has_nic() || r.has_port())) return;
+    if (r.has_port()) {
+      const double tx = static_cast<double>(r.port().tx_bytes());
+      each_second(r.port().time_ns(), [&](sim::Nanos s) {
+        json& total = log["port_tx"][std::to_string(s)];
+        total = total.is_null() ? tx : total.get<double>() + tx;
+      });
+    }
     if (r.has_nic() && r.nic().cnp() > 0) {
       const auto& n = r.nic();
       each_second(n.time_ns(), [&](sim::Nanos s) { log["cnp"][n.nic()][std::to_string(s)] = n.cnp(); });
@@ -157,7 +164,14 @@ TEST(FabricCountersInRuns, CongestionRaisesCnpOnlyWhileItLasts) {
     EXPECT_EQ(total_in(series, 0, 600) + total_in(series, 1520, 2400), 0) << port;
   }
 
+  // Iterations after the fault replay outcomes the engine simulated before
+  // it: they carry the same bytes over the fabric as before the fault.
+  const double tx_before = faulty.log["port_tx"].value("300", 0.0);
+  EXPECT_GT(tx_before, 0);
+  EXPECT_NEAR(faulty.log["port_tx"].value("2000", 0.0), tx_before, 1e-6 * tx_before);
+
   const ScenarioRun fault_free = run_scenario("faults/congestion.yaml", false);
+  EXPECT_NEAR(fault_free.log["port_tx"].value("2000", 0.0), tx_before, 1e-6 * tx_before);
   EXPECT_FALSE(fault_free.log.contains("cnp")) << "no CNP without congestion";
   EXPECT_FALSE(fault_free.log.contains("ecn"));
   EXPECT_TRUE(fault_free.log.value("ports_seen", false)) << "port counters are published";

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <limits>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include "injectors/sim/telemetry_effects_from_faults.hpp"
 #include "models/host/host_clock.hpp"
 #include "models/benchmark_service.hpp"
+#include "models/collectives/flows.hpp"
 #include "models/host/job_view.hpp"
 #include "models/profiler.hpp"
 #include "models/telemetry/fabric_sampler.hpp"
@@ -60,6 +62,24 @@ std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const Detec
 models::HardwareState hardware_from(const models::TelemetryEffects* effects, const sim::NetworkEngine* engine) {
   return {[effects, engine](int host, int gpu) { return effects->clock_factor(host, gpu, engine->now()); },
           [effects, engine](int host) { return effects->cpu_factor(host, engine->now()); }};
+}
+
+// Flow sets the job replays never reach the engine's transfer listeners;
+// the fabric counters are told of them here.
+void count_replayed_flows(sim::NetworkEngine& engine, models::FabricSampler& fabric) {
+  models::set_replay_observer(engine, [&engine, &fabric](const std::vector<models::Flow>& flows, int,
+                                                         sim::Nanos start, const std::vector<sim::Nanos>& arrivals) {
+    auto on_network = [](const models::Flow& f) { return f.from.host != f.to.host && f.bytes > 0; };
+    std::map<sim::EndpointId, int> sending;
+    for (const models::Flow& f : flows)
+      if (on_network(f)) ++sending[f.from.endpoint];
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      const models::Flow& f = flows[i];
+      if (!on_network(f)) continue;
+      const sim::Nanos sent = start + arrivals[i] - engine.route_latency(f.from.endpoint, f.to.endpoint);
+      fabric.add_replayed(f.from.endpoint, f.to.endpoint, start, sent, f.bytes, sending[f.from.endpoint]);
+    }
+  });
 }
 
 class Progress {
@@ -136,7 +156,10 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   models::HardwareSampler sampler(topology, effects);
   // Switch port counters and RNIC CNPs measured from the job's flows.
   std::optional<models::FabricSampler> fabric;
-  if (!detectors.empty()) fabric.emplace(engine, effects);
+  if (!detectors.empty()) {
+    fabric.emplace(engine, effects);
+    count_replayed_flows(engine, *fabric);
+  }
 
   SimulationOutcome outcome;
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name];
@@ -204,6 +227,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   }
   if (policy)
     for (const ActiveDetector& d : detectors) outcome.detectors[d.name].actions = policy->actions();
+  models::set_replay_observer(engine, nullptr);
   outcome.timeline = job.timeline();
   outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes() +
                                                    (fabric ? fabric->published_bytes() : 0));

@@ -21,6 +21,7 @@ struct EngineTraffic {
   long open = 0;
   std::uint64_t launches = 0;
   sim::Nanos replay_end = std::numeric_limits<sim::Nanos>::min();
+  ReplayObserver replay_observer;
 };
 
 EngineTraffic& traffic_of(const sim::NetworkEngine& engine) {
@@ -29,6 +30,14 @@ EngineTraffic& traffic_of(const sim::NetworkEngine& engine) {
 }
 
 std::uint64_t bits(double value) { return std::bit_cast<std::uint64_t>(value); }
+
+}  // namespace
+
+void set_replay_observer(const sim::NetworkEngine& engine, ReplayObserver observer) {
+  traffic_of(engine).replay_observer = std::move(observer);
+}
+
+namespace {
 
 void push_state(std::vector<std::uint64_t>& key, const sim::PathState& state) {
   key.push_back(bits(state.bandwidth_factor));
@@ -239,6 +248,7 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
     if (cached && start + cached->span < quiet) {
       reuse.cache->count(true);
       traffic.replay_end = start + cached->span;
+      if (traffic.replay_observer) traffic.replay_observer(flows, channels, start, cached->offsets);
       engine.schedule_at(start + cached->span, [state, cached, start] {
         for (std::uint32_t i : cached->order) {
           if (state->in_flight) --*state->in_flight;

@@ -95,6 +95,14 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
                  std::function<void(std::size_t, sim::Nanos)> on_flow, std::function<void()> on_all,
                  std::shared_ptr<long> in_flight = nullptr, const FlowReuse& reuse = {});
 
+// Told of every flow set replayed rather than simulated, whose transfers
+// never reach the engine's transfer listeners (telemetry that counts traffic
+// needs them): the flows, their channels, the start and each flow's last
+// byte's arrival after it. Empty to stop.
+using ReplayObserver = std::function<void(const std::vector<Flow>& flows, int channels, sim::Nanos start,
+                                          const std::vector<sim::Nanos>& arrivals)>;
+void set_replay_observer(const sim::NetworkEngine& engine, ReplayObserver observer);
+
 // One-way latency of a flow: NVLink step latency or the network route's.
 sim::Nanos flow_latency(const sim::NetworkEngine& engine, const Flow& flow);
 

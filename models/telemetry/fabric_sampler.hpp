@@ -14,10 +14,11 @@
 // iterate, only congestion faults' background traffic is counted, measured
 // over each second.
 //
-// A flow set the network has carried before may be replayed without engine
-// transfers (nothing reaches the ledger then): its rates are looked up by a
-// key of everything they depend on, the links' and RNICs' states and who
-// sends how much to whom in the iteration's collectives.
+// A flow set replayed without engine transfers reaches the ledger through
+// add_replayed, each flow at its average rate over its life. Should none
+// reach it, the rates of a set seen before are looked up by a key of
+// everything they depend on: the links' and RNICs' states and who sends how
+// much to whom in the iteration's collectives.
 //
 // Which ports are published: a port that carried traffic or background load
 // in the measured span (every other port is idle: zero bytes, empty queue,
@@ -55,6 +56,11 @@ class FabricSampler {
   // Measures the iterations the job completed in `batch` (plain iteration
   // records; steady runs reuse the rates of the iteration they replay).
   void observe_traffic(const telemetry::Batch& batch);
+  // A transfer replayed instead of simulated (see TrafficLedger::add_replayed).
+  void add_replayed(sim::EndpointId src, sim::EndpointId dst, sim::Nanos from, sim::Nanos to, double bytes,
+                    int sharing) {
+    ledger_.add_replayed(src, dst, from, to, bytes, sharing);
+  }
   // Publishes port counters for the second ending at `at`.
   void sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch* out);
   // Closes every open repeat block into `out` (end of the run).

@@ -39,12 +39,23 @@ void TrafficLedger::snapshot(sim::Nanos at) {
   }
 }
 
-void TrafficLedger::open_flow(const sim::TransferEvent& e, double already_pushed) {
+void TrafficLedger::add_replayed(sim::EndpointId src, sim::EndpointId dst, sim::Nanos from, sim::Nanos to,
+                                 double bytes, int sharing) {
   LedgerFlow flow;
-  flow.src = e.src;
-  flow.dst = e.dst;
-  const std::vector<sim::LinkId> route = engine_.route(e.src, e.dst);
+  flow.src = src;
+  flow.dst = dst;
+  flow.directions = route_directions(src, dst);
   const sim::Topology& topology = engine_.topology();
+  flow.demand = topology.link_bytes_per_second(topology.host_link(src)) * engine_.endpoint_state(src).bandwidth_factor /
+                std::max(1, sharing);
+  flow.progress = {{from, 0.0}, {std::max(to, from + 1), bytes}};
+  flow.open = false;
+  flows_.push_back(std::move(flow));
+}
+
+std::vector<int> TrafficLedger::route_directions(sim::EndpointId src, sim::EndpointId dst) const {
+  std::vector<int> directions;
+  const std::vector<sim::LinkId> route = engine_.route(src, dst);
   bool fabric_seen = false;
   for (std::size_t i = 0; i < route.size(); ++i) {
     bool upward;
@@ -56,8 +67,17 @@ void TrafficLedger::open_flow(const sim::TransferEvent& e, double already_pushed
       upward = !fabric_seen;  // leaf to spine, then spine to leaf
       fabric_seen = true;
     }
-    flow.directions.push_back(directed_link(route[i], upward));
+    directions.push_back(directed_link(route[i], upward));
   }
+  return directions;
+}
+
+void TrafficLedger::open_flow(const sim::TransferEvent& e, double already_pushed) {
+  LedgerFlow flow;
+  flow.src = e.src;
+  flow.dst = e.dst;
+  flow.directions = route_directions(e.src, e.dst);
+  const sim::Topology& topology = engine_.topology();
   const int sharing = ++open_per_source_[e.src];
   const double egress = topology.link_bytes_per_second(topology.host_link(e.src)) *
                         engine_.endpoint_state(e.src).bandwidth_factor;

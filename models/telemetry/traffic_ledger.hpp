@@ -55,6 +55,11 @@ class TrafficLedger {
   // time, reported `shift` later (a replayed iteration is measured with
   // shift = the replay's distance from the recorded one).
   std::vector<FlowSegment> segments(sim::Nanos from, sim::Nanos to, sim::Nanos shift = 0) const;
+  // A transfer the engine never carried (a replayed outcome): `bytes` sent
+  // from `from` to `to` at a constant rate, on the route src to dst has now,
+  // while the source sends `sharing` such transfers at once.
+  void add_replayed(sim::EndpointId src, sim::EndpointId dst, sim::Nanos from, sim::Nanos to, double bytes,
+                    int sharing);
   // Drops flows that closed before `before`; keeps memory bounded.
   void forget_before(sim::Nanos before);
   std::size_t flows() const { return flows_.size(); }
@@ -62,6 +67,7 @@ class TrafficLedger {
  private:
   void on_event(const sim::TransferEvent& event);
   void open_flow(const sim::TransferEvent& event, double already_pushed);
+  std::vector<int> route_directions(sim::EndpointId src, sim::EndpointId dst) const;
 
   sim::NetworkEngine& engine_;
   std::deque<LedgerFlow> flows_;
