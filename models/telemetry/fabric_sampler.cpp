@@ -116,7 +116,7 @@ FabricSampler::PortValue FabricSampler::value_of(int direction, bool flowing) co
 telemetry::Record FabricSampler::record(int direction, const PortValue& v, sim::Nanos at) const {
   telemetry::Record r;
   auto* p = r.mutable_port();
-  p->set_link(engine_.topology().link_name(link_of_direction(direction)));
+  p->set_link(link_name(link_of_direction(direction)));
   p->set_upward(direction_upward(direction));
   p->set_time_ns(at);
   p->set_tx_bytes(v.tx_bytes);
@@ -135,11 +135,13 @@ void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch
                      engine_.state_version() == previous_engine_version_ && traffic_flowing == previous_flowing_ &&
                      effects_.next_change(previous_ - period) >= at;
   if (quiet) {
-    for (auto& [direction, port] : ports_) {
-      if (port.repeat_from < 0) port.repeat_from = at;
-      port.repeat_until = at;
-    }
+    // Touch the ports only when some of them start repeating now.
+    if (!all_repeating_)
+      for (auto& [direction, port] : ports_)
+        if (port.repeat_from < 0) port.repeat_from = at;
+    all_repeating_ = true;
   } else {
+    all_repeating_ = false;
     if (!traffic_flowing) {
       // Background traffic of congestion faults alone, over this second.
       const sim::Nanos from = std::max<sim::Nanos>(0, at - period);
@@ -161,11 +163,10 @@ void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch
       auto it = ports_.find(direction);
       if (it != ports_.end() && it->second.last == v) {
         if (it->second.repeat_from < 0) it->second.repeat_from = at;
-        it->second.repeat_until = at;
         continue;
       }
       if (it == ports_.end() && idle) continue;
-      if (it != ports_.end()) close(direction, it->second);
+      if (it != ports_.end()) close(direction, it->second, previous_);
       telemetry::Record r = record(direction, v, at);
       published_bytes_ += r.ByteSizeLong();
       *out->add_records() = std::move(r);
@@ -175,28 +176,37 @@ void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch
         ports_[direction].last = v;
     }
   }
+  if (at % params_.hold == 0) {
+    for (auto& [direction, port] : ports_) close(direction, port, at);
+    all_repeating_ = false;
+  }
   previous_ = at;
   previous_engine_version_ = engine_.state_version();
   previous_flowing_ = traffic_flowing;
   measured_ = false;
-  if (at % params_.hold == 0)
-    for (auto& [direction, port] : ports_) close(direction, port);
   emit_closed(out);
 }
 
 void FabricSampler::flush(telemetry::Batch* out) {
-  for (auto& [direction, port] : ports_) close(direction, port);
+  for (auto& [direction, port] : ports_) close(direction, port, previous_);
+  all_repeating_ = false;
   emit_closed(out);
 }
 
-void FabricSampler::close(int direction, Port& port) {
+const std::string& FabricSampler::link_name(sim::LinkId link) const {
+  auto it = names_.find(link);
+  if (it == names_.end()) it = names_.emplace(link, engine_.topology().link_name(link)).first;
+  return it->second;
+}
+
+void FabricSampler::close(int direction, Port& port, sim::Nanos until) {
   if (port.repeat_from < 0) return;
-  telemetry::SteadySamples& block = closed_[{port.repeat_from, port.repeat_until}];
+  telemetry::SteadySamples& block = closed_[{port.repeat_from, until}];
   block.set_from_ns(port.repeat_from);
-  block.set_until_ns(port.repeat_until);
+  block.set_until_ns(until);
   block.set_period_ns(sim::kSecond);
   *block.add_samples() = record(direction, port.last, port.repeat_from);
-  port.repeat_from = port.repeat_until = -1;
+  port.repeat_from = -1;
 }
 
 void FabricSampler::emit_closed(telemetry::Batch* out) {

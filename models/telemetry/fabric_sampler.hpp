@@ -43,7 +43,9 @@
 namespace gauntlet::models {
 
 struct FabricSamplerParams {
-  sim::Nanos hold = 60 * sim::kSecond;
+  // Longer than the hardware sampler's: a cluster has more ports than GPUs,
+  // and a change is published at once anyway; blocks only confirm repeats.
+  sim::Nanos hold = 10 * sim::kMinute;
   FabricCounterParams counters;
 };
 
@@ -82,9 +84,11 @@ class FabricSampler {
     bool link_up = true;
     bool operator==(const PortValue&) const = default;
   };
+  // A repeating port's block runs from repeat_from to the latest sample: a
+  // port either repeats or changes at every sample.
   struct Port {
     PortValue last;
-    sim::Nanos repeat_from = -1, repeat_until = -1;
+    sim::Nanos repeat_from = -1;
   };
 
   struct Rates {
@@ -96,7 +100,8 @@ class FabricSampler {
   std::uint64_t traffic_key(const telemetry::Batch& batch) const;
   PortValue value_of(int direction, bool flowing) const;
   telemetry::Record record(int direction, const PortValue& v, sim::Nanos at) const;
-  void close(int direction, Port& port);
+  void close(int direction, Port& port, sim::Nanos until);
+  const std::string& link_name(sim::LinkId link) const;
   void emit_closed(telemetry::Batch* out);
 
   sim::NetworkEngine& engine_;
@@ -112,6 +117,8 @@ class FabricSampler {
   bool measured_ = false;  // rates changed since the last sample
 
   std::map<int, Port> ports_;  // published ports, by directed link
+  bool all_repeating_ = false;  // every published port has an open block
+  mutable std::unordered_map<sim::LinkId, std::string> names_;
   std::map<std::pair<sim::Nanos, sim::Nanos>, telemetry::SteadySamples> closed_;
   sim::Nanos previous_ = -1;
   std::uint64_t previous_engine_version_ = 0;
