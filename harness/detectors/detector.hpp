@@ -59,6 +59,10 @@ class Detector {
   virtual ~Detector() = default;
   // Every record published up to batch.until_ns(), in time order.
   virtual void observe(const telemetry::Batch& batch) = 0;
+  // Whether the detector reads the monitoring agents' heartbeats. A run whose
+  // detectors all ignore them does not produce them: over a month of 520
+  // hosts they are over a hundred million records nobody would read.
+  virtual bool reads_heartbeats() const { return true; }
   // What the detector raised or asked for since the previous call.
   std::vector<Alert> take_alerts() { return std::exchange(alerts_, {}); }
   std::vector<ProbeRequest> take_probe_requests() { return std::exchange(probes_, {}); }

@@ -79,6 +79,7 @@ class FalconDetector : public Detector {
   static FalconConfig config_from(const DetectorParams& params);
 
   void observe(const telemetry::Batch& batch) override;
+  bool reads_heartbeats() const override { return false; }
 
   // Iterations fed to the changepoint model so far (steady runs count at most
   // steady_copies each).

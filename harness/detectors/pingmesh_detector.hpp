@@ -30,6 +30,7 @@ class PingmeshDetector : public Detector {
 
   PingmeshDetector(Config config, const sim::Topology* topology);
   void observe(const telemetry::Batch& batch) override;
+  bool reads_heartbeats() const override { return false; }
 
   // The pairs (src, dst endpoints) one round probes; exposed for tests.
   std::vector<std::pair<int, int>> round_pairs();

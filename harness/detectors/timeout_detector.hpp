@@ -39,6 +39,7 @@ class TimeoutDetector : public Detector {
   static TimeoutConfig config_from(const DetectorParams& params);
 
   void observe(const telemetry::Batch& batch) override;
+  bool reads_heartbeats() const override { return false; }
 
  private:
   using CollKey = std::pair<std::string, std::uint64_t>;  // communicator, sequence

@@ -129,7 +129,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   // The hosts' monitoring agents: probes on request, heartbeats throughout.
   models::ProbeService probes(engine, bus, scenario.seed);
   if (request.inject_faults) arm_probe_faults(probes, scenario.faults, topology, scenario.duration);
-  if (!detectors.empty()) probes.start_heartbeats(kAgentHeartbeat, scenario.duration);
+  if (std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) { return d.detector->reads_heartbeats(); }))
+    probes.start_heartbeats(kAgentHeartbeat, scenario.duration);
 
   // Function-level profiling, on only while a detector asked for it.
   // What faults change in telemetry beyond the data path: clocks, CPU share, skew.

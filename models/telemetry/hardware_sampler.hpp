@@ -41,7 +41,9 @@
 namespace gauntlet::models {
 
 struct HardwareSamplerParams {
-  sim::Nanos hold = 60 * sim::kSecond;
+  // Long enough that closing every steady component's block stays cheap over
+  // month-long runs; a change is still published at once.
+  sim::Nanos hold = 10 * sim::kMinute;
   double clock_mhz = 1980;
   double sm_busy = 0.9;
   double idle_power_w = 100, busy_power_w = 600;
