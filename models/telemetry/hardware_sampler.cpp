@@ -210,17 +210,18 @@ bool HardwareSampler::quiet(sim::Nanos at, const SampleInputs& inputs) const {
 void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetry::Batch* out) {
   if (quiet(at, inputs)) {
     // Nothing any sample reads has changed: every component repeats.
-    for (Component& c : components_) {
-      if (c.repeat_from < 0) c.repeat_from = at;
-      c.repeat_until = at;
-    }
+    if (quiet_from_ < 0) quiet_from_ = at;
+    quiet_until_ = at;
     represented_samples_ += components_.size();
     previous_ = at;
-    if (at % params_.hold == 0)
+    if (at % params_.hold == 0) {
+      fold_quiet_span();
       for (Component& c : components_) close(c);
+    }
     emit_closed(out);
     return;
   }
+  fold_quiet_span();
   settling_ = false;
   traffic_changed_ = false;
   last_version_ = inputs.version;
@@ -244,7 +245,17 @@ void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetr
   emit_closed(out);
 }
 
+void HardwareSampler::fold_quiet_span() {
+  if (quiet_from_ < 0) return;
+  for (Component& c : components_) {
+    if (c.repeat_from < 0) c.repeat_from = quiet_from_;
+    c.repeat_until = quiet_until_;
+  }
+  quiet_from_ = quiet_until_ = -1;
+}
+
 void HardwareSampler::flush(telemetry::Batch* out) {
+  fold_quiet_span();
   for (Component& c : components_) close(c);
   emit_closed(out);
 }

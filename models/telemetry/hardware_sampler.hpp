@@ -104,6 +104,10 @@ class HardwareSampler {
   void offer(std::size_t index, telemetry::Record sample, sim::Nanos at, telemetry::Batch* out);
   void close(Component& c);
   void emit_closed(telemetry::Batch* out);
+  // Quiet seconds extend every component's repeat block; the span is kept
+  // here and folded into the components only when one of them is read, so a
+  // quiet second costs nothing per component.
+  void fold_quiet_span();
 
   const sim::Topology& topology_;
   const TelemetryEffects& effects_;
@@ -111,6 +115,7 @@ class HardwareSampler {
   bool quiet(sim::Nanos at, const SampleInputs& inputs) const;
 
   sim::Nanos previous_ = -1;
+  sim::Nanos quiet_from_ = -1, quiet_until_ = -1;
   std::uint64_t last_version_ = 0;
   bool last_flowing_ = false;
   bool traffic_changed_ = true;
