@@ -16,4 +16,8 @@ double go_back_n_goodput(double loss, double window) {
   return (1.0 - loss) / (1.0 + loss * (window - 1.0));
 }
 
+double retry_exhaustion_loss(const RoceTransportParams& params) {
+  return std::pow(1.0 / params.exchange_packets, 1.0 / (params.retry_count + 1));
+}
+
 }  // namespace gauntlet::models

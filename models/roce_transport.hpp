@@ -12,6 +12,11 @@ struct RoceTransportParams {
   // Round trip seen by the sender beyond propagation: NIC processing and
   // ACK coalescing.
   sim::Nanos ack_overhead = 2 * sim::kMicrosecond;
+  // Tries after the first before the queue pair gives up (the verbs
+  // retry_cnt, 7 in NCCL's default set-up).
+  int retry_count = 7;
+  // Packets one connection carries in a collective exchange: 4 GiB at 4 KiB.
+  double exchange_packets = 1 << 20;
 };
 
 // Packets in flight on a path of this rate and round-trip time.
@@ -21,5 +26,10 @@ double window_packets(double bytes_per_second, sim::Nanos rtt, const RoceTranspo
 // probability `loss` and `window` packets in flight:
 //   (1 - p) / (1 + p (W - 1)).
 double go_back_n_goodput(double loss, double window);
+
+// Loss rate at which, in expectation, one packet of an exchange is lost on
+// every try (N p^(retry_count+1) = 1): from there on the queue pair errors
+// out and the collective fails instead of merely slowing down.
+double retry_exhaustion_loss(const RoceTransportParams& params);
 
 }  // namespace gauntlet::models

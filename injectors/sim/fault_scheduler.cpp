@@ -75,6 +75,8 @@ void FaultScheduler::schedule_fault(const FaultSpec& fault, sim::Nanos horizon) 
       Effect e;
       e.bandwidth_factor = link_loss_factor(*topology.link_of(*id), p.rate);
       apply_window(fault.target, e);
+      if (p.rate >= models::retry_exhaustion_loss(transport_))
+        schedule_retry_exhaustion(start, std::min(end, horizon), *topology.link_of(*id));
       break;
     }
     case FaultType::congestion: {
@@ -196,6 +198,17 @@ void FaultScheduler::schedule_transport_check(sim::Nanos down_at, const std::str
   schedule_job(down_at + transport_timeout_, [this, id] {
     if (!engine_.link_state(id).up && job_.uses_link(id)) job_.fail_collective("NCCL Error");
   });
+}
+
+// Loss this high makes some packet of every exchange lose all its tries:
+// each transport timeout the job spends crossing the link, its collective
+// fails. Checked again through the window, so a restarted job that still
+// crosses the link fails again.
+void FaultScheduler::schedule_retry_exhaustion(sim::Nanos from, sim::Nanos until, sim::LinkId link) {
+  for (sim::Nanos t = from + transport_timeout_; t < until; t += transport_timeout_)
+    schedule_job(t, [this, link] {
+      if (job_.uses_link(link)) job_.fail_collective("NCCL Error");
+    }, /*bounds_steady_runs=*/false);
 }
 
 void FaultScheduler::schedule_change(sim::Nanos at, const std::string& component, const std::string& key,

@@ -56,6 +56,7 @@ class FaultScheduler {
   // the running job does.
   void schedule_job(sim::Nanos at, std::function<void()> action, bool bounds_steady_runs = true);
   void schedule_transport_check(sim::Nanos down_at, const std::string& link);
+  void schedule_retry_exhaustion(sim::Nanos from, sim::Nanos until, sim::LinkId link);
   void schedule_change(sim::Nanos at, const std::string& component, const std::string& key, const Effect* effect,
                        bool bounds_steady_runs = true);
   void set_effect(const std::string& component, const std::string& key, const Effect* effect);

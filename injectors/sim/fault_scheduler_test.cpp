@@ -247,6 +247,25 @@ TEST(PortFlap, ADownLongerThanTheTransportTimeoutCrashesTheJob) {
   EXPECT_EQ(longer.first(Kind::RESTART)->time, 14 * sim::kSecond + job.restart_cost);
 }
 
+TEST(LinkLoss, AboveTheRetryExhaustionRateTheCollectiveFails) {
+  const models::JobSpec job = data_parallel_job();
+  const sim::Topology topology(pod());
+  const std::string link = topology.link_name(topology.host_link(topology.endpoint(2, 5)));
+  auto lossy = [&](double rate) {
+    FaultSpec f = fault(FaultType::link_loss, link, 10 * sim::kSecond, 30 * sim::kSecond);
+    f.params.rate = rate;
+    return f;
+  };
+  const double exhaustion = models::retry_exhaustion_loss({});
+  // Below it the ring only crawls at go-back-N's goodput.
+  const JobReport slow = run_faults(job, 2 * sim::kMinute, {lossy(0.5 * exhaustion)});
+  EXPECT_EQ(slow.count(Kind::CRASH), 0);
+  const JobReport failed = run_faults(job, 2 * sim::kMinute, {lossy(1.2 * exhaustion)});
+  ASSERT_GE(failed.count(Kind::CRASH), 1);
+  EXPECT_EQ(failed.first(Kind::CRASH)->time, 14 * sim::kSecond);  // one transport timeout in
+  EXPECT_EQ(failed.first(Kind::CRASH)->error, "NCCL Error");
+}
+
 // Many sub-timeout flaps on a ring host link: each down stalls the ring
 // edges in flight for at most `down`, then they resume; the job never stops.
 TEST(PortFlap, ManyShortDownsOnlyStretchTheIterationsTheyHit) {
