@@ -63,6 +63,16 @@ struct NicSeen {
   sim::Nanos iteration_before = 0, iteration_after = 0;
 };
 
+// 32 GPUs, tp8 dp4: one host's 8 GPUs per data-parallel replica, 4 replicas.
+models::JobSpec tp8_dp4_job() {
+  models::JobSpec spec;
+  spec.gpus = 32;
+  spec.parallelism = {8, 1, 4, 1};
+  spec.compute_per_iteration = kSecond;
+  spec.gradient_bytes = 10'000'000'000;
+  return spec;
+}
+
 // A 32-GPU data-parallel job (tp8 dp4) on 4 hosts; h1.nic3 goes down at 20 s
 // and NCCL moves h1.gpu3's ring edge to h1.nic0. Samples as the runner takes them.
 NicSeen run_nic_down() {
@@ -70,11 +80,7 @@ NicSeen run_nic_down() {
     const sim::Topology topology(pod());
     sim::FlowEngine engine(topology, 3);
     sim::TelemetryBus bus;
-    models::JobSpec spec;
-    spec.gpus = 32;
-    spec.parallelism = {8, 1, 4, 1};
-    spec.compute_per_iteration = kSecond;
-    spec.gradient_bytes = 10'000'000'000;
+    const models::JobSpec spec = tp8_dp4_job();
     models::TrainingJob job(spec, topology, engine, bus);
     FaultScheduler scheduler(engine, job);
     const std::vector<FaultSpec> faults{fault(FaultType::nic_down, "h1.nic3", 20 * kSecond, std::nullopt)};
@@ -152,11 +158,7 @@ std::string run_clock_skew() {
     const sim::Topology topology(pod());
     sim::FlowEngine engine(topology, 3);
     sim::TelemetryBus bus;
-    models::JobSpec spec;
-    spec.gpus = 32;
-    spec.parallelism = {8, 1, 4, 1};
-    spec.compute_per_iteration = kSecond;
-    spec.gradient_bytes = 10'000'000'000;
+    const models::JobSpec spec = tp8_dp4_job();
     models::TrainingJob job(spec, topology, engine, bus);
     FaultScheduler scheduler(engine, job);
     FaultSpec skew = fault(FaultType::clock_skew, "h1", 20 * kSecond, 20 * kSecond);
