@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "injectors/sim/fault_test_support.hpp"
 #include "models/job_test_support.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/isolated_run.hpp"
@@ -187,15 +188,7 @@ models::JobSpec data_parallel_job() {
   return j;
 }
 
-FaultSpec fault(FaultType type, const std::string& target, sim::Nanos at, std::optional<sim::Nanos> duration) {
-  FaultSpec f;
-  f.id = "f1";
-  f.type = type;
-  f.target = target;
-  f.start = at;
-  f.duration = duration;
-  return f;
-}
+using testing::fault;
 
 JobReport run_faults(const models::JobSpec& job, sim::Nanos horizon, std::vector<FaultSpec> faults) {
   return models::testing::run_job(pod(), job, horizon, true, [faults, horizon](JobHarness& h) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "injectors/sim/fault_test_support.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "models/host/host_clock.hpp"
 #include "models/host/job_view.hpp"
@@ -27,15 +28,7 @@ sim::ClusterShape pod() {
   return s;
 }
 
-FaultSpec fault(FaultType type, const std::string& target, sim::Nanos at, std::optional<sim::Nanos> duration) {
-  FaultSpec f;
-  f.id = "f1";
-  f.type = type;
-  f.target = target;
-  f.start = at;
-  f.duration = duration;
-  return f;
-}
+using testing::fault;
 
 TEST(TelemetryEffectsFromFaults, WindowsFollowTheFaultsAndOpenEndedOnesTheHorizon) {
   const sim::Topology topology(pod());
