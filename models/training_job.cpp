@@ -29,6 +29,7 @@ void TrainingJob::start(sim::Nanos at, sim::Nanos horizon) {
   engine_.schedule_at(at, [this] {
     state_ = JobState::running;
     last_checkpoint_ = engine_.now();
+    containers_.start_all(engine_.now(), *placement_);
     publish_event(telemetry::JobEvent::START, "", {});
     if (!placement_healthy()) {
       hang();
@@ -100,6 +101,7 @@ void TrainingJob::write_checkpoint(bool then_reconfigure) {
     }
     // A planned stop right after a checkpoint: nothing to roll back.
     ++epoch_;
+    containers_.stop_all(engine_.now(), StopReason::reconfigure, {failed_hosts_, failed_gpus_, isolated_});
     state_ = JobState::waiting;
     try_restart();
   });
@@ -118,6 +120,7 @@ void TrainingJob::hang() {
 void TrainingJob::crash(const std::string& error) {
   interrupt();
   publish_event(telemetry::JobEvent::CRASH, error, {});
+  containers_.stop_all(engine_.now(), StopReason::restart, {failed_hosts_, failed_gpus_, isolated_});
   roll_back();
   state_ = JobState::waiting;
   try_restart();
@@ -209,6 +212,7 @@ void TrainingJob::resume() {
   state_ = JobState::running;
   ++restarts_;
   last_checkpoint_ = engine_.now();
+  containers_.start_all(engine_.now(), *placement_);
   publish_event(telemetry::JobEvent::RESTART, "", {});
   begin_iteration();
 }
@@ -340,6 +344,7 @@ int TrainingJob::isolate(const std::vector<std::string>& components) {
   if (state_ == JobState::running || state_ == JobState::hung || state_ == JobState::restarting ||
       state_ == JobState::waiting) {
     interrupt();
+    containers_.stop_all(engine_.now(), StopReason::restart, {failed_hosts_, failed_gpus_, isolated_});
     roll_back();
     state_ = JobState::waiting;
     try_restart();

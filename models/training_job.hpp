@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "models/collectives/flows.hpp"
+#include "models/container.hpp"
 #include "models/job_rebalance.hpp"
 #include "models/job_spec.hpp"
 #include "models/placement.hpp"
@@ -86,6 +87,8 @@ class TrainingJob {
   // The RNIC a rank's traffic uses now: its affine RNIC, or NCCL's fallback.
   sim::EndpointId rank_endpoint(int rank) const;
   JobState state() const { return state_; }
+  // The containers the workers ran in, from the job's start on.
+  const ContainerSet& containers() const { return containers_; }
 
   // Progress: iterations that count (each index once), and their timeline.
   const std::vector<IterationSpan>& timeline() const { return timeline_; }
@@ -245,6 +248,7 @@ class TrainingJob {
   std::vector<int> spare_pool_;  // healthy hosts the job may move to
   int spares_used_ = 0;
   WorkSplit split_;
+  ContainerSet containers_{job_.name, topology_, &bus_};
   sim::Nanos pending_pause_ = 0;  // a lever's pause, taken before the next iteration
 };
 
