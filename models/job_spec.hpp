@@ -15,6 +15,9 @@ struct ParallelismSpec {
   int ep = 1;
 };
 
+// Where spare hosts sit; see models/spare_layout.hpp.
+enum class SpareLayout { tail, per_pod };
+
 struct JobSpec {
   std::string name = "job";
   int gpus = 0;
@@ -26,6 +29,7 @@ struct JobSpec {
   sim::Nanos checkpoint_interval = 30 * sim::kMinute;
   sim::Nanos restart_cost = 5 * sim::kMinute;
   int spare_hosts = 0;
+  SpareLayout spare_layout = SpareLayout::tail;
   sim::Nanos collective_timeout = 30 * sim::kMinute;  // NCCL watchdog
   // Writing a checkpoint stalls training this long (a sharded write of a
   // large model's state to a parallel file system takes seconds).

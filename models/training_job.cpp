@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "models/spare_layout.hpp"
 #include "models/training_job_outcome.hpp"
 #include "sim/component_id.hpp"
 
@@ -16,12 +17,11 @@ TrainingJob::TrainingJob(const JobSpec& job, const sim::Topology& topology, sim:
       topology_(topology),
       engine_(engine),
       bus_(bus),
-      placement_(std::make_unique<Placement>(job, topology)),
+      placement_(std::make_unique<Placement>(job, topology, plan_hosts(job, topology).job_hosts)),
       speed_(static_cast<std::size_t>(topology.hosts() * topology.shape().gpus_per_host), 1.0),
       fallback_(static_cast<std::size_t>(topology.endpoints())) {
   for (std::size_t e = 0; e < fallback_.size(); ++e) fallback_[e] = static_cast<sim::EndpointId>(e);
-  const int used = placement_->hosts_used();
-  for (int h = used; h < std::min(topology.hosts(), used + job.spare_hosts); ++h) spare_pool_.push_back(h);
+  spare_pool_ = plan_hosts(job, topology).spares;
 }
 
 void TrainingJob::start(sim::Nanos at, sim::Nanos horizon) {
@@ -178,10 +178,10 @@ void TrainingJob::try_restart() {
   int taken = 0;
   for (int& h : hosts) {
     if (host_usable(h)) continue;
-    auto spare = std::find_if(pool.begin(), pool.end(), [&](int s) { return host_usable(s); });
-    if (spare == pool.end()) return;  // wait for a repair
-    h = *spare;
-    pool.erase(spare);
+    const auto spare = pick_spare(pool, h, topology_, job_.spare_layout, [&](int s) { return host_usable(s); });
+    if (!spare) return;  // wait for a repair
+    h = pool[*spare];
+    pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(*spare));
     ++taken;
   }
   spares_used_ += taken;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "harness/scenario/fault_entries.hpp"
+#include "models/spare_layout.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/yaml_read.hpp"
 
@@ -54,7 +55,7 @@ sim::ClusterShape read_cluster(const Source& source, const Field& cluster_field)
 JobSpec read_job(const Source& source, const Field& job_field, const sim::ClusterShape& cluster) {
   const MapView map(source, job_field);
   map.allow_only({"name", "gpus", "parallelism", "compute_per_iteration", "gradient_bytes", "activation_bytes",
-                  "microbatches", "checkpoint_interval", "restart_cost", "spare_hosts", "collective_timeout",
+                  "microbatches", "checkpoint_interval", "restart_cost", "spare_hosts", "spare_layout", "collective_timeout",
                   "checkpoint_cost", "tp_bytes", "alltoall_bytes", "channels"});
   JobSpec job;
   if (map.has("name")) job.name = read_text(source, map.field("name"));
@@ -79,6 +80,12 @@ JobSpec read_job(const Source& source, const Field& job_field, const sim::Cluste
   if (map.has("checkpoint_interval")) job.checkpoint_interval = read_duration(source, map.field("checkpoint_interval"), false);
   if (map.has("restart_cost")) job.restart_cost = read_duration(source, map.field("restart_cost"), true);
   if (map.has("spare_hosts")) job.spare_hosts = read_count(source, map, "spare_hosts", 0);
+  if (map.has("spare_layout")) {
+    const Field layout_field = map.field("spare_layout");
+    const auto layout = models::spare_layout_from_name(read_text(source, layout_field));
+    if (!layout) source.fail(layout_field.value_mark, "spare_layout must be tail or per_pod");
+    job.spare_layout = *layout;
+  }
   if (map.has("collective_timeout")) job.collective_timeout = read_duration(source, map.field("collective_timeout"), false);
   if (map.has("checkpoint_cost")) job.checkpoint_cost = read_duration(source, map.field("checkpoint_cost"), true);
   if (map.has("tp_bytes")) job.tp_bytes = read_bytes(source, map.field("tp_bytes"));
@@ -107,6 +114,13 @@ JobSpec read_job(const Source& source, const Field& job_field, const sim::Cluste
     source.fail(map.has("spare_hosts") ? map.field("spare_hosts").value_mark : gpus_field.value_mark,
                 "the job occupies " + std::to_string(job_hosts) + " hosts; with " + std::to_string(job.spare_hosts) +
                     " spares it needs more than the cluster's " + std::to_string(cluster.hosts));
+  if (job.spare_layout == models::SpareLayout::per_pod) {
+    try {
+      models::plan_hosts(job, sim::Topology(cluster));
+    } catch (const std::invalid_argument& e) {
+      source.fail(map.field("spare_layout").value_mark, std::string("spare_layout per_pod: ") + e.what());
+    }
+  }
   return job;
 }
 

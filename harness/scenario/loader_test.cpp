@@ -229,6 +229,7 @@ std::vector<BadCase> bad_cases() {
        "falcon-ladder's"},
       {"step cost without unit", kHead + "mitigation: {policy: falcon-ladder, restart_cost: 5}\n", 15, 51,
        "'mitigation.restart_cost'"},
+      {"unknown spare layout", kHead + "  spare_layout: nearby\n", 15, 17, "tail or per_pod"},
       {"inconsistent cluster", head_with("rnics_per_host: 2", "rnics_per_host: 3"), 4, 1, "inconsistent cluster"},
       {"tp*pp*dp != gpus", head_with("dp: 2", "dp: 3"), 12, 16, "tp*pp*dp = 8*1*3 = 24"},
       {"job larger than cluster", edited(head_with("gpus: 16", "gpus: 128"), "dp: 2", "dp: 16"), 11, 9,
