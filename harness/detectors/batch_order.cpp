@@ -15,6 +15,7 @@ sim::Nanos record_time(const telemetry::Record& r) {
     case telemetry::Record::kJob: return r.job().time_ns();
     case telemetry::Record::kCpu: return r.cpu().time_ns();
     case telemetry::Record::kProbe: return r.probe().sent_ns();
+    case telemetry::Record::kContainer: return r.container().time_ns();
     default: return 0;
   }
 }

@@ -119,7 +119,8 @@ void write_run_outputs(const RunReport& report, const fs::path& out_dir,
   std::vector<std::pair<std::string, std::string>> files = {{"summary.json", summary_json(report)},
                                                              {"faults.jsonl", faults.str()},
                                                              {"alerts.jsonl", alerts.str()},
-                                                             {"timeline.csv", timeline_csv(report.faulty)}};
+                                                             {"timeline.csv", timeline_csv(report.faulty)},
+                                                             {"containers.csv", report.faulty.containers_csv}};
   files.insert(files.end(), extra_files.begin(), extra_files.end());
   write_folder_atomically(out_dir, files);
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Writes a run's files (summary.json, faults.jsonl, alerts.jsonl,
-// timeline.csv, plus extra files such as the report's trace.json and
+// timeline.csv, containers.csv, plus extra files such as the report's trace.json and
 // report.html from harness/report) into a folder atomically: everything is written
 // to a sibling temporary folder that replaces the target only when complete,
 // so a failed or interrupted run never leaves half a result.

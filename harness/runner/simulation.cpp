@@ -13,6 +13,7 @@
 
 #include "harness/detectors/external_detector.hpp"
 #include "harness/probe_plan/probe_wiring.hpp"
+#include "harness/runner/containers_csv.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "injectors/sim/telemetry_effects_from_faults.hpp"
 #include "models/host/host_clock.hpp"
@@ -234,6 +235,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
                                                    (fabric ? fabric->published_bytes() : 0));
   outcome.simulated_iterations = job.simulated_iterations();
   if (collectives) outcome.collectives = collectives->sample();
+  outcome.containers_csv = containers_csv(job.containers(), topology);
   return outcome;
 }
 
@@ -253,6 +255,7 @@ std::string SimulationOutcome::to_json() const {
   for (const auto& s : timeline) j["timeline"].push_back({s.first, s.count, s.start, s.duration});
   j["telemetry_bytes"] = telemetry_bytes;
   j["simulated_iterations"] = simulated_iterations;
+  j["containers_csv"] = containers_csv;
   if (!collectives.workers.empty()) {
     json slices = json::array();
     for (const CollectiveSlice& c : collectives.slices)
@@ -292,6 +295,7 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
                             s[3].get<sim::Nanos>()});
   out.telemetry_bytes = j["telemetry_bytes"].get<long long>();
   out.simulated_iterations = j["simulated_iterations"].get<std::uint64_t>();
+  out.containers_csv = j.value("containers_csv", std::string());
   if (j.contains("collectives")) {
     const json& c = j["collectives"];
     CollectiveSample& sample = out.collectives;

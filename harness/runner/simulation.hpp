@@ -52,6 +52,7 @@ struct SimulationOutcome {
   long long telemetry_bytes = 0;
   std::uint64_t simulated_iterations = 0;  // iterations not fast-forwarded
   CollectiveSample collectives;             // when the request asked for it
+  std::string containers_csv;               // the job's container lifetimes (containers_csv.hpp)
 
   std::uint64_t iterations() const;
   std::string to_json() const;
