@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "sim/component_id.hpp"
 
@@ -62,6 +63,22 @@ ProbeOutcome ProbeService::evaluate(const ProbeOrder& order, sim::Rng& rng) cons
   if (order.overlay) {
     rtt += cost_.overlay_processing;
     cross_flow_table(order.src);
+    // The source VF's vSwitch encapsulates toward the destination VF's
+    // underlay endpoint. A peer its rules do not name yet is resolved on the
+    // slow path by the train's first ping and offloaded for the rest, so
+    // only an address no container holds stops the probe here.
+    const VirtualFunction* dst_vf = overlay_ ? overlay_->attached_vf(order.dst) : nullptr;
+    if (overlay_ && !dst_vf) {
+      out.lost = true;
+      return out;
+    }
+    if (dst_vf) {
+      const std::optional<sim::EndpointId> underlay = overlay_->rule(order.src, dst_vf->overlay_address);
+      if (underlay && *underlay != order.dst) {  // a rule left pointing at the peer's old host
+        out.lost = true;
+        return out;
+      }
+    }
   }
   for (sim::LinkId link : engine_.route(order.src, order.dst)) {
     const sim::PathState& s = engine_.link_state(link);
@@ -106,6 +123,7 @@ void ProbeService::run_wave(sim::Nanos at) {
   auto results = std::make_shared<std::vector<telemetry::Record>>();
   for (const Queued& q : node.mapped()) {
     if (!agent_up(topology.host_of(q.order.src), at)) continue;
+    if (q.order.overlay && overlay_ && !overlay_->attached_vf(q.order.src)) continue;  // no VF to leave from
     ProbeOutcome outcome = evaluate(q.order, rng_);
     ++sent_[q.detector];
     telemetry::Record record;

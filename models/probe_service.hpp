@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "models/container_overlay.hpp"
 #include "sim/network_engine.hpp"
 #include "sim/rng.hpp"
 #include "sim/telemetry_bus.hpp"
@@ -80,6 +81,12 @@ class ProbeService {
   // The monitoring agent of `host` is silent during [from, to).
   void add_agent_down(int host, sim::Nanos from, sim::Nanos to);
   void set_queueing_delay(QueueingDelay delay) { queueing_ = std::move(delay); }
+  // The containers' virtual functions and vSwitch rules the overlay runs
+  // through. An overlay probe leaves from the VF of the container on its
+  // source RNIC (none there: the probe is not sent) and is addressed to the
+  // VF on its destination RNIC (none there: the source vSwitch has nowhere
+  // to send it and it is lost). Unset, every RNIC is taken to carry one.
+  void set_overlay(const OverlayDirectory* overlay) { overlay_ = overlay; }
   // Publishes a heartbeat of every live agent every `interval` until `until`.
   void start_heartbeats(sim::Nanos interval, sim::Nanos until);
 
@@ -111,6 +118,7 @@ class ProbeService {
   sim::Rng rng_;
   ProbeCost cost_;
   QueueingDelay queueing_;
+  const OverlayDirectory* overlay_ = nullptr;
   std::map<std::string, std::vector<Window>> loss_;  // by component id
   std::map<int, std::vector<Window>> agent_down_;    // by host
   std::vector<std::vector<sim::Nanos>> slot_free_;   // per endpoint, per concurrent slot
