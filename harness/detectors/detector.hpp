@@ -63,6 +63,10 @@ class Detector {
   // detectors all ignore them does not produce them: over a month of 520
   // hosts they are over a hundred million records nobody would read.
   virtual bool reads_heartbeats() const { return true; }
+  // Whether the detector reads the RNICs' flow table statistics
+  // (FlowTableSample, FlowTableRun). Off unless asked for: nothing is
+  // measured for a run nobody reads them in.
+  virtual bool reads_flow_tables() const { return false; }
   // What the detector raised or asked for since the previous call.
   std::vector<Alert> take_alerts() { return std::exchange(alerts_, {}); }
   std::vector<ProbeRequest> take_probe_requests() { return std::exchange(probes_, {}); }

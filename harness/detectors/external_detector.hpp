@@ -45,6 +45,8 @@ class ExternalDetector : public Detector {
   ExternalDetector& operator=(const ExternalDetector&) = delete;
 
   void observe(const telemetry::Batch& batch) override;
+  // Sees everything a reference detector may read.
+  bool reads_flow_tables() const override { return true; }
 
   bool failed() const { return !failure_.empty(); }
   // "ok", or "failed: <reason>".
