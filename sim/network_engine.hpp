@@ -86,6 +86,15 @@ class NetworkEngine {
   // The earliest engine-internal change still scheduled (routing convergence),
   // or the far future: fast-forwarding must not skip over it.
   virtual Nanos next_internal_change() const { return std::numeric_limits<Nanos>::max(); }
+  // An operator's drain of a fabric link: ECMP stops choosing it (or, undrained,
+  // may choose it again once it is up), connections re-hash at once and those
+  // in flight on it move with the bytes they have left. Returns false when the
+  // engine cannot route around links.
+  virtual bool set_fabric_link_drained(LinkId link, bool drained) {
+    (void)link;
+    (void)drained;
+    return false;
+  }
 };
 
 }  // namespace gauntlet::sim

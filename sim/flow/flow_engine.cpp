@@ -96,6 +96,7 @@ struct FlowEngine::Impl {
   Nanos convergence_delay = kSecond;
   std::multiset<Nanos> convergences;  // dates of pending routing updates
   std::vector<s4u::CommPtr> cancelled;  // rerouted comms, kept alive for SimGrid
+  std::set<LinkId> drained;             // fabric links ECMP avoids whatever their state
 
   void notify(TransferEvent::Kind kind, const Pending& p, Nanos at) {
     for (const auto& listener : listeners) listener({kind, p.id, p.src, p.dst, p.bytes, at});
@@ -254,7 +255,7 @@ s4u::CommPtr FlowEngine::Impl::launch(Pending& p, double bytes) {
 void FlowEngine::Impl::converge(LinkId link, FlowEngine& owner) {
   const int leaf = (link - topology.endpoints()) / topology.spines();
   const int spine = (link - topology.endpoints()) % topology.spines();
-  const bool up = link_states[static_cast<std::size_t>(link)].up;
+  const bool up = link_states[static_cast<std::size_t>(link)].up && !drained.count(link);
   if (router.fabric_link_usable(leaf, spine) == up) return;
   router.set_fabric_link_usable(leaf, spine, up);
   ++version;
@@ -263,6 +264,15 @@ void FlowEngine::Impl::converge(LinkId link, FlowEngine& owner) {
   for (const auto& [key, p] : transfers)
     if (std::find(p.route.begin(), p.route.end(), link) != p.route.end()) moving.push_back(key);
   relaunch(moving, owner);
+}
+
+bool FlowEngine::set_fabric_link_drained(LinkId link, bool drained) {
+  if (!impl_->topology.is_fabric_link(link) || link >= impl_->topology.links()) return false;
+  if (drained) impl_->drained.insert(link);
+  else impl_->drained.erase(link);
+  // Draining is a configuration change, not a failure: no detection delay.
+  impl_->converge(link, *this);
+  return true;
 }
 
 // Restarts these transfers' comms with the bytes they have left, on the route

@@ -39,6 +39,7 @@ class FlowEngine final : public NetworkEngine {
   void add_transfer_listener(TransferListener listener) override;
   double transfer_progress(TransferId id) const override;
   Nanos next_internal_change() const override;
+  bool set_fabric_link_drained(LinkId link, bool drained) override;
 
   // Routing convergence: when a fabric link changes between up and down, the
   // ECMP router learns of it this much later (BFD detection plus routing

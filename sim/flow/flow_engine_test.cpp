@@ -146,6 +146,44 @@ TEST(FlowEngine, EcmpSpreadsConnectionsAndAvoidsUnusableSpines) {
   EXPECT_EQ(moved, 0);
 }
 
+TEST(FlowEngine, DrainedFabricLinkLosesItsTransfersAndStaysDrainedThroughAFlap) {
+  std::string out = in_child([](FlowEngine& engine) {
+    const Topology& t = engine.topology();
+    const EndpointId src = t.endpoint(0, 0), dst = t.endpoint(2, 0);
+    const LinkId slow = t.fabric_link(0, engine.router().spine_for(src, dst));
+    engine.set_link_state(slow, {0.1, 0, true});
+    Nanos done = -1;
+    engine.start_transfer(src, dst, 50e9, [&](Nanos at) { done = at; });
+    std::uint64_t before = 0;
+    bool drained = false;
+    engine.schedule_at(kSecond / 2, [&] {
+      before = engine.state_version();
+      drained = engine.set_fabric_link_drained(slow, true);
+    });
+    engine.run_until(3 * kSecond);
+    const bool bumped = engine.state_version() != before;
+    // A flap of the drained link: routing converges on it again, still drained.
+    engine.set_link_state(slow, {0.1, 0, false});
+    engine.run_until(5 * kSecond);
+    engine.set_link_state(slow, {1.0, 0, true});
+    engine.run_until(8 * kSecond);
+    bool avoided = true;
+    for (LinkId l : engine.route(src, dst)) avoided = avoided && l != slow;
+    std::ostringstream o;
+    o << drained << " " << bumped << " " << avoided << " " << done;
+    return o.str();
+  });
+  std::istringstream in(out);
+  int drained = 0, bumped = 0, avoided = 0;
+  double done = 0;
+  in >> drained >> bumped >> avoided >> done;
+  EXPECT_TRUE(drained);
+  EXPECT_TRUE(bumped);
+  EXPECT_TRUE(avoided);
+  // 2.5 GB at 5 GB/s until the drain at 0.5 s, then 47.5 GB at 50 GB/s.
+  EXPECT_NEAR(done / 1e9, 1.45, 1e-3);
+}
+
 TEST(IsolatedRun, ReportsChildErrors) {
   EXPECT_THROW(run_isolated([]() -> std::string { throw std::runtime_error("boom"); }), std::runtime_error);
   auto results = run_isolated_all({[] { return std::string("a"); }, [] { return std::string("b"); }}, 2);
