@@ -37,6 +37,8 @@ struct JobSpec {
   std::uint64_t tp_bytes = 0;        // TP allreduce per iteration, per rank (NVLink only)
   std::uint64_t alltoall_bytes = 0;  // EP all-to-all per iteration, per rank (sent)
   int channels = 1;                  // NCCL channels a connection's bytes are split over
+  int layers = 0;                    // model layers over all pipeline stages; 0: 8 per stage
+  int total_layers() const { return layers > 0 ? layers : 8 * parallelism.pp; }
 };
 
 }  // namespace gauntlet::models

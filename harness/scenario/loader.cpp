@@ -56,7 +56,7 @@ JobSpec read_job(const Source& source, const Field& job_field, const sim::Cluste
   const MapView map(source, job_field);
   map.allow_only({"name", "gpus", "parallelism", "compute_per_iteration", "gradient_bytes", "activation_bytes",
                   "microbatches", "checkpoint_interval", "restart_cost", "spare_hosts", "spare_layout", "collective_timeout",
-                  "checkpoint_cost", "tp_bytes", "alltoall_bytes", "channels"});
+                  "checkpoint_cost", "tp_bytes", "alltoall_bytes", "channels", "layers"});
   JobSpec job;
   if (map.has("name")) job.name = read_text(source, map.field("name"));
   const Field gpus_field = map.require("gpus");
@@ -91,6 +91,13 @@ JobSpec read_job(const Source& source, const Field& job_field, const sim::Cluste
   if (map.has("tp_bytes")) job.tp_bytes = read_bytes(source, map.field("tp_bytes"));
   if (map.has("alltoall_bytes")) job.alltoall_bytes = read_bytes(source, map.field("alltoall_bytes"));
   if (map.has("channels")) job.channels = read_count(source, map, "channels", 1);
+  if (map.has("layers")) {
+    // Stages hold whole layers, the same number each under an even split.
+    job.layers = read_count(source, map, "layers", 1);
+    if (job.layers % par.pp != 0)
+      source.fail(map.field("layers").value_mark, "layers (" + std::to_string(job.layers) +
+                                                      ") must be a multiple of pp (" + std::to_string(par.pp) + ")");
+  }
 
   // Whether the job fits the cluster.
   const long long ranks = static_cast<long long>(par.tp) * par.pp * par.dp;
@@ -225,7 +232,7 @@ std::vector<DetectorSpec> detectors_from_option(const std::vector<std::string>& 
 }
 
 // `mitigation: NAME`, or a map naming the policy with optional step costs:
-// `{policy: falcon-ladder, rebalance_cost: 10s, relayout_cost: 1m, restart_cost: 20m}`.
+// `{policy: falcon-ladder, rebalance_cost: 10s, relayout_cost: 1m, repair_cost: 30s, restart_cost: 20m}`.
 void read_mitigation(const Source& source, const Field& field, Scenario& scenario) {
   if (!field.value.IsMap()) {
     scenario.mitigation = read_choice(source, field, {"none", "isolate-restart", "falcon-ladder"});
@@ -237,8 +244,8 @@ void read_mitigation(const Source& source, const Field& field, Scenario& scenari
     map.allow_only({"policy"}, " (step costs are falcon-ladder's)");
     return;
   }
-  map.allow_only({"policy", "rebalance_cost", "relayout_cost", "restart_cost"});
-  for (std::string_view step : {"rebalance", "relayout", "restart"}) {
+  map.allow_only({"policy", "rebalance_cost", "relayout_cost", "repair_cost", "restart_cost"});
+  for (std::string_view step : {"rebalance", "relayout", "repair", "restart"}) {
     const std::string key = std::string(step) + "_cost";
     if (map.has(key)) scenario.mitigation_costs[std::string(step)] = read_duration(source, map.field(key), true);
   }

@@ -230,6 +230,10 @@ std::vector<BadCase> bad_cases() {
       {"step cost without unit", kHead + "mitigation: {policy: falcon-ladder, restart_cost: 5}\n", 15, 51,
        "'mitigation.restart_cost'"},
       {"unknown spare layout", kHead + "  spare_layout: nearby\n", 15, 17, "tail or per_pod"},
+      {"no layers", kHead + "  layers: 0\n", 15, 11, "'job.layers'"},
+      {"layers not a multiple of pp",
+       edited(kFullScenario, "  collective_timeout: 10m\n", "  collective_timeout: 10m\n  layers: 30\n"), 27, 11,
+       "layers (30) must be a multiple of pp (4)"},
       {"inconsistent cluster", head_with("rnics_per_host: 2", "rnics_per_host: 3"), 4, 1, "inconsistent cluster"},
       {"tp*pp*dp != gpus", head_with("dp: 2", "dp: 3"), 12, 16, "tp*pp*dp = 8*1*3 = 24"},
       {"job larger than cluster", edited(head_with("gpus: 16", "gpus: 128"), "dp: 2", "dp: 16"), 11, 9,
@@ -468,6 +472,15 @@ TEST(Loader, FalconLadderStepCostsOverrideTheDefaults) {
   EXPECT_EQ(s.mitigation_costs.at("rebalance"), 10 * sim::kSecond);
   EXPECT_EQ(s.mitigation_costs.at("restart"), 20 * sim::kMinute);
   EXPECT_EQ(s.mitigation_costs.count("relayout"), 0u);  // the policy's default
+  EXPECT_EQ(parse(kHead + "mitigation: {policy: falcon-ladder, repair_cost: 45s}\n").mitigation_costs.at("repair"),
+            45 * sim::kSecond);
+}
+
+TEST(Loader, ModelLayersDefaultToEightPerStage) {
+  EXPECT_EQ(parse(kFullScenario).job.total_layers(), 32);  // pp 4
+  const Scenario s =
+      parse(edited(kFullScenario, "  collective_timeout: 10m\n", "  collective_timeout: 10m\n  layers: 48\n"));
+  EXPECT_EQ(s.job.total_layers(), 48);
 }
 
 TEST(Loader, ReadsFilesAndReportsUnreadableOnes) {
