@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "harness/detectors/batch_order.hpp"
 #include "harness/detectors/skeleton_localize.hpp"
 #include "sim/component_id.hpp"
 
@@ -41,18 +40,11 @@ SkeletonDetector::SkeletonDetector(Config config, const sim::Topology* topology)
       last_heartbeat_(static_cast<std::size_t>(topology->hosts()), 0) {}
 
 void SkeletonDetector::observe(const telemetry::Batch& batch) {
-  for (const BatchItem& item : ordered_items(batch)) {
-    if (item.steady) {
-      const telemetry::SteadyRun& run = *item.steady;
-      const long long n = static_cast<long long>(run.last_iteration() - run.first_iteration() + 1);
-      for (const auto& r : run.records())
-        if (r.has_collective())
-          inference_.add(r.collective(), record_time(r), n, record_time(r) + (n - 1) * run.period_ns());
-      continue;
-    }
-    const telemetry::Record& r = *item.record;
-    if (r.has_collective()) {
-      inference_.add(r.collective(), item.time);
+  // The skeleton's evidence: the flow tables' counters, nothing of the job's own.
+  for (const telemetry::FlowTableRun& run : batch.flow_table_runs()) inference_.add(run);
+  for (const telemetry::Record& r : batch.records()) {
+    if (r.has_flow_table()) {
+      inference_.add(r.flow_table());
     } else if (r.has_heartbeat()) {
       auto id = sim::ComponentId::parse(r.heartbeat().agent());
       if (id && id->kind == sim::ComponentKind::agent && id->host >= 0 && id->host < topology_->hosts())

@@ -1,6 +1,6 @@
 #pragma once
-// SkeletonHunter: probes only the traffic skeleton the job's own collectives
-// reveal (skeleton_inference.hpp), plus the pairs that make every component on
+// SkeletonHunter: probes only the traffic skeleton the RNICs' flow tables
+// reveal (periodic bursts, skeleton_inference.hpp), plus the pairs that make every component on
 // it identifiable, one budgeted round every `round`; localizes anomalies
 // optimistically, one layer at a time:
 //   1. overlay, assuming the underlay healthy: anomalous overlay probes that
@@ -41,6 +41,7 @@ class SkeletonDetector : public Detector {
 
   SkeletonDetector(Config config, const sim::Topology* topology);
   void observe(const telemetry::Batch& batch) override;
+  bool reads_flow_tables() const override { return true; }
 
   int skeleton_version() const { return inference_.version(); }
   const SkeletonInference& inference() const { return inference_; }

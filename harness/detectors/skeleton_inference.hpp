@@ -1,65 +1,108 @@
 #pragma once
 // The traffic skeleton a SkeletonHunter-style prober infers without the
 // tenant's parallelism config: the RNIC endpoints of each communication group
-// whose traffic repeats every iteration.
+// whose traffic repeats every iteration. Its only evidence is what an
+// operator reads off the RNICs' flow tables (FlowTableSample, FlowTableRun):
+// bytes per entry (sender RNIC -> receiver RNIC) per second. No ranks,
+// communicator names or collective records.
 //
-// Evidence. The paper groups RNICs whose counters show the same periodic
-// bursts. Simulated runs publish no NicCounters and burst grouping from them
-// is not implemented here; the groups are taken from what the collective
-// library reports instead (a documented fallback): each ring edge of a
-// CollectiveRecord (`worker` -> `peer`) is a flow from the worker's RNIC to
-// the peer's RNIC (GPU K uses RNIC nic_of_gpu(K)). Only edges that recur in
-// at least `min_repeats` iterations count, so a one-off transfer (a debug
-// send, a checkpoint copy) does not enter the skeleton. Edges inside one host
-// ride NVLink and carry no RNIC traffic.
+// Bursts. An entry's consecutive seconds with traffic form one burst; its
+// onset is the first of them. A flow is periodic when its latest (at least
+// min_repeats) onsets fit one period of at least two seconds: onset k lies
+// within one sampling interval (the counters' resolution) of the fitted
+// onset first + k * period. A one-off transfer or irregular traffic never
+// fits. A flow once periodic stays in the skeleton while it keeps bursting;
+// silent for stale_after, it ages out (its container stopped or moved).
 //
-// Versions. Edges not seen for `stale_after` drop out; when the set of
-// talking endpoints changes (containers re-placed after a restart) the
-// skeleton gets a new version. While nothing talks (the job is down) the last
-// skeleton stays.
+// Groups. Synchronous training makes every flow of one communication group
+// burst alike: at the same phase of each iteration, with the same bytes per
+// burst (a ring allreduce moves 2(n-1)/n of the gradients over every edge, a
+// pipeline boundary the activations of every micro-batch). Periodic flows
+// are split by that signature: the same period (within a sampling interval,
+// or 2% of it), the same phase within it (onsets within 1.5 intervals of each
+// other, modulo the period) and bytes per burst within 25% of each other
+// (median of the latest bursts). Each signature's flows are then split into
+// connected components over their endpoints, and each component is a group.
+// An RNIC may be in several groups (its ring and its pipeline pair). Phase
+// alone does not separate them here: a step's pipeline sends leave right
+// after the previous step's allreduce, within one sampling interval.
+//
+// Versions. The skeleton (groups and directed edges) gets a new version
+// whenever it changes: new periodic flows (containers started elsewhere, a
+// restart on spares) or flows aged out. Age is counted on the evidence's own
+// clock (the latest interval any flow was seen in), so a flow ages out when
+// others went on bursting without it; while nothing bursts (the job is down,
+// or a steady stretch not yet reported) nothing ages and the last skeleton
+// stays.
+#include <cstdint>
+#include <deque>
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "sim/network_engine.hpp"
 #include "sim/proto/telemetry.pb.h"
 #include "sim/time.hpp"
-#include "sim/network_engine.hpp"
 #include "sim/topology.hpp"
 
 namespace gauntlet::harness {
 
 class SkeletonInference {
  public:
-  SkeletonInference(const sim::Topology* topology, int min_repeats, sim::Nanos stale_after)
-      : topology_(topology), min_repeats_(min_repeats), stale_after_(stale_after) {}
+  SkeletonInference(const sim::Topology* topology, int min_repeats, sim::Nanos stale_after,
+                    sim::Nanos interval = sim::kSecond)
+      : topology_(topology), min_repeats_(min_repeats), stale_after_(stale_after), interval_(interval) {}
 
-  // One collective record seen at `at`; `repeats` > 1 for a steady run's
-  // record standing for that many iterations, the last at `last_at`.
-  void add(const telemetry::CollectiveRecord& record, sim::Nanos at, long long repeats = 1, sim::Nanos last_at = -1);
+  // One table's counters for the interval ending at sample.time_ns().
+  void add(const telemetry::FlowTableSample& sample);
+  // A steady stretch's bursts, repeated (see telemetry.proto).
+  void add(const telemetry::FlowTableRun& run);
 
   // Recomputes the skeleton as of `now`; true when its version changed.
   bool refresh(sim::Nanos now);
 
   int version() const { return version_; }
-  // Groups of RNIC endpoints, each sorted, in communicator-name order.
+  // Groups of RNIC endpoints, each sorted; the groups in lexicographic order.
   const std::vector<std::vector<sim::EndpointId>>& groups() const { return groups_; }
-  // Directed endpoint pairs of the recurring ring edges.
+  // Directed endpoint pairs (sender, receiver) of the periodic flows.
   const std::set<std::pair<sim::EndpointId, sim::EndpointId>>& edges() const { return edges_; }
 
  private:
-  struct EdgeEvidence {
-    std::set<unsigned long long> iterations;  // sequence numbers seen singly (capped)
-    long long steady_iterations = 0;          // iterations stood for by steady runs
-    sim::Nanos last_seen = 0;
+  using Interval = long long;  // sampling interval index: interval i ends at i * interval_
+  using FlowKey = std::pair<sim::EndpointId, sim::EndpointId>;
+  struct Burst {
+    Interval first = 0, last = 0;
+    double bytes = 0;
   };
-  using EdgeKey = std::pair<std::string, std::pair<sim::EndpointId, sim::EndpointId>>;  // communicator, src, dst
+  struct FlowEvidence {
+    std::deque<Burst> bursts;  // ordered, the latest kKeptBursts
+    Interval last_seen = 0;
+    bool member = false;       // periodic at some refresh and not aged out since
+    double period = 0;         // in intervals, from the latest fit
+    double onset = 0;          // fitted onset of the latest burst, in intervals
+    double volume = 0;         // bytes per burst, from the latest fit
+  };
+  struct Fit {
+    double period = 0, onset = 0, volume = 0;
+  };
+  static constexpr std::size_t kKeptBursts = 16;
+
+  void add_interval(const FlowKey& key, Interval interval, double bytes);
+  bool fit(const FlowEvidence& e, Fit* out) const;
+  int endpoint_of(const std::string& name, bool table);
+  void group(const std::vector<std::pair<FlowKey, const FlowEvidence*>>& members,
+             std::vector<std::vector<sim::EndpointId>>* groups) const;
 
   const sim::Topology* topology_;
   int min_repeats_;
   sim::Nanos stale_after_;
-  std::map<EdgeKey, EdgeEvidence> evidence_;
+  sim::Nanos interval_;
+  std::map<FlowKey, FlowEvidence> evidence_;
+  std::unordered_map<std::string, int> endpoints_;  // parsed names
+  Interval newest_ = 0;                             // the latest interval any flow was seen in
   int version_ = 0;
   std::vector<std::vector<sim::EndpointId>> groups_;
   std::set<std::pair<sim::EndpointId, sim::EndpointId>> edges_;

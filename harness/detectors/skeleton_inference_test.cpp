@@ -2,15 +2,18 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/detectors/skeleton_detector.hpp"
+#include "models/telemetry/flow_table_job_run.hpp"
+#include "sim/component_id.hpp"
 
 namespace gauntlet::harness {
 namespace {
 
 using sim::kSecond;
+using Pairs = std::set<std::pair<sim::EndpointId, sim::EndpointId>>;
+using Groups = std::vector<std::vector<sim::EndpointId>>;
 
-// 4 hosts x 2 GPUs x 2 RNICs, two pods: GPU K of each host uses RNIC K.
-sim::Topology topology() {
+// 4 hosts x 2 GPUs x 2 RNICs, two pods.
+sim::Topology small_topology() {
   sim::ClusterShape shape;
   shape.spines = 2;
   shape.leaves = 4;
@@ -20,98 +23,221 @@ sim::Topology topology() {
   return sim::Topology(shape);
 }
 
-std::string gpu(int host, int k) { return "h" + std::to_string(host) + ".gpu" + std::to_string(k); }
-
-telemetry::CollectiveRecord edge(const std::string& comm, const std::string& worker, const std::string& peer,
-                                 std::uint64_t sequence) {
-  telemetry::CollectiveRecord c;
-  c.set_communicator(comm);
-  c.set_worker(worker);
-  c.set_peer(peer);
-  c.set_op("allreduce");
-  c.set_algorithm("ring");
-  c.set_sequence(sequence);
-  return c;
+std::string table(const sim::Topology& t, sim::EndpointId e) {
+  return sim::ComponentId::make_flow_table(t.host_of(e), t.nic_of(e)).str();
+}
+std::string nic(const sim::Topology& t, sim::EndpointId e) {
+  return sim::ComponentId::make_nic(t.host_of(e), t.nic_of(e)).str();
 }
 
-// One iteration of a DP ring over hosts 0..3 on GPU k: h0 -> h1 -> h2 -> h3 -> h0.
-void ring_iteration(SkeletonInference& inference, int k, std::uint64_t sequence, sim::Nanos at) {
-  for (int h = 0; h < 4; ++h)
-    inference.add(edge("dp.tp" + std::to_string(k), gpu(h, k), gpu((h + 1) % 4, k), sequence), at);
-}
-
-TEST(SkeletonInference, RecoversRingPairsAndIgnoresOneOffTraffic) {
-  const sim::Topology t = topology();
-  SkeletonInference inference(&t, 3, 60 * kSecond);
-  for (std::uint64_t i = 0; i < 4; ++i) {
-    ring_iteration(inference, 0, i, static_cast<sim::Nanos>(i) * 3 * kSecond);
-    ring_iteration(inference, 1, i, static_cast<sim::Nanos>(i) * 3 * kSecond);
+// One table's counters for the second ending at `second`.
+telemetry::FlowTableSample sample(const sim::Topology& t, sim::EndpointId from,
+                                  const std::vector<sim::EndpointId>& to, long long second) {
+  telemetry::FlowTableSample s;
+  s.set_table(table(t, from));
+  s.set_time_ns(second * kSecond);
+  for (sim::EndpointId e : to) {
+    auto* entry = s.add_entries();
+    entry->set_peer(nic(t, e));
+    entry->set_bytes(1'000'000);
+    entry->set_packets(245);
   }
-  // A one-off transfer (a debug send between unrelated RNICs) seen once.
-  inference.add(edge("debug", gpu(0, 0), gpu(3, 1), 2), 7 * kSecond);
-  ASSERT_TRUE(inference.refresh(10 * kSecond));
+  return s;
+}
+
+// Iterations of 8 s: rings h0 -> h1 -> h2 -> h3 -> h0 on each rail burst in
+// the sixth second of every iteration, and a pipeline-like pair on rail 0
+// (h0 <-> h2) in its first.
+void iterations(SkeletonInference& inference, const sim::Topology& t, int first, int count) {
+  for (int i = first; i < first + count; ++i) {
+    const long long start = 8LL * i;
+    inference.add(sample(t, t.endpoint(0, 0), {t.endpoint(2, 0)}, start + 1));
+    inference.add(sample(t, t.endpoint(2, 0), {t.endpoint(0, 0)}, start + 1));
+    for (int k = 0; k < 2; ++k)
+      for (int h = 0; h < 4; ++h) inference.add(sample(t, t.endpoint(h, k), {t.endpoint((h + 1) % 4, k)}, start + 6));
+  }
+}
+
+TEST(SkeletonInference, GroupsFlowsByBurstSignatureAndConnectivity) {
+  const sim::Topology t = small_topology();
+  SkeletonInference inference(&t, 3, 60 * kSecond);
+  iterations(inference, t, 0, 4);
+  // A one-off transfer between unrelated RNICs, and a flow that bursts three
+  // times at no common period.
+  inference.add(sample(t, t.endpoint(0, 1), {t.endpoint(3, 0)}, 10));
+  for (long long s : {3, 6, 15}) inference.add(sample(t, t.endpoint(1, 1), {t.endpoint(2, 0)}, s));
+  ASSERT_TRUE(inference.refresh(31 * kSecond));
   EXPECT_EQ(inference.version(), 1);
 
-  std::set<std::pair<sim::EndpointId, sim::EndpointId>> expected;
+  Pairs expected{{t.endpoint(0, 0), t.endpoint(2, 0)}, {t.endpoint(2, 0), t.endpoint(0, 0)}};
   for (int k = 0; k < 2; ++k)
     for (int h = 0; h < 4; ++h) expected.insert({t.endpoint(h, k), t.endpoint((h + 1) % 4, k)});
   EXPECT_EQ(inference.edges(), expected);
-  ASSERT_EQ(inference.groups().size(), 2u);
-  EXPECT_EQ(inference.groups()[0], (std::vector<sim::EndpointId>{0, 2, 4, 6}));  // the nic0s
-  EXPECT_EQ(inference.groups()[1], (std::vector<sim::EndpointId>{1, 3, 5, 7}));
-  EXPECT_FALSE(inference.edges().count({t.endpoint(0, 0), t.endpoint(3, 1)}));
-  // Nothing changed: the version stays.
-  EXPECT_FALSE(inference.refresh(11 * kSecond));
+  // The two rings, and the pair apart from the ring its ends are also in.
+  EXPECT_EQ(inference.groups(), (Groups{{0, 2, 4, 6}, {0, 4}, {1, 3, 5, 7}}));
+  EXPECT_FALSE(inference.refresh(32 * kSecond));
   EXPECT_EQ(inference.version(), 1);
 }
 
-TEST(SkeletonInference, EdgeBelowRepeatThresholdStaysOut) {
-  const sim::Topology t = topology();
+TEST(SkeletonInference, TwoBurstsAreNotYetAPeriod) {
+  const sim::Topology t = small_topology();
   SkeletonInference inference(&t, 3, 60 * kSecond);
-  ring_iteration(inference, 0, 0, 0);
-  ring_iteration(inference, 0, 1, 3 * kSecond);
-  EXPECT_FALSE(inference.refresh(4 * kSecond));  // two iterations are not yet a period
+  iterations(inference, t, 0, 2);
+  EXPECT_FALSE(inference.refresh(15 * kSecond));
   EXPECT_TRUE(inference.edges().empty());
-  // The same record reported twice in one iteration is still one iteration.
-  ring_iteration(inference, 0, 1, 3 * kSecond);
-  EXPECT_FALSE(inference.refresh(4 * kSecond));
-  ring_iteration(inference, 0, 2, 6 * kSecond);
-  EXPECT_TRUE(inference.refresh(7 * kSecond));
-  EXPECT_EQ(inference.edges().size(), 4u);
+  // Bursts one second apart are one long burst, not a period.
+  for (long long s = 20; s < 30; ++s) inference.add(sample(t, t.endpoint(1, 0), {t.endpoint(3, 0)}, s));
+  EXPECT_FALSE(inference.refresh(31 * kSecond));
+  iterations(inference, t, 2, 1);
+  EXPECT_TRUE(inference.refresh(40 * kSecond));
+  EXPECT_EQ(inference.edges().size(), 10u);
 }
 
-TEST(SkeletonInference, IntraHostEdgesCarryNoRnicTraffic) {
-  const sim::Topology t = topology();
-  SkeletonInference inference(&t, 1, 60 * kSecond);
-  inference.add(edge("tp", gpu(0, 0), gpu(0, 1), 0), 0);
-  EXPECT_FALSE(inference.refresh(kSecond));
-}
-
-TEST(SkeletonInference, SteadyRunCountsItsIterations) {
-  const sim::Topology t = topology();
+TEST(SkeletonInference, AStretchCountsItsRepeats) {
+  const sim::Topology t = small_topology();
   SkeletonInference inference(&t, 3, 60 * kSecond);
-  for (int h = 0; h < 4; ++h) inference.add(edge("dp", gpu(h, 0), gpu((h + 1) % 4, 0), 5), 0, 10, 27 * kSecond);
+  telemetry::FlowTableRun run;
+  run.set_period_ns(2500 * sim::kMillisecond);
+  run.set_repeats(10);
+  for (int h = 0; h < 4; ++h) {
+    auto* b = run.add_bursts();
+    b->set_table(table(t, t.endpoint(h, 0)));
+    b->set_peer(nic(t, t.endpoint((h + 1) % 4, 0)));
+    b->set_from_ns(2 * kSecond + 100 * sim::kMillisecond);
+    b->set_to_ns(2 * kSecond + 130 * sim::kMillisecond);
+    b->set_bytes(750'000'000);
+  }
+  inference.add(run);
   ASSERT_TRUE(inference.refresh(30 * kSecond));
   EXPECT_EQ(inference.edges().size(), 4u);
+  EXPECT_EQ(inference.groups(), (Groups{{0, 2, 4, 6}}));
+  // Nothing newer bursts (the job is down): nothing ages, the skeleton stays.
+  EXPECT_FALSE(inference.refresh(300 * kSecond));
+  EXPECT_EQ(inference.edges().size(), 4u);
+  // The job comes back on the nic1s: once they burst periodically the nic0
+  // flows, silent for over a minute of others' bursts, age out.
+  for (long long s : {400, 404, 408, 412})
+    for (int h = 0; h < 4; ++h) inference.add(sample(t, t.endpoint(h, 1), {t.endpoint((h + 1) % 4, 1)}, s));
+  ASSERT_TRUE(inference.refresh(413 * kSecond));
+  EXPECT_EQ(inference.version(), 2);
+  EXPECT_EQ(inference.groups(), (Groups{{1, 3, 5, 7}}));
 }
 
-TEST(SkeletonInference, ReplacedContainersMakeANewVersion) {
-  const sim::Topology t = topology();
-  SkeletonInference inference(&t, 3, 20 * kSecond);
-  for (std::uint64_t i = 0; i < 3; ++i) ring_iteration(inference, 0, i, static_cast<sim::Nanos>(i) * kSecond);
-  ASSERT_TRUE(inference.refresh(3 * kSecond));
-  EXPECT_EQ(inference.version(), 1);
-  // After a restart the job's ring runs on the nic1s: the old edges go stale.
-  for (std::uint64_t i = 10; i < 13; ++i)
-    ring_iteration(inference, 1, i, 60 * kSecond + static_cast<sim::Nanos>(i) * kSecond);
-  ASSERT_TRUE(inference.refresh(80 * kSecond));
-  EXPECT_EQ(inference.version(), 2);
-  ASSERT_EQ(inference.groups().size(), 1u);
-  EXPECT_EQ(inference.groups()[0], (std::vector<sim::EndpointId>{1, 3, 5, 7}));
-  // While nothing talks (the job is down) the last skeleton stays.
-  EXPECT_FALSE(inference.refresh(300 * kSecond));
-  EXPECT_EQ(inference.version(), 2);
-  EXPECT_EQ(inference.edges().size(), 4u);
+// --- A simulated tp8 pp2 dp4 job: 8 hosts of 8 GPUs and 8 RNICs ---
+
+sim::ClusterShape job_cluster(int hosts) {
+  sim::ClusterShape s;
+  s.spines = 2;
+  s.leaves = 8;
+  s.hosts = hosts;
+  s.gpus_per_host = 8;
+  s.rnics_per_host = 8;
+  return s;
+}
+
+models::JobSpec tp8_pp2_dp4() {
+  models::JobSpec j;
+  j.name = "t";
+  j.gpus = 64;
+  j.parallelism = {8, 2, 4, 1};
+  j.compute_per_iteration = 4 * kSecond;
+  j.gradient_bytes = 1'000'000'000;
+  j.activation_bytes = 64'000'000;
+  j.microbatches = 4;
+  j.checkpoint_interval = 0;
+  j.restart_cost = 20 * kSecond;
+  return j;
+}
+
+// The groups the job's true layout makes: each DP ring's RNICs, and each
+// pipeline pair's.
+Groups truth(const models::testing::FlowTableJobRun& run, bool last) {
+  const auto& rings = last ? run.ring_edges_last : run.ring_edges_first;
+  const auto& pairs = last ? run.pipeline_pairs_last : run.pipeline_pairs_first;
+  std::map<sim::EndpointId, sim::EndpointId> next(rings.begin(), rings.end());
+  std::set<std::vector<sim::EndpointId>> groups;
+  for (const auto& [a, b] : rings) {
+    std::vector<sim::EndpointId> ring{a};
+    for (sim::EndpointId e = next[a]; e != a; e = next[e]) ring.push_back(e);
+    std::sort(ring.begin(), ring.end());
+    groups.insert(ring);
+  }
+  for (const auto& [a, b] : pairs) groups.insert({std::min(a, b), std::max(a, b)});
+  return Groups(groups.begin(), groups.end());
+}
+
+Pairs truth_edges(const models::testing::FlowTableJobRun& run, bool last) {
+  Pairs edges = last ? run.ring_edges_last : run.ring_edges_first;
+  for (const auto& [a, b] : last ? run.pipeline_pairs_last : run.pipeline_pairs_first) {
+    edges.insert({a, b});
+    edges.insert({b, a});
+  }
+  return edges;
+}
+
+TEST(SkeletonInference, RecoversRingsAndPipelinePairsOfASimulatedJob) {
+  const sim::EndpointId debug_from = 0 * 8 + 0, debug_to = 3 * 8 + 5;  // h0.nic0 -> h3.nic5, once
+  const auto run = models::testing::run_flow_table_job(
+      job_cluster(8), tp8_pp2_dp4(), 100 * kSecond, [&](sim::FlowEngine& engine, models::TrainingJob&) {
+        engine.schedule_at(31 * kSecond, [&engine, debug_from, debug_to] {
+          engine.start_transfer(debug_from, debug_to, 4e9, [](sim::Nanos) {});
+        });
+      });
+  const sim::Topology t(job_cluster(8));
+  SkeletonInference inference(&t, 3, 2 * sim::kMinute);
+  int versions = 0;
+  for (const telemetry::Batch& b : run.batches) {
+    for (const auto& r : b.records())
+      if (r.has_flow_table()) inference.add(r.flow_table());
+    for (const auto& f : b.flow_table_runs()) inference.add(f);
+    if (b.until_ns() % (30 * kSecond) == 0) versions += inference.refresh(b.until_ns()) ? 1 : 0;
+  }
+  EXPECT_GE(versions, 1);
+  EXPECT_EQ(inference.edges(), truth_edges(run, false));
+  EXPECT_FALSE(inference.edges().count({debug_from, debug_to}));
+  const Groups expected = truth(run, false);
+  EXPECT_EQ(expected.size(), 16u + 32u);  // 16 rings of 4 RNICs, 32 pipeline pairs
+  EXPECT_EQ(inference.groups(), expected);
+}
+
+TEST(SkeletonInference, RestartOnASpareMakesANewVersionWithTheSparesEndpoints) {
+  models::JobSpec spec = tp8_pp2_dp4();
+  spec.spare_hosts = 1;
+  const sim::Nanos isolation = 60 * kSecond + 300 * sim::kMillisecond;
+  const auto run = models::testing::run_flow_table_job(
+      job_cluster(9), spec, 330 * kSecond, [&](sim::FlowEngine& engine, models::TrainingJob& job) {
+        engine.schedule_at(isolation, [&job] { job.isolate({"h2.gpu0"}); });
+      });
+  ASSERT_EQ(std::count(run.hosts_last.begin(), run.hosts_last.end(), 2), 0);
+  ASSERT_EQ(std::count(run.hosts_last.begin(), run.hosts_last.end(), 8), 1);  // the spare
+  const sim::Topology t(job_cluster(9));
+  SkeletonInference inference(&t, 3, 60 * kSecond);
+  int version_before = -1;
+  Groups groups_before;
+  for (const telemetry::Batch& b : run.batches) {
+    for (const auto& r : b.records())
+      if (r.has_flow_table()) inference.add(r.flow_table());
+    for (const auto& f : b.flow_table_runs()) inference.add(f);
+    if (b.until_ns() % (10 * kSecond) == 0) inference.refresh(b.until_ns());
+    if (b.until_ns() == isolation - 300 * sim::kMillisecond) {
+      version_before = inference.version();
+      groups_before = inference.groups();
+    }
+  }
+  EXPECT_GE(version_before, 1);
+  EXPECT_EQ(groups_before, truth(run, false));
+  EXPECT_GT(inference.version(), version_before);
+  auto uses_host = [&t](const Groups& groups, int host) {
+    for (const auto& g : groups)
+      for (sim::EndpointId e : g)
+        if (t.host_of(e) == host) return true;
+    return false;
+  };
+  EXPECT_FALSE(uses_host(groups_before, 8));
+  EXPECT_TRUE(uses_host(inference.groups(), 8));
+  EXPECT_FALSE(uses_host(inference.groups(), 2));  // aged out
+  EXPECT_EQ(inference.groups(), truth(run, true));
+  EXPECT_EQ(inference.edges(), truth_edges(run, true));
 }
 
 }  // namespace

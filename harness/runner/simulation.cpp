@@ -22,6 +22,7 @@
 #include "models/host/job_view.hpp"
 #include "models/profiler.hpp"
 #include "models/telemetry/fabric_sampler.hpp"
+#include "models/telemetry/flow_table_sampler.hpp"
 #include "models/telemetry/hardware_sampler.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/telemetry_bus.hpp"
@@ -66,10 +67,12 @@ models::HardwareState hardware_from(const models::TelemetryEffects* effects, con
 }
 
 // Flow sets the job replays never reach the engine's transfer listeners;
-// the fabric counters are told of them here.
-void count_replayed_flows(sim::NetworkEngine& engine, models::FabricSampler& fabric) {
-  models::set_replay_observer(engine, [&engine, &fabric](const std::vector<models::Flow>& flows, int,
-                                                         sim::Nanos start, const std::vector<sim::Nanos>& arrivals) {
+// the fabric counters (and the flow tables, if sampled) are told of them here.
+void count_replayed_flows(sim::NetworkEngine& engine, models::FabricSampler& fabric,
+                          models::FlowTableSampler* flow_tables) {
+  models::set_replay_observer(engine, [&engine, &fabric, flow_tables](const std::vector<models::Flow>& flows, int,
+                                                                      sim::Nanos start,
+                                                                      const std::vector<sim::Nanos>& arrivals) {
     auto on_network = [](const models::Flow& f) { return f.from.host != f.to.host && f.bytes > 0; };
     std::map<sim::EndpointId, int> sending;
     for (const models::Flow& f : flows)
@@ -79,6 +82,7 @@ void count_replayed_flows(sim::NetworkEngine& engine, models::FabricSampler& fab
       if (!on_network(f)) continue;
       const sim::Nanos sent = start + arrivals[i] - engine.route_latency(f.from.endpoint, f.to.endpoint);
       fabric.add_replayed(f.from.endpoint, f.to.endpoint, start, sent, f.bytes, sending[f.from.endpoint]);
+      if (flow_tables) flow_tables->add_replayed(f.from.endpoint, f.to.endpoint, start, sent, f.bytes);
     }
   });
 }
@@ -158,9 +162,13 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   models::HardwareSampler sampler(topology, effects);
   // Switch port counters and RNIC CNPs measured from the job's flows.
   std::optional<models::FabricSampler> fabric;
+  // RNIC flow table statistics, measured only when a detector reads them.
+  std::optional<models::FlowTableSampler> flow_tables;
+  if (std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) { return d.detector->reads_flow_tables(); }))
+    flow_tables.emplace(engine);
   if (!detectors.empty()) {
     fabric.emplace(engine, effects);
-    count_replayed_flows(engine, *fabric);
+    count_replayed_flows(engine, *fabric, flow_tables ? &*flow_tables : nullptr);
   }
 
   SimulationOutcome outcome;
@@ -187,6 +195,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
       inputs.version = inputs.version * 1000003u + fabric->version();
       sampler.sample(t, inputs, &batch);
       fabric->sample(t, inputs.traffic_flowing, &batch);
+      if (flow_tables) flow_tables->sample(t, &batch);
       if (t == scenario.duration) {  // the last repeats
         sampler.flush(&batch);
         fabric->flush(&batch);
@@ -232,7 +241,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   models::set_replay_observer(engine, nullptr);
   outcome.timeline = job.timeline();
   outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes() +
-                                                   (fabric ? fabric->published_bytes() : 0));
+                                                   (fabric ? fabric->published_bytes() : 0) +
+                                                   (flow_tables ? flow_tables->published_bytes() : 0));
   outcome.simulated_iterations = job.simulated_iterations();
   if (collectives) outcome.collectives = collectives->sample();
   outcome.containers_csv = containers_csv(job.containers(), topology);

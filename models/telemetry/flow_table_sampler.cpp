@@ -70,12 +70,11 @@ void FlowTableSampler::learn_iterations(const telemetry::Batch& batch) {
   for (const telemetry::Record& r : batch.records()) {
     if (!r.has_iteration()) continue;
     const telemetry::IterationRecord& it = r.iteration();
-    // One record per worker: the iteration is learned once.
-    if (any_iteration_ && it.iteration() == last_iteration_ && template_duration_ == it.end_ns() - it.start_ns())
-      continue;
-    any_iteration_ = true;
-    last_iteration_ = it.iteration();
+    // One record per worker: the iteration is learned once. (A restart
+    // redoes iteration numbers, so it is told apart by its start.)
     const sim::Nanos start = it.start_ns(), end = it.end_ns();
+    if (start == last_iteration_start_) continue;
+    last_iteration_start_ = start;
     template_duration_ = end - start;
     template_.clear();
     for (const Segment& s : recent_)

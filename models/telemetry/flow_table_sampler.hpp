@@ -86,8 +86,7 @@ class FlowTableSampler {
   std::deque<Segment> recent_;    // segments since the latest simulated iteration began
   std::vector<Segment> template_;  // the latest simulated iteration's segments, from its start
   sim::Nanos template_duration_ = -1;
-  std::uint64_t last_iteration_ = 0;
-  bool any_iteration_ = false;
+  sim::Nanos last_iteration_start_ = -1;  // of the latest simulated iteration learned
   sim::Nanos published_until_ = 0;  // intervals ending at or before this are published
   std::unordered_map<std::uint64_t, Reported> reported_;  // per (src, dst)
   std::unordered_map<sim::EndpointId, std::pair<std::string, std::string>> names_;  // table, nic
