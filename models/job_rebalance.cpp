@@ -74,6 +74,32 @@ void TrainingJob::apply_work_split(WorkSplit split, sim::Nanos pause) {
   }
 }
 
+// --- TrainingJob's network levers ---
+
+bool TrainingJob::drain_fabric_link(sim::LinkId link, sim::Nanos pause) {
+  if (!engine_.set_fabric_link_drained(link, true)) return false;
+  if (state_ != JobState::running) return true;  // a restart rebuilds the communicators anyway
+  pending_pause_ += pause;
+  if (current_ || steady_) {
+    interrupt();
+    begin_iteration();
+  }
+  return true;
+}
+
+void TrainingJob::move_nic_traffic(int host, int nic, int to_nic, sim::Nanos pause) {
+  const bool running = state_ == JobState::running;
+  if (running) pending_pause_ += pause;
+  set_nic_fallback(host, nic, to_nic);  // restarts the step in flight when it used the RNIC
+  clear_nic_fallback(host, nic);        // no fault keeps it off: a restart goes back to it
+  // Every rank joins the rebuilt communicators, whether or not its step
+  // touched the RNIC.
+  if (running && (current_ || steady_)) {
+    interrupt();
+    begin_iteration();
+  }
+}
+
 std::vector<double> TrainingJob::replica_speeds() const {
   std::vector<double> out(static_cast<std::size_t>(job_.parallelism.dp), 1.0);
   for (int r = 0; r < placement_->ranks(); ++r) {

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "models/roce_transport.hpp"
 #include "models/training_job.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/isolated_run.hpp"
@@ -185,6 +186,105 @@ TEST(Rebalance, FewerLayersOnTheSlowStageShortenItsSlot) {
   const double slot = 2.0 / 9;
   EXPECT_NEAR(sim::to_seconds(d[1]) - sim::to_seconds(d[0]), 9 * slot * (1 / 0.5 - 1), 1e-3);
   EXPECT_NEAR(sim::to_seconds(d[2]) - sim::to_seconds(d[0]), 9 * slot * (11.0 / 8 - 1), 1e-3);
+}
+
+// --- Network levers ---
+
+// Two pods of four hosts: every rail's DP ring crosses between the pods
+// twice, through the spines.
+sim::ClusterShape two_pods() {
+  sim::ClusterShape s;
+  s.spines = 4;
+  s.leaves = 16;
+  s.hosts = 8;
+  s.gpus_per_host = 8;
+  s.rnics_per_host = 8;
+  return s;
+}
+
+JobSpec ring_heavy_job() {
+  JobSpec j = job(1);
+  j.gradient_bytes = 16'000'000'000;  // the allreduce is a fifth of the iteration
+  return j;
+}
+
+struct LeverDurations {
+  double healthy = 0, faulty = 0, after = 0;
+  double resumed = 0;  // start of the first iteration after the lever
+};
+
+// Iteration times before a fault at 30 s (`fault` may do nothing), with it,
+// and after `lever` acts at 60 s with a 20 s communicator rebuild.
+LeverDurations lever_durations(const std::function<void(sim::FlowEngine&)>& fault,
+                               const std::function<void(TrainingJob&, sim::FlowEngine&)>& lever) {
+  const std::string out = sim::run_isolated([=] {
+    sim::Topology topology(two_pods());
+    sim::FlowEngine engine(topology, 5);
+    sim::TelemetryBus bus;
+    TrainingJob training(ring_heavy_job(), topology, engine, bus);
+    training.set_fast_forward(false);
+    engine.schedule_at(30 * sim::kSecond, [&] { fault(engine); });
+    engine.schedule_at(60 * sim::kSecond, [&] { lever(training, engine); });
+    training.start(0, 180 * sim::kSecond);
+    engine.run_until(180 * sim::kSecond);
+    std::ostringstream o;
+    sim::Nanos healthy = 0, faulty = 0, resumed = -1;
+    for (const IterationSpan& s : training.timeline())
+      for (std::uint64_t k = 0; k < s.count; ++k) {
+        const sim::Nanos start = s.start + static_cast<sim::Nanos>(k) * s.duration;
+        if (start + s.duration <= 30 * sim::kSecond) healthy = s.duration;
+        else if (start >= 30 * sim::kSecond && start + s.duration <= 60 * sim::kSecond) faulty = s.duration;
+        else if (start >= 60 * sim::kSecond && resumed < 0) resumed = start;
+      }
+    o << healthy << " " << faulty << " " << training.timeline().back().duration << " " << resumed;
+    return o.str();
+  });
+  std::istringstream in(out);
+  sim::Nanos v[4];
+  in >> v[0] >> v[1] >> v[2] >> v[3];
+  return {sim::to_seconds(v[0]), sim::to_seconds(v[1]), sim::to_seconds(v[2]), sim::to_seconds(v[3])};
+}
+
+// The fabric link the rail-3 ring's edge h3 -> h4 goes up on.
+sim::LinkId crossing_uplink(const sim::NetworkEngine& engine) {
+  const sim::Topology& t = engine.topology();
+  for (sim::LinkId l : engine.route(t.endpoint(3, 3), t.endpoint(4, 3)))
+    if (t.is_fabric_link(l)) return l;
+  return -1;
+}
+
+TEST(NetworkLevers, DrainingALossyFabricLinkBringsTheRingBackToHealthySpeed) {
+  const LeverDurations d = lever_durations(
+      [](sim::FlowEngine& engine) {
+        const sim::LinkId link = crossing_uplink(engine);
+        // 1% loss under go-back-N on a 400 Gb/s cross-spine path.
+        const double rtt_ns = 8.0 * sim::kMicrosecond;
+        const double goodput = go_back_n_goodput(
+            0.01, window_packets(engine.topology().link_bytes_per_second(link), static_cast<sim::Nanos>(rtt_ns), {}));
+        engine.set_link_state(link, {goodput, 0, true});
+      },
+      [](TrainingJob& job, sim::FlowEngine& engine) {
+        job.drain_fabric_link(crossing_uplink(engine), 20 * sim::kSecond);
+      });
+  const double comm = d.healthy - 2.0;  // compute is 2 s
+  // 2 x 7/8 x 16 GB over 50 GB/s host links, plus the ring's latency.
+  EXPECT_NEAR(comm, 0.56, 0.01);
+  EXPECT_GT(d.faulty, d.healthy + comm);  // the lossy edge paces the ring at under half its rate
+  EXPECT_NEAR(d.after, d.healthy, 0.02 * d.healthy);
+  EXPECT_GE(d.resumed, 80.0);  // the rebuild's pause
+}
+
+TEST(NetworkLevers, MovingAnRnicsGpusOntoAnotherDoublesThatRnicsRingLoad) {
+  const LeverDurations d = lever_durations([](sim::FlowEngine&) {},
+                                           [](TrainingJob& job, sim::FlowEngine&) {
+                                             job.move_nic_traffic(3, 3, 0, 20 * sim::kSecond);
+                                           });
+  const double comm = d.healthy - 2.0;
+  EXPECT_NEAR(d.faulty, d.healthy, 1e-9);  // no fault here
+  // h3.nic0 now carries its own rail-0 ring edges and the moved rail-3 ones:
+  // each at half the link rate, so the allreduce takes twice as long.
+  EXPECT_NEAR(d.after, d.healthy + comm, 0.02 * d.healthy);
+  EXPECT_GE(d.resumed, 80.0);
 }
 
 }  // namespace

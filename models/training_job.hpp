@@ -84,6 +84,7 @@ class TrainingJob {
 
   const JobSpec& spec() const { return job_; }
   const Placement& placement() const { return *placement_; }
+  const sim::Topology& topology() const { return topology_; }
   // The RNIC a rank's traffic uses now: its affine RNIC, or NCCL's fallback.
   sim::EndpointId rank_endpoint(int rank) const;
   JobState state() const { return state_; }
@@ -164,6 +165,16 @@ class TrainingJob {
   // framework reads it off its ranks' compute times.
   std::vector<double> replica_speeds() const;
   std::vector<double> stage_speeds() const;
+
+  // --- Network levers (job_rebalance.cpp) ---
+  // Re-pairing traffic around a bad link rebuilds the job's communicators:
+  // the step in flight is abandoned and training resumes `pause` later.
+  // Takes a leaf-spine link out of ECMP's choices, so the job's connections
+  // re-hash onto the other spines; false when the engine cannot route around it.
+  bool drain_fabric_link(sim::LinkId link, sim::Nanos pause);
+  // Moves an RNIC's GPUs onto another RNIC of its host, the path NCCL's
+  // fallback takes; communicators created at the next restart use it again.
+  void move_nic_traffic(int host, int nic, int to_nic, sim::Nanos pause);
 
  private:
   struct Outcome;
