@@ -7,6 +7,10 @@
 
 namespace gauntlet::harness {
 
+bool takes_hosts_out(const MitigationAction& action) {
+  return action.action == "isolate" || action.action == "checkpoint-restart";
+}
+
 int host_of_component(const std::string& id) {
   const auto parsed = sim::ComponentId::parse(id);
   return parsed ? parsed->host : -1;
@@ -45,8 +49,9 @@ std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const mod
     for (const auto& [step, cost] : costs) {
       if (step == "rebalance") ladder.rebalance = cost;
       else if (step == "relayout") ladder.relayout = cost;
+      else if (step == "repair") ladder.repair = cost;
       else if (step == "restart") ladder.restart = cost;
-      else throw std::invalid_argument("falcon-ladder has no step '" + step + "'; steps are rebalance, relayout, restart");
+      else throw std::invalid_argument("falcon-ladder has no step '" + step + "'; steps are rebalance, relayout, repair, restart");
     }
     return std::make_unique<FalconLadderPolicy>(ladder);
   }

@@ -16,10 +16,14 @@ namespace gauntlet::harness {
 // One action a policy took, for scoring (false isolations) and the report.
 struct MitigationAction {
   double time_s = 0;
-  std::string action;                   // "isolate"
-  std::vector<std::string> components;  // what it took out of service
+  std::string action;                   // "isolate", "checkpoint-restart", "drain-fabric-link", ...
+  std::vector<std::string> components;  // what it took out of service or moved traffic off
   int spares_used = 0;
 };
+
+// Whether the action took its components' hosts out of the job (an
+// isolation, which can be false); re-pairing and work splits do not.
+bool takes_hosts_out(const MitigationAction& action);
 
 class MitigationPolicy {
  public:
@@ -53,7 +57,7 @@ class IsolateRestartPolicy final : public MitigationPolicy {
 
 // Policies the simulator can run: "none" gives nullptr; unknown names throw
 // std::invalid_argument. `costs` overrides a policy's step costs by step
-// name (falcon-ladder: rebalance, relayout, restart); unknown names throw.
+// name (falcon-ladder: rebalance, relayout, repair, restart); unknown names throw.
 std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const models::JobSpec& job,
                                               const std::map<std::string, sim::Nanos>& costs = {});
 

@@ -94,6 +94,7 @@ int false_isolations(const std::vector<MitigationAction>& actions, const std::ve
                      const ScoringOptions& scoring) {
   int count = 0;
   for (const MitigationAction& action : actions) {
+    if (!takes_hosts_out(action)) continue;  // re-pairing moves traffic, not hosts
     for (const std::string& component : action.components) {
       const int host = host_of_component(component);
       bool justified = false;
