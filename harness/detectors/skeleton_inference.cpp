@@ -16,6 +16,9 @@ constexpr double kOnsetSlack = 1.25;
 constexpr double kPhaseTolerance = 1.5;  // intervals
 constexpr double kMinPeriod = 2.0;       // intervals: closer bursts merge into one
 constexpr double kVolumeRatio = 1.25;    // bytes per burst of one signature
+// A refit this close to a member's previous signature cannot regroup it.
+constexpr double kSignatureDrift = 0.25;  // intervals, of period or phase
+constexpr double kVolumeDrift = 1.05;
 
 double period_tolerance(double period) { return std::max(1.0, 0.02 * period); }
 
@@ -38,8 +41,14 @@ int SkeletonInference::endpoint_of(const std::string& name, bool table) {
   return endpoint;
 }
 
-void SkeletonInference::add_interval(const FlowKey& key, Interval interval, double bytes) {
-  FlowEvidence& e = evidence_[key];
+SkeletonInference::FlowEvidence* SkeletonInference::evidence_of(const std::string& table, const std::string& peer) {
+  const int src = endpoint_of(table, true), dst = endpoint_of(peer, false);
+  if (src < 0 || dst < 0) return nullptr;
+  return &evidence_[{src, dst}];
+}
+
+void SkeletonInference::add_interval(FlowEvidence& e, Interval interval, double bytes) {
+  e.changed = true;
   e.last_seen = std::max(e.last_seen, interval);
   newest_ = std::max(newest_, interval);
   std::deque<Burst>& bursts = e.bursts;
@@ -74,13 +83,11 @@ void SkeletonInference::add_interval(const FlowKey& key, Interval interval, doub
 }
 
 void SkeletonInference::add(const telemetry::FlowTableSample& sample) {
-  const int src = endpoint_of(sample.table(), true);
-  if (src < 0) return;
   const Interval interval = sample.time_ns() / interval_;
   for (const telemetry::FlowTableEntry& entry : sample.entries()) {
-    const int dst = endpoint_of(entry.peer(), false);
-    if (dst < 0 || entry.bytes() == 0) continue;
-    add_interval({src, dst}, interval, static_cast<double>(entry.bytes()));
+    if (entry.bytes() == 0) continue;
+    if (FlowEvidence* e = evidence_of(sample.table(), entry.peer()))
+      add_interval(*e, interval, static_cast<double>(entry.bytes()));
   }
 }
 
@@ -88,16 +95,21 @@ void SkeletonInference::add(const telemetry::FlowTableRun& run) {
   if (run.repeats() == 0 || run.period_ns() <= 0) return;
   // Only the latest repeats can stay among the kept bursts.
   const std::uint64_t skip = run.repeats() > kKeptBursts ? run.repeats() - kKeptBursts : 0;
+  std::vector<FlowEvidence*> flows;  // per burst, looked up once
+  flows.reserve(static_cast<std::size_t>(run.bursts_size()));
+  for (const telemetry::FlowBurst& burst : run.bursts())
+    flows.push_back(burst.bytes() > 0 ? evidence_of(burst.table(), burst.peer()) : nullptr);
   for (std::uint64_t i = skip; i < run.repeats(); ++i) {
     const sim::Nanos shift = static_cast<sim::Nanos>(i) * run.period_ns();
-    for (const telemetry::FlowBurst& burst : run.bursts()) {
-      const int src = endpoint_of(burst.table(), true), dst = endpoint_of(burst.peer(), false);
-      if (src < 0 || dst < 0 || burst.bytes() == 0) continue;
+    for (int k = 0; k < run.bursts_size(); ++k) {
+      FlowEvidence* e = flows[static_cast<std::size_t>(k)];
+      if (!e) continue;
+      const telemetry::FlowBurst& burst = run.bursts(k);
       const sim::Nanos from = burst.from_ns() + shift, to = burst.to_ns() + shift;
       const Interval first = from / interval_ + 1, last = to > from ? (to - 1) / interval_ + 1 : first;
       // Only the burst's total matters: all of it goes to its first interval.
-      for (Interval k = first; k <= last; ++k)
-        add_interval({src, dst}, k, k == first ? static_cast<double>(burst.bytes()) : 0.0);
+      for (Interval j = first; j <= last; ++j)
+        add_interval(*e, j, j == first ? static_cast<double>(burst.bytes()) : 0.0);
     }
   }
 }
@@ -208,28 +220,39 @@ void SkeletonInference::group(const std::vector<std::pair<FlowKey, const FlowEvi
 
 bool SkeletonInference::refresh(sim::Nanos now) {
   (void)now;  // age is counted on the evidence's clock (see the header)
+  bool moved = false;  // a member's signature moved: its group may split or merge
   std::vector<std::pair<FlowKey, const FlowEvidence*>> members;
-  std::set<std::pair<sim::EndpointId, sim::EndpointId>> edges;
   for (auto it = evidence_.begin(); it != evidence_.end();) {
     FlowEvidence& e = it->second;
     if ((newest_ - e.last_seen) * interval_ > stale_after_) {
+      members_changed_ |= e.member;
       it = evidence_.erase(it);  // its container stopped or moved
       continue;
     }
-    Fit f;
-    if (fit(e, &f)) {
-      e.member = true;
-      e.period = f.period;
-      e.onset = f.onset;
-      e.volume = f.volume;
+    if (e.changed) {
+      Fit f;
+      if (fit(e, &f)) {
+        if (e.member) {
+          const double drift = f.onset - e.onset, shift = drift - std::round(drift / f.period) * f.period;
+          moved |= std::abs(f.period - e.period) > kSignatureDrift || std::abs(shift) > kSignatureDrift ||
+                   std::max(f.volume, e.volume) > kVolumeDrift * std::min(f.volume, e.volume);
+        }
+        members_changed_ |= !e.member;
+        e.member = true;
+        e.period = f.period;
+        e.onset = f.onset;
+        e.volume = f.volume;
+      }
+      e.changed = false;
     }
-    if (e.member) {
-      members.push_back({it->first, &e});
-      edges.insert(it->first);
-    }
+    if (e.member) members.push_back({it->first, &e});
     ++it;
   }
-  if (edges.empty()) return false;
+  // Same members with the same signatures: the same skeleton.
+  if (members.empty() || (!members_changed_ && !moved)) return false;
+  members_changed_ = false;
+  std::set<std::pair<sim::EndpointId, sim::EndpointId>> edges;
+  for (const auto& m : members) edges.insert(edges.end(), m.first);  // members come in key order
   std::vector<std::vector<sim::EndpointId>> groups;
   group(members, &groups);
   std::sort(groups.begin(), groups.end());

@@ -84,13 +84,15 @@ class SkeletonInference {
     double period = 0;         // in intervals, from the latest fit
     double onset = 0;          // fitted onset of the latest burst, in intervals
     double volume = 0;         // bytes per burst, from the latest fit
+    bool changed = true;       // bursts changed since the latest fit
   };
   struct Fit {
     double period = 0, onset = 0, volume = 0;
   };
   static constexpr std::size_t kKeptBursts = 16;
 
-  void add_interval(const FlowKey& key, Interval interval, double bytes);
+  FlowEvidence* evidence_of(const std::string& table, const std::string& peer);
+  void add_interval(FlowEvidence& e, Interval interval, double bytes);
   bool fit(const FlowEvidence& e, Fit* out) const;
   int endpoint_of(const std::string& name, bool table);
   void group(const std::vector<std::pair<FlowKey, const FlowEvidence*>>& members,
@@ -103,6 +105,7 @@ class SkeletonInference {
   std::map<FlowKey, FlowEvidence> evidence_;
   std::unordered_map<std::string, int> endpoints_;  // parsed names
   Interval newest_ = 0;                             // the latest interval any flow was seen in
+  bool members_changed_ = false;                    // flows joined or left since the latest refresh
   int version_ = 0;
   std::vector<std::vector<sim::EndpointId>> groups_;
   std::set<std::pair<sim::EndpointId, sim::EndpointId>> edges_;
