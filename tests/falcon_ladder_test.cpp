@@ -218,4 +218,59 @@ TEST(FalconLadder, ATransientSlowdownEndsBeforeTheFirstRungIsWorthIt) {
   EXPECT_EQ(c4d["lost_iterations"].get<double>(), none);
 }
 
+// A two-stage pipeline with one replica: only the layer move applies.
+// `layers` sets its granularity.
+std::string pipeline_scenario(int layers) {
+  const fs::path path = fs::temp_directory_path() /
+                        ("gauntlet-ladder-layers-" + std::to_string(::getpid()) + "-" + std::to_string(layers) + ".yaml");
+  std::ofstream out(path);
+  out << "name: falcon-ladder-layers\n"
+         "seed: 11\n"
+         "duration: 40m\n"
+         "engine: flow\n"
+         "cluster: {spines: 1, leaves: 8, hosts: 2, gpus_per_host: 8, rnics_per_host: 8, rail_optimized: true}\n"
+         "job:\n"
+         "  name: llm\n"
+         "  gpus: 16\n"
+         "  parallelism: {tp: 8, pp: 2, dp: 1, ep: 1}\n"
+         "  compute_per_iteration: 4s\n"
+         "  activation_bytes: 64MB\n"
+         "  microbatches: 8\n"
+         "  layers: "
+      << layers
+      << "\n"
+         "  checkpoint_interval: 10m\n"
+         "faults:\n"
+         "  - {type: gpu_throttle, target: h1.gpu2, at: 10m, slowdown: 0.5}\n"
+         "detectors: [falcon]\n"
+         "mitigation: {policy: falcon-ladder, relayout_cost: 1m, restart_cost: 2h}\n";
+  return path.string();
+}
+
+TEST(FalconLadder, LayerMovesSplitTheJobsLayersAtTheirGranularity) {
+  const double onset = 600, end = 2400, pause = 60, compute = 4;
+  // Stage 1 at half speed. 16 layers: it keeps 5 (a slot of 5/8 / 0.5),
+  // stage 0 takes 11 (11/8): the pipeline runs at 11/8 of nominal. 48
+  // layers: 16 and 32, both slots at 4/3.
+  for (const auto& [layers, share] : {std::pair{16, 11.0 / 8}, std::pair{48, 4.0 / 3}}) {
+    SCOPED_TRACE(layers);
+    const std::string path = pipeline_scenario(layers);
+    const LadderRun r = run(path);
+    fs::remove(path);
+    const nlohmann::json& falcon = r.summary["detectors"]["falcon"];
+    ASSERT_GT(falcon["detected"].get<int>(), 0);
+    const nlohmann::json& actions = falcon["mitigation_actions"];
+    ASSERT_EQ(actions.size(), 1u) << actions.dump();
+    EXPECT_EQ(actions[0]["action"], "move-layers");
+    const double healthy = duration_in(r, 0, onset), slow = duration_in(r, onset + 20, end);
+    const double moved = actions[0]["time_s"].get<double>();
+    const double relaid = healthy + compute * (share - 1);
+    const double formula = (moved - onset) * (1 / healthy - 1 / slow) + pause / healthy +
+                           (end - moved - pause) * (1 / healthy - 1 / relaid);
+    const double lost = falcon["lost_iterations"].get<double>();
+    EXPECT_GE(lost, formula - 1.5);
+    EXPECT_LE(lost, formula + 1.5);
+  }
+}
+
 }  // namespace
