@@ -133,6 +133,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job, scenario.mitigation_costs);
   // The hosts' monitoring agents: probes on request, heartbeats throughout.
   models::ProbeService probes(engine, bus, scenario.seed);
+  probes.set_overlay(&job.containers());  // overlay probes reach the job's live containers only
   if (request.inject_faults) arm_probe_faults(probes, scenario.faults, topology, scenario.duration);
   if (std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) { return d.detector->reads_heartbeats(); }))
     probes.start_heartbeats(kAgentHeartbeat, scenario.duration);
