@@ -216,5 +216,30 @@ TEST(ContainerLifecycle, AReconfigurationStopsEveryContainerAndShiftsThemByOneHo
   }
 }
 
+TEST(ContainerLifecycle, AnIsolatedHostsContainerStopsAtOnceAndARefusedIsolationRestartsInPlace) {
+  // Two spares: h2 is isolated (spare h8 takes its slot); later h5 and h6
+  // are, with one spare left: h5 goes to h9, h6 must stay and restarts in place.
+  const sim::Nanos first = 10 * sim::kMinute + 7 * sim::kSecond, second = first + 10 * sim::kMinute;
+  const JobReport r = run_job(cluster(), job(), 30 * sim::kMinute, true, [&](JobHarness& h) {
+    TrainingJob* job = &h.job;
+    h.engine.schedule_at(first, [job] { job->isolate({"h2.nic1"}); });
+    h.engine.schedule_at(second, [job] { job->isolate({"h5", "h6.gpu0"}); });
+    h.probe = [job] { return lifetimes_text(*job); };
+  });
+  std::map<std::string, Lifetime> by_id;
+  for (const Lifetime& l : parse(r.extra)) by_id[l.id] = l;
+  ASSERT_EQ(by_id.size(), 24u);  // three incarnations of 8 slots
+  EXPECT_EQ(by_id.at("llm/c2.0").stop, first);
+  EXPECT_EQ(by_id.at("llm/c2.0").reason, "isolated");
+  EXPECT_EQ(by_id.at("llm/c0.0").reason, "restart");
+  EXPECT_EQ(by_id.at("llm/c2.1").host, 8);
+  EXPECT_EQ(by_id.at("llm/c2.1").start, first + job().restart_cost);
+  EXPECT_EQ(by_id.at("llm/c5.1").reason, "isolated");
+  EXPECT_EQ(by_id.at("llm/c6.1").reason, "restart");  // no spare for it: not taken out
+  EXPECT_EQ(by_id.at("llm/c5.2").host, 9);
+  EXPECT_EQ(by_id.at("llm/c6.2").host, 6);
+  EXPECT_EQ(by_id.at("llm/c6.2").start, second + job().restart_cost);
+}
+
 }  // namespace
 }  // namespace gauntlet::models
