@@ -207,6 +207,39 @@ TEST(FalconLadder, APersistentLossyFabricLinkIsDrainedAndTheJobRunsAtItsHealthyP
   EXPECT_EQ(c4d["lost_iterations"].get<double>(), none);
 }
 
+TEST(FalconLadder, ALossyHostLinksGpusMoveToTheFallbackRnicWhichCarriesTwoRings) {
+  const LadderRun r = run("scenarios/falcon-ladder-lossy-host-link.yaml");
+  const nlohmann::json& s = r.summary;
+  const double onset = 600, end = 1800, repair = 30, compute = 2;  // from the scenario
+  const double healthy = duration_in(r, 0, onset), slow = duration_in(r, onset + 20, end);
+  // The fallback RNIC's host link carries its own ring edges and the moved
+  // ones at half rate each: the allreduce takes twice its healthy time.
+  const double doubled = healthy + (healthy - compute);
+  EXPECT_GT(slow, 1.05 * doubled);  // so the move pays
+  const double none = lost_by_doing_nothing(s);
+  for (const char* name : {"c4d", "falcon"}) {
+    SCOPED_TRACE(name);
+    const nlohmann::json& d = s["detectors"][name];
+    const nlohmann::json& actions = d["mitigation_actions"];
+    ASSERT_EQ(actions.size(), 1u) << actions.dump();
+    EXPECT_EQ(actions[0]["action"], "move-nic-traffic");
+    EXPECT_EQ(actions[0]["components"], nlohmann::json::array({"h4.nic3"}));
+    const double alert = onset + d["detection_latency_s"]["p50"].get<double>();
+    const double moved = actions[0]["time_s"].get<double>();
+    EXPECT_GE(moved, alert + due_after(repair, healthy, slow) - 1e-6);
+    EXPECT_LE(moved, alert + due_after(repair, healthy, slow) + 1);
+    // Slow until the move, the rebuild, then the doubled allreduce: not
+    // back to healthy, which would lose about 75 iterations fewer.
+    const double formula = (moved - onset) * (1 / healthy - 1 / slow) + repair / healthy +
+                           (end - moved - repair) * (1 / healthy - 1 / doubled);
+    const double lost = d["lost_iterations"].get<double>();
+    EXPECT_GE(lost, formula - 1);
+    EXPECT_LE(lost, formula + 2);
+    EXPECT_LT(lost, none);
+    EXPECT_EQ(d["false_isolations"].get<int>(), 0);
+  }
+}
+
 TEST(FalconLadder, ATransientSlowdownEndsBeforeTheFirstRungIsWorthIt) {
   const LadderRun r = run("scenarios/falcon-ladder-transient.yaml");
   const nlohmann::json& s = r.summary;
