@@ -45,6 +45,8 @@ void SkeletonDetector::observe(const telemetry::Batch& batch) {
   for (const telemetry::Record& r : batch.records()) {
     if (r.has_flow_table()) {
       inference_.add(r.flow_table());
+    } else if (r.has_container()) {
+      inference_.container_stopped(r.container());
     } else if (r.has_heartbeat()) {
       auto id = sim::ComponentId::parse(r.heartbeat().agent());
       if (id && id->kind == sim::ComponentKind::agent && id->host >= 0 && id->host < topology_->hosts())

@@ -114,6 +114,17 @@ void SkeletonInference::add(const telemetry::FlowTableRun& run) {
   }
 }
 
+void SkeletonInference::container_stopped(const telemetry::ContainerEvent& event) {
+  if (event.kind() != telemetry::ContainerEvent::STOP) return;
+  for (const telemetry::VirtualFunction& vf : event.vfs()) {
+    const int endpoint = endpoint_of(vf.rnic(), false);
+    if (endpoint < 0) continue;
+    // A burst in the interval the stop falls in may be its last traffic.
+    Interval& at = stopped_[endpoint];
+    at = std::max<Interval>(at, event.time_ns() / interval_ + 1);
+  }
+}
+
 bool SkeletonInference::fit(const FlowEvidence& e, Fit* out) const {
   const auto& b = e.bursts;
   const std::size_t n = b.size();
@@ -224,7 +235,12 @@ bool SkeletonInference::refresh(sim::Nanos now) {
   std::vector<std::pair<FlowKey, const FlowEvidence*>> members;
   for (auto it = evidence_.begin(); it != evidence_.end();) {
     FlowEvidence& e = it->second;
-    if ((newest_ - e.last_seen) * interval_ > stale_after_) {
+    auto stopped = [&](sim::EndpointId endpoint) {
+      auto s = stopped_.find(endpoint);
+      return s != stopped_.end() && e.last_seen <= s->second;
+    };
+    if ((newest_ - e.last_seen) * interval_ > stale_after_ || stopped(it->first.first) ||
+        stopped(it->first.second)) {
       members_changed_ |= e.member;
       it = evidence_.erase(it);  // its container stopped or moved
       continue;
@@ -248,6 +264,8 @@ bool SkeletonInference::refresh(sim::Nanos now) {
     if (e.member) members.push_back({it->first, &e});
     ++it;
   }
+  // Stops older than any flow could still be kept are of no more use.
+  std::erase_if(stopped_, [this](const auto& s) { return (newest_ - s.second) * interval_ > stale_after_; });
   // Same members with the same signatures: the same skeleton.
   if (members.empty() || (!members_changed_ && !moved)) return false;
   members_changed_ = false;

@@ -60,6 +60,10 @@ class SkeletonInference {
   void add(const telemetry::FlowTableSample& sample);
   // A steady stretch's bursts, repeated (see telemetry.proto).
   void add(const telemetry::FlowTableRun& run);
+  // The scheduler stopped a container (ContainerEvent STOP): flows through
+  // its RNICs that have not burst since leave at the next refresh instead of
+  // aging out. Only a shortcut: without these events the bursts suffice.
+  void container_stopped(const telemetry::ContainerEvent& event);
 
   // Recomputes the skeleton as of `now`; true when its version changed.
   bool refresh(sim::Nanos now);
@@ -106,6 +110,7 @@ class SkeletonInference {
   std::unordered_map<std::string, int> endpoints_;  // parsed names
   Interval newest_ = 0;                             // the latest interval any flow was seen in
   bool members_changed_ = false;                    // flows joined or left since the latest refresh
+  std::map<sim::EndpointId, Interval> stopped_;     // RNIC -> when a container on it last stopped
   int version_ = 0;
   std::vector<std::vector<sim::EndpointId>> groups_;
   std::set<std::pair<sim::EndpointId, sim::EndpointId>> edges_;

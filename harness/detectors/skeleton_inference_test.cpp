@@ -240,5 +240,50 @@ TEST(SkeletonInference, RestartOnASpareMakesANewVersionWithTheSparesEndpoints) {
   EXPECT_EQ(inference.edges(), truth_edges(run, true));
 }
 
+// With the scheduler's container stops, the isolated host's flows leave as
+// soon as the skeleton changes, instead of lingering until they age out.
+TEST(SkeletonInference, ContainerStopsRetireTheirFlowsAtOnce) {
+  models::JobSpec spec = tp8_pp2_dp4();
+  spec.spare_hosts = 1;
+  const auto run = models::testing::run_flow_table_job(
+      job_cluster(9), spec, 200 * kSecond, [&](sim::FlowEngine& engine, models::TrainingJob& job) {
+        engine.schedule_at(60 * kSecond + 300 * sim::kMillisecond, [&job] { job.isolate({"h2.gpu0"}); });
+      });
+  const sim::Topology t(job_cluster(9));
+  auto first_new_version = [&](bool with_containers) {
+    SkeletonInference inference(&t, 3, 2 * sim::kMinute);
+    int stops = 0;
+    for (const telemetry::Batch& b : run.batches) {
+      for (const auto& r : b.records()) {
+        if (r.has_flow_table()) inference.add(r.flow_table());
+        if (r.has_container() && with_containers) {
+          stops += r.container().kind() == telemetry::ContainerEvent::STOP ? 1 : 0;
+          inference.container_stopped(r.container());
+        }
+      }
+      for (const auto& f : b.flow_table_runs()) inference.add(f);
+      if (b.until_ns() % (10 * kSecond) == 0 && inference.refresh(b.until_ns()) && inference.version() == 2) {
+        EXPECT_TRUE(!with_containers || stops >= 8) << stops << " containers stopped";
+        return inference.groups();
+      }
+    }
+    ADD_FAILURE() << "no second version";
+    return Groups{};
+  };
+  auto uses_host = [&t](const Groups& groups, int host) {
+    for (const auto& g : groups)
+      for (sim::EndpointId e : g)
+        if (t.host_of(e) == host) return true;
+    return false;
+  };
+  const Groups with = first_new_version(true), without = first_new_version(false);
+  EXPECT_EQ(with, truth(run, true));
+  EXPECT_TRUE(uses_host(with, 8));
+  EXPECT_FALSE(uses_host(with, 2));
+  // From bursts alone the spare joins first; h2 is still there until it ages out.
+  EXPECT_TRUE(uses_host(without, 8));
+  EXPECT_TRUE(uses_host(without, 2));
+}
+
 }  // namespace
 }  // namespace gauntlet::harness
