@@ -48,14 +48,17 @@ void FalconLadderPolicy::on_alert(const Alert& alert, models::TrainingJob& /*job
     suspects_.clear();
     taken_.clear();
     repaired_.clear();
+    named_by_network_.clear();
     undo_.reset();
     loss_s_ = 0;
     measure_from_ = 0;  // the slowdown is already in the iterations that raised the alert
     last_tick_ = *episode_start_;
   }
   // Later alerts of the episode add suspects for the levers still to come.
-  for (const Suspect& s : alert.suspects)
+  for (const Suspect& s : alert.suspects) {
     if (std::find(suspects_.begin(), suspects_.end(), s.id) == suspects_.end()) suspects_.push_back(s.id);
+    if (alert.kind == "network") named_by_network_.insert(s.id);
+  }
 }
 
 bool FalconLadderPolicy::compute_slow(const models::TrainingJob& job) const {
@@ -239,7 +242,7 @@ std::optional<FalconLadderPolicy::Repair> FalconLadderPolicy::next_repair(const 
         id->kind == sim::ComponentKind::flow_table) {
       host = id->host;
       nic = id->index;
-    } else if (id->kind == sim::ComponentKind::gpu) {
+    } else if (id->kind == sim::ComponentKind::gpu && named_by_network_.count(name)) {
       // A worker of a slow communicator: the RNIC its traffic leaves on.
       for (int r = 0; r < placement.ranks(); ++r)
         if (placement.rank(r).host == id->host && placement.rank(r).gpu == id->index) {

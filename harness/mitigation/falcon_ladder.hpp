@@ -99,6 +99,7 @@ class FalconLadderPolicy final : public MitigationPolicy {
   LadderCosts costs_;
   std::optional<sim::Nanos> episode_start_;
   std::vector<std::string> suspects_;  // every suspect named in the episode, first seen first
+  std::set<std::string> named_by_network_;  // those a network alert named
   std::vector<LadderLever> taken_;
   std::set<std::string> repaired_;     // components re-paired around in this episode
   // The last lever, until its effect is measured: what undoes it.
