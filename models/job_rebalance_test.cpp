@@ -274,6 +274,43 @@ TEST(NetworkLevers, DrainingALossyFabricLinkBringsTheRingBackToHealthySpeed) {
   EXPECT_GE(d.resumed, 80.0);  // the rebuild's pause
 }
 
+// The whole timeline through a lossy link at 30 s, its drain at 61.5 s and
+// an RNIC move at 120.5 s, with or without steady-state fast-forward.
+std::string timeline_through_levers(bool fast_forward) {
+  return sim::run_isolated([=] {
+    sim::Topology topology(two_pods());
+    sim::FlowEngine engine(topology, 5);
+    sim::TelemetryBus bus;
+    TrainingJob training(ring_heavy_job(), topology, engine, bus);
+    training.set_fast_forward(fast_forward);
+    const sim::Nanos horizon = 240 * sim::kSecond;
+    training.set_change_horizon(
+        [&engine, horizon] { return engine.now() < 30 * sim::kSecond ? 30 * sim::kSecond : horizon; });
+    const sim::LinkId link = crossing_uplink(engine);
+    engine.schedule_at(30 * sim::kSecond, [&] { engine.set_link_state(link, {0.3, 0, true}); });
+    engine.schedule_at(61 * sim::kSecond + sim::kSecond / 2,
+                       [&] { training.drain_fabric_link(link, 5 * sim::kSecond); });
+    engine.schedule_at(120 * sim::kSecond + sim::kSecond / 2,
+                       [&] { training.move_nic_traffic(3, 3, 0, 5 * sim::kSecond); });
+    training.start(0, horizon);
+    engine.run_until(horizon);
+    std::ostringstream o;
+    for (const IterationSpan& s : training.timeline())
+      o << s.first << " " << s.count << " " << s.start << " " << s.duration << "\n";
+    o << "simulated " << training.simulated_iterations();
+    return o.str();
+  });
+}
+
+TEST(NetworkLevers, FastForwardGivesTheSameTimelineThroughADrainAndAMove) {
+  const std::string simulated = timeline_through_levers(false), forwarded = timeline_through_levers(true);
+  const auto spans = [](const std::string& t) { return t.substr(0, t.rfind("simulated")); };
+  EXPECT_EQ(spans(forwarded), spans(simulated));
+  EXPECT_GE(std::count(simulated.begin(), simulated.end(), '\n'), 4);  // healthy, lossy, drained, moved
+  const auto count = [](const std::string& t) { return std::stoi(t.substr(t.rfind(' ') + 1)); };
+  EXPECT_LT(count(forwarded), count(simulated) / 2);
+}
+
 TEST(NetworkLevers, MovingAnRnicsGpusOntoAnotherDoublesThatRnicsRingLoad) {
   const LeverDurations d = lever_durations([](sim::FlowEngine&) {},
                                            [](TrainingJob& job, sim::FlowEngine&) {
