@@ -197,6 +197,26 @@ void FalconLadderPolicy::take(models::TrainingJob& job, LadderLever lever, sim::
   measure_from_ = last_tick_ = now + cost(lever);
 }
 
+// Every replica runs (its micro-batches + pp - 1) slots of its slowest
+// stage, and layer counts are shared by all replicas: a stage's layers cost
+// layers x the largest (m_i + pp - 1) / speed over the replicas. Its
+// inverse is the stage's speed for the balance, so a layer move on top of a
+// micro-batch split only corrects what that split left.
+std::vector<double> FalconLadderPolicy::stage_paces(const models::TrainingJob& job, const models::WorkSplit& split) {
+  const models::JobSpec& spec = job.spec();
+  const int pp = spec.parallelism.pp;
+  std::vector<double> worst(static_cast<std::size_t>(pp), 0);
+  for (int r = 0; r < job.placement().ranks(); ++r) {
+    const models::RankPlace& p = job.placement().rank(r);
+    const double slots = split.replica_microbatches(p.dp, spec.microbatches) + pp - 1;
+    double& w = worst[static_cast<std::size_t>(p.pp)];
+    w = std::max(w, slots / std::min(1.0, job.gpu_speed(p.host, p.gpu)));
+  }
+  std::vector<double> pace;
+  for (double w : worst) pace.push_back(1 / w);
+  return pace;
+}
+
 // The compute levers only help when there is something to shift work
 // between: the split they would make, if it differs from the current one.
 std::optional<models::WorkSplit> FalconLadderPolicy::planned_split(const models::TrainingJob& job,
@@ -208,9 +228,12 @@ std::optional<models::WorkSplit> FalconLadderPolicy::planned_split(const models:
   split.layers_per_stage = layers / pp;
   if (lever == LadderLever::rebalance && dp > 1 && spec.microbatches > 1)
     split.microbatches = models::balance_microbatches(job.replica_speeds(), dp * spec.microbatches, pp);
-  else if (lever == LadderLever::relayout && pp > 1 && layers > pp)
-    split.stage_layers = models::balance_layers(job.stage_speeds(), layers);
-  else
+  else if (lever == LadderLever::relayout && pp > 1 && layers > pp) {
+    split.stage_layers = models::balance_layers(stage_paces(job, split), layers);
+    if (std::all_of(split.stage_layers.begin(), split.stage_layers.end(),
+                    [&](int l) { return l == split.layers_per_stage; }))
+      split.stage_layers.clear();  // the even split is already the best
+  } else
     return std::nullopt;
   if (split.microbatches == job.work_split().microbatches && split.stage_layers == job.work_split().stage_layers)
     return std::nullopt;

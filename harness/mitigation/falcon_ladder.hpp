@@ -90,6 +90,7 @@ class FalconLadderPolicy final : public MitigationPolicy {
   std::optional<LadderLever> next_lever(const models::TrainingJob& job) const;
   void take(models::TrainingJob& job, LadderLever lever, sim::Nanos now);
   std::optional<models::WorkSplit> planned_split(const models::TrainingJob& job, LadderLever lever) const;
+  static std::vector<double> stage_paces(const models::TrainingJob& job, const models::WorkSplit& split);
   std::optional<Repair> next_repair(const models::TrainingJob& job) const;
   bool move_pays(const models::TrainingJob& job) const;
   std::string restart_target(const models::TrainingJob& job) const;
