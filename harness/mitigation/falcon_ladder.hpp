@@ -12,7 +12,7 @@
 //      network alert (a slow communicator) stands for the RNIC it sends on.
 //      A move is only made when iterations are more than 5% slower than
 //      healthy plus the iteration's communication time (what the sibling's
-//      doubled load costs at best); at most two re-pairings per episode,
+//      doubled load costs at best); at most two re-pairings per episode;
 //   4. checkpoint-restart with the suspect's host swapped for a spare (not
 //      taken when the suspect sits in the fabric: a restart on the same
 //      hosts meets the same link).
@@ -31,10 +31,15 @@
 // step (or since the episode started) reaches that lever's cost; accrual
 // then starts again from zero, and only once an iteration begun after the
 // lever's pause has finished, so the lever's effect is measured before any
-// further step: a work split or RNIC move that left iterations no faster is
-// undone at once (its pause paid again), and the ladder goes on above it. A slowdown that ends first costs nothing beyond what it lost
-// on its own; one that persists costs each lever taken at most twice its
-// price (once in slowdown, once in the lever itself).
+// further step: a work split or RNIC move that left iterations no faster
+// is undone at once (its pause paid again), and the ladder goes on above
+// it. A slowdown that ends first costs nothing beyond what it lost on its
+// own; one that persists costs each lever taken at most twice its price
+// (once in slowdown, once in the lever itself).
+//
+// Layer moves balance, for each stage, its slowest replica's pace under the
+// micro-batch split in place (every replica shares the layer counts), in
+// whole layers of the job's `layers`; an even result is no move.
 //
 // End. A compute episode ends when no GPU is slow any more; a split then in
 // place is undone (one rebalance pause). Any other episode ends when
