@@ -1,6 +1,7 @@
 // isolate-restart: a detector's alerts drive isolation in a run of its own,
 // and the iterations it saves follow from detection latency, restart cost
-// and the work lost since the last checkpoint.
+// and the work lost since the last checkpoint. Under `none`, a detector that
+// pauses training watches a run of its own and leaves the others' alone.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,9 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-nlohmann::json run(const std::string& scenario, const fs::path& out) {
+nlohmann::json run(const std::string& scenario, const fs::path& out, const std::string& options = "") {
   const std::string command = std::string(GAUNTLET_BINARY_DIR) + "/gauntlet run " + scenario + " --out " +
-                              out.string() + " >/dev/null 2>&1 </dev/null";
+                              out.string() + " " + options + " >/dev/null 2>&1 </dev/null";
   const int status = std::system(command.c_str());
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
   std::ifstream in(out / "summary.json");
@@ -52,6 +53,39 @@ TEST(IsolateRestart, FastLocalizationSavesWhatTheWatchdogLoses) {
   EXPECT_GE(c4d_lost_s, latency + 300 - 2 * iteration_s);
   EXPECT_LE(c4d_lost_s, latency + 300 + 600 + 2 * iteration_s);
   EXPECT_LT(c4d["lost_iterations"].get<double>(), 0.5 * timeout["lost_iterations"].get<double>());
+}
+
+std::string alerts_of(const fs::path& out, const std::string& detector) {
+  std::ifstream in(out / "alerts.jsonl");
+  std::string line, text;
+  while (std::getline(in, line))
+    if (nlohmann::json::parse(line)["detector"] == detector) text += line + "\n";
+  return text;
+}
+
+TEST(NoMitigation, BenchmarkPausesDoNotShiftTheOtherDetectorsRun) {
+  const fs::path base = fs::temp_directory_path() / ("gauntlet-shared-" + std::to_string(::getpid()));
+  const std::string scenario = "scenarios/faults/gpu-throttle.yaml";
+  const nlohmann::json both = run(scenario, base / "both", "--detectors falcon,c4d");
+  const nlohmann::json c4d = run(scenario, base / "c4d", "--detectors c4d");
+  const nlohmann::json falcon = run(scenario, base / "falcon", "--detectors falcon");
+  const std::string c4d_alone = alerts_of(base / "c4d", "c4d");
+  const std::string c4d_beside_falcon = alerts_of(base / "both", "c4d");
+  const std::string falcon_alone = alerts_of(base / "falcon", "falcon");
+  const std::string falcon_beside_c4d = alerts_of(base / "both", "falcon");
+  fs::remove_all(base);
+
+  // falcon's GEMM and allreduce benchmarks paused training in its run...
+  ASSERT_GT(falcon["detectors"]["falcon"]["benchmark_pause_s"].get<double>(), 0);
+  // ...yet c4d, beside it, sees exactly the run it sees alone, and each
+  // detector's losses are those of its own run.
+  ASSERT_FALSE(c4d_alone.empty());
+  EXPECT_EQ(c4d_beside_falcon, c4d_alone);
+  EXPECT_EQ(falcon_beside_c4d, falcon_alone);
+  EXPECT_EQ(both["detectors"]["c4d"]["lost_iterations"], c4d["detectors"]["c4d"]["lost_iterations"]);
+  EXPECT_EQ(both["detectors"]["falcon"]["lost_iterations"], falcon["detectors"]["falcon"]["lost_iterations"]);
+  EXPECT_GT(both["detectors"]["falcon"]["lost_iterations"].get<double>(),
+            both["detectors"]["c4d"]["lost_iterations"].get<double>());
 }
 
 }  // namespace

@@ -230,6 +230,7 @@ DetectorRegistry builtin_detectors() {
   falcon.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
     return std::make_unique<FalconDetector>(FalconDetector::config_from(ctx.params));
   };
+  falcon.pauses_training = true;
   registry.add(std::move(falcon));
 
   DetectorInfo c4d;

@@ -32,6 +32,10 @@ struct DetectorInfo {
   std::string summary;
   std::vector<DetectorParamInfo> params;
   std::function<std::unique_ptr<Detector>(const DetectorContext&)> make;
+  // The detector acts on the job while it watches (validation benchmarks
+  // pause training), so it cannot share a run with detectors that only
+  // observe: under mitigation `none` it gets a run of its own.
+  bool pauses_training = false;
 };
 
 class DetectorRegistry {

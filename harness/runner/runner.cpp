@@ -109,6 +109,12 @@ int false_isolations(const std::vector<MitigationAction>& actions, const std::ve
   return count;
 }
 
+bool pauses_training(const std::string& detector, const DetectorRegistry& registry) {
+  if (detector.starts_with("exec:")) return true;  // it may ask for benchmarks
+  const DetectorInfo* info = registry.find(detector);
+  return info && info->pauses_training;
+}
+
 }  // namespace
 
 RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options) {
@@ -122,13 +128,20 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   const auto wall_start = std::chrono::steady_clock::now();
   const bool mitigated = scenario.mitigation != "none";
 
-  // Without mitigation every detector observes one faulty run. With it, each
+  // Without mitigation the detectors that only observe share one faulty run;
+  // one that acts on the job (its benchmarks pause training) would shift
+  // everyone's timing, so it gets a run of its own. With mitigation each
   // detector's alerts change the run, so each gets its own, and a run with
   // no detector at all is the status quo baseline.
+  std::vector<bool> own_run(scenario.detectors.size(), mitigated);
+  if (!mitigated && scenario.detectors.size() > 1)
+    for (std::size_t i = 0; i < own_run.size(); ++i) own_run[i] = pauses_training(scenario.detectors[i].name, registry);
   SimulationRequest faulty_request;
   faulty_request.show_progress = options.show_progress;
   faulty_request.run_detectors = !mitigated;
   faulty_request.sample_collectives = true;  // for trace.json
+  for (std::size_t i = 0; i < own_run.size(); ++i)
+    if (own_run[i] && !mitigated) faulty_request.skip_detectors.push_back(scenario.detectors[i].name);
   SimulationRequest fault_free_request;
   fault_free_request.inject_faults = false;
   fault_free_request.run_detectors = false;
@@ -136,13 +149,15 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
       [&] { return simulate(scenario, registry, faulty_request).to_json(); },
       [&] { return simulate(scenario, registry, fault_free_request).to_json(); }};
   std::vector<SimulationRequest> detector_requests;
-  if (mitigated)
-    for (const DetectorSpec& spec : scenario.detectors) {
-      SimulationRequest r;
-      r.mitigation = scenario.mitigation;
-      r.only_detector = spec.name;
-      detector_requests.push_back(r);
-    }
+  std::vector<std::size_t> result_of(scenario.detectors.size(), 0);  // index into results, 0: the shared run
+  for (std::size_t i = 0; i < scenario.detectors.size(); ++i) {
+    if (!own_run[i]) continue;
+    SimulationRequest r;
+    r.mitigation = scenario.mitigation;
+    r.only_detector = scenario.detectors[i].name;
+    result_of[i] = 2 + detector_requests.size();
+    detector_requests.push_back(r);
+  }
   for (const SimulationRequest& r : detector_requests)
     bodies.push_back([&scenario, &registry, &r] { return simulate(scenario, registry, r).to_json(); });
   auto results = sim::run_isolated_all(bodies, options.parallel_runs);
@@ -159,19 +174,14 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   for (std::size_t i = 0; i < scenario.detectors.size(); ++i) {
     const std::string& name = scenario.detectors[i].name;
     double progress = static_cast<double>(report.faulty.iterations());
-    if (mitigated) {
-      const SimulationOutcome own = SimulationOutcome::from_json(results[2 + i]);
+    if (result_of[i] != 0) {
+      const SimulationOutcome own = SimulationOutcome::from_json(results[result_of[i]]);
       report.faulty.detectors[name] = own.detectors.at(name);
       progress = static_cast<double>(own.iterations());
     }
     const DetectorOutcome& outcome = report.faulty.detectors.at(name);
     DetectorScore score = score_detector(report.faults, outcome.alerts, scoring);
     score.lost_iterations = static_cast<double>(report.fault_free.iterations()) - progress;
-    // In the run every detector shares, another detector's benchmark pauses
-    // are that detector's cost, not this one's.
-    if (!mitigated)
-      for (const auto& [other, run] : report.faulty.detectors)
-        if (other != name) score.lost_iterations -= run.benchmark_pause_iterations;
     score.lost_gpu_hours = score.lost_iterations * iteration_hours * scenario.job.gpus;
     score.false_isolations = false_isolations(outcome.actions, report.faults, scoring);
     score.probes_sent = outcome.probes_sent;

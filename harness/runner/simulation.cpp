@@ -128,6 +128,9 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     Scenario observed = scenario;
     if (!request.only_detector.empty())
       std::erase_if(observed.detectors, [&](const DetectorSpec& d) { return d.name != request.only_detector; });
+    std::erase_if(observed.detectors, [&](const DetectorSpec& d) {
+      return std::find(request.skip_detectors.begin(), request.skip_detectors.end(), d.name) != request.skip_detectors.end();
+    });
     detectors = make_detectors(observed, registry, topology);
   }
   const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job, scenario.mitigation_costs);

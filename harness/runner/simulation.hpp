@@ -27,6 +27,7 @@ struct SimulationRequest {
   // its alerts; "none" lets every detector observe the same run.
   std::string mitigation = "none";
   std::string only_detector;  // empty: every detector of the scenario
+  std::vector<std::string> skip_detectors;  // run elsewhere (they act on the job)
   bool sample_collectives = false;  // keep a bounded per-rank sample for trace.json
 };
 
