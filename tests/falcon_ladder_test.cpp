@@ -235,6 +235,37 @@ TEST(FalconLadder, ALossyHostLinksGpusMoveToTheFallbackRnicWhichCarriesTwoRings)
   }
 }
 
+TEST(FalconLadder, AMoveOntoACongestedRnicIsMeasuredAndMovedBack) {
+  // The lossy host link's scenario with h4's RNIC 0, the fallback, also
+  // congested to half its rate: moving RNIC 3's GPUs there would put two
+  // rings on half a link.
+  std::ifstream in("scenarios/falcon-ladder-lossy-host-link.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  const std::string fault = "  - {type: link_loss, target: h4.nic3~leaf3, at: 10m, rate: 0.02}\n";
+  ASSERT_NE(yaml.find(fault), std::string::npos);
+  yaml.replace(yaml.find(fault), fault.size(),
+               fault + "  - {type: congestion, target: h4.nic0~leaf0, at: 10m, load: 0.5}\n");
+  const fs::path path = fs::temp_directory_path() / ("gauntlet-ladder-congested-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(path) << yaml;
+  const LadderRun r = run(path.string());
+  fs::remove(path);
+  const double repair = 30;
+  const double slow = duration_in(r, 620, 1800);
+  const nlohmann::json& actions = r.summary["detectors"]["falcon"]["mitigation_actions"];
+  ASSERT_GE(actions.size(), 2u) << actions.dump();
+  EXPECT_EQ(actions[0]["action"], "move-nic-traffic");
+  EXPECT_EQ(actions[0]["components"], nlohmann::json::array({"h4.nic3"}));
+  EXPECT_EQ(actions[1]["action"], "restore-nic-traffic");
+  EXPECT_EQ(actions[1]["components"], nlohmann::json::array({"h4.nic3"}));
+  // Moved back at the first tick after one iteration begun after the rebuild.
+  const double moved = actions[0]["time_s"].get<double>(), restored = actions[1]["time_s"].get<double>();
+  EXPECT_GE(restored, moved + repair);
+  EXPECT_LE(restored, moved + repair + 2 * slow + 1);
+  EXPECT_EQ(r.summary["detectors"]["falcon"]["false_isolations"].get<int>(), 0);
+}
+
 TEST(FalconLadder, ATransientSlowdownEndsBeforeTheFirstRungIsWorthIt) {
   const LadderRun r = run("scenarios/falcon-ladder-transient.yaml");
   const nlohmann::json& s = r.summary;
