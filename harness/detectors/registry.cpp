@@ -269,7 +269,7 @@ DetectorRegistry builtin_detectors() {
   DetectorInfo skeleton;
   skeleton.name = "skeleton";
   skeleton.summary =
-      "SkeletonHunter: probes the traffic skeleton inferred from the job's recurring collective peers plus "
+      "SkeletonHunter: probes the traffic skeleton inferred from periodic RNIC flow table bursts plus "
       "identifiability pairs; localizes overlay first, then underlay, then the RNIC boundary; tells a silent "
       "agent from a network fault";
   skeleton.params = {
@@ -279,8 +279,8 @@ DetectorRegistry builtin_detectors() {
       declare("rtt_margin", K::duration, "50us", "RTT over the healthy baseline plus this (and over the factor) is anomalous", 0.0),
       declare("heartbeat", K::duration, "10s", "the agents' heartbeat interval", 0.001),
       declare("missed_heartbeats", K::integer, "3", "heartbeat intervals of silence that make an agent silent", 1.0),
-      declare("min_repeats", K::integer, "3", "iterations a ring edge must recur in to join the skeleton", 1.0),
-      declare("stale_after", K::duration, "2m", "silence after which an edge leaves the skeleton", 0.001),
+      declare("min_repeats", K::integer, "3", "bursts at one period a flow needs to join the skeleton", 2.0),
+      declare("stale_after", K::duration, "2m", "silence (while other flows burst) after which a flow leaves the skeleton", 0.001),
   };
   skeleton.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
     return std::make_unique<SkeletonDetector>(SkeletonDetector::config_from(ctx.params), ctx.topology);

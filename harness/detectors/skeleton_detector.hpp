@@ -1,7 +1,8 @@
 #pragma once
 // SkeletonHunter: probes only the traffic skeleton the RNICs' flow tables
-// reveal (periodic bursts, skeleton_inference.hpp), plus the pairs that make every component on
-// it identifiable, one budgeted round every `round`; localizes anomalies
+// reveal (periodic bursts, skeleton_inference.hpp; container stops retire
+// flows early), plus the pairs that make every component on it
+// identifiable, one budgeted round every `round`; localizes anomalies
 // optimistically, one layer at a time:
 //   1. overlay, assuming the underlay healthy: anomalous overlay probes that
 //      all touch one RNIC while underlay probes between the same ends are fine
