@@ -155,6 +155,7 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
     SimulationRequest r;
     r.mitigation = scenario.mitigation;
     r.only_detector = scenario.detectors[i].name;
+    r.sample_collectives = true;  // for trace.json
     result_of[i] = 2 + detector_requests.size();
     detector_requests.push_back(r);
   }
@@ -175,9 +176,10 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
     const std::string& name = scenario.detectors[i].name;
     double progress = static_cast<double>(report.faulty.iterations());
     if (result_of[i] != 0) {
-      const SimulationOutcome own = SimulationOutcome::from_json(results[result_of[i]]);
+      SimulationOutcome own = SimulationOutcome::from_json(results[result_of[i]]);
       report.faulty.detectors[name] = own.detectors.at(name);
       progress = static_cast<double>(own.iterations());
+      report.own_runs[name] = std::move(own);
     }
     const DetectorOutcome& outcome = report.faulty.detectors.at(name);
     DetectorScore score = score_detector(report.faults, outcome.alerts, scoring);

@@ -21,6 +21,10 @@ struct RunReport {
   double wall_seconds = 0;
   SimulationOutcome fault_free;
   SimulationOutcome faulty;  // no mitigation: every detector observed this run
+  // The runs detectors watched alone (under a mitigation policy, or one that
+  // pauses training), by detector name; their alerts and actions are also
+  // copied into faulty.detectors.
+  std::map<std::string, SimulationOutcome> own_runs;
   std::vector<FaultEpisode> faults;
   std::map<std::string, DetectorScore> scores;  // in scenario order via detector_order
   std::vector<std::string> detector_order;
