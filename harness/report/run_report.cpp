@@ -95,7 +95,7 @@ std::string run_report_html(const RunView& run) {
 
 void write_run_results(const RunReport& report, const std::filesystem::path& out_dir) {
   const RunView view = view_of(report);
-  write_run_outputs(report, out_dir, {{"trace.json", trace_json(view)}, {"report.html", run_report_html(view)}});
+  write_run_outputs(report, out_dir, {{"trace.json", trace_json(report)}, {"report.html", run_report_html(view)}});
 }
 
 }  // namespace gauntlet::harness

@@ -3,18 +3,16 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <map>
 
 namespace gauntlet::harness {
 namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr int kJobPid = 1;
 constexpr int kIterationsTid = 1;
 constexpr int kFaultsTid = 2;
-constexpr int kFirstAlertTid = 3;
-constexpr int kCollectivesPid = 2;
+constexpr int kActionsTid = 3;
+constexpr int kFirstAlertTid = 4;
 
 double micros(sim::Nanos t) { return static_cast<double>(t) / 1e3; }
 
@@ -25,9 +23,90 @@ json metadata(const char* what, int pid, int tid, const std::string& name) {
   return event;
 }
 
-// One track per sampled rank under the "collectives" process; returns what
+json instant(const std::string& name, const char* category, int pid, int tid, double time_s, json args) {
+  return {{"name", name}, {"cat", category}, {"ph", "i"},          {"s", "t"},
+          {"pid", pid},   {"tid", tid},      {"ts", time_s * 1e6}, {"args", std::move(args)}};
+}
+
+void iteration_events(const std::vector<models::IterationSpan>& timeline, int pid, json& events) {
+  for (const models::IterationSpan& span : timeline) {
+    if (span.count <= kPerIterationSlicesUpTo) {
+      for (std::uint64_t i = 0; i < span.count; ++i)
+        events.push_back({{"name", "iteration " + std::to_string(span.first + i)},
+                          {"cat", "iteration"},
+                          {"ph", "X"},
+                          {"pid", pid},
+                          {"tid", kIterationsTid},
+                          {"ts", micros(span.start + static_cast<sim::Nanos>(i) * span.duration)},
+                          {"dur", micros(span.duration)},
+                          {"args", {{"duration_s", sim::to_seconds(span.duration)}}}});
+      continue;
+    }
+    // A steady stretch is one slice: it may hold millions of iterations.
+    events.push_back({{"name", "iterations " + std::to_string(span.first) + ".." +
+                                   std::to_string(span.first + span.count - 1)},
+                      {"cat", "steady"},
+                      {"ph", "X"},
+                      {"pid", pid},
+                      {"tid", kIterationsTid},
+                      {"ts", micros(span.start)},
+                      {"dur", micros(span.duration * static_cast<sim::Nanos>(span.count))},
+                      {"args", {{"duration_s", sim::to_seconds(span.duration)}, {"count", span.count}}}});
+  }
+}
+
+void fault_events(const std::vector<FaultEpisode>& faults, double sim_seconds, int pid, json& events) {
+  for (const FaultEpisode& f : faults) {
+    const double end_s = std::max(f.end_s.value_or(sim_seconds), f.start_s);
+    events.push_back({{"name", f.type + (f.target.empty() ? "" : " " + f.target)},
+                      {"cat", "fault"},
+                      {"ph", "X"},
+                      {"pid", pid},
+                      {"tid", kFaultsTid},
+                      {"ts", f.start_s * 1e6},
+                      {"dur", (end_s - f.start_s) * 1e6},
+                      {"args", {{"id", f.id}, {"affected_job", f.affected_job}, {"benign", f.benign}}}});
+  }
+}
+
+void action_events(const std::vector<MitigationAction>& actions, int pid, json& events) {
+  json track = metadata("thread_name", pid, kActionsTid, "mitigation actions");
+  if (actions.size() > kMaxTraceAlerts) track["args"]["dropped_actions"] = actions.size() - kMaxTraceAlerts;
+  events.push_back(track);
+  for (std::size_t i = 0; i < actions.size() && i < kMaxTraceAlerts; ++i) {
+    const MitigationAction& a = actions[i];
+    std::string name = a.action;
+    for (const std::string& c : a.components) name += " " + c;
+    events.push_back(instant(name, "mitigation", pid, kActionsTid, a.time_s,
+                             {{"action", a.action}, {"components", a.components}, {"spares_used", a.spares_used}}));
+  }
+}
+
+// Returns the tid after the last alert track.
+int alert_events(const TraceRun& run, int pid, json& events) {
+  int tid = kFirstAlertTid;
+  const std::vector<Alert> none;
+  for (const std::string& name : run.detectors) {
+    json track = metadata("thread_name", pid, tid, "alerts: " + name);
+    const auto it = run.alerts.find(name);
+    const std::vector<Alert>& alerts = it != run.alerts.end() ? it->second : none;
+    if (alerts.size() > kMaxTraceAlerts) track["args"]["dropped_alerts"] = alerts.size() - kMaxTraceAlerts;
+    events.push_back(track);
+    for (std::size_t i = 0; i < alerts.size() && i < kMaxTraceAlerts; ++i) {
+      const Alert& a = alerts[i];
+      json suspects = json::array();
+      for (const Suspect& s : a.suspects) suspects.push_back({{"id", s.id}, {"score", s.score}});
+      events.push_back(instant(a.kind + (a.suspects.empty() ? "" : " " + a.suspects.front().id), "alert", pid, tid,
+                               a.time_s, {{"detector", name}, {"suspects", suspects}}));
+    }
+    ++tid;
+  }
+  return tid;
+}
+
+// One track per sampled rank, after the run's other tracks; returns what
 // was sampled, for the trace's metadata.
-json collective_events(const CollectiveSample& sample, json& events) {
+json collective_events(const CollectiveSample& sample, int pid, int first_tid, json& events) {
   json info = {{"ranks_sampled", sample.workers.size()},
                {"ranks_total", sample.ranks_total},
                {"iterations_sampled", sample.iterations_sampled},
@@ -35,21 +114,18 @@ json collective_events(const CollectiveSample& sample, json& events) {
                {"slices", sample.slices.size()}};
   if (sample.workers.empty()) return info;
   info["note"] = "collectives of the sampled ranks only; each steady run is shown by its first iteration";
-  events.push_back(metadata("process_name", kCollectivesPid, -1,
-                            "collectives (" + std::to_string(sample.workers.size()) + " of " +
-                                std::to_string(sample.ranks_total) + " ranks)"));
   std::map<std::string, int> track;
   for (const std::string& w : sample.workers) {
-    const int tid = static_cast<int>(track.size()) + 1;
+    const int tid = first_tid + static_cast<int>(track.size());
     track[w] = tid;
-    events.push_back(metadata("thread_name", kCollectivesPid, tid, w));
+    events.push_back(metadata("thread_name", pid, tid, "collectives: " + w));
   }
   for (const CollectiveSlice& c : sample.slices) {
     const auto it = track.find(c.worker);
     if (it == track.end()) continue;
     json event = {{"name", c.op + " " + c.communicator},
                   {"cat", "collective"},
-                  {"pid", kCollectivesPid},
+                  {"pid", pid},
                   {"tid", it->second},
                   {"ts", micros(c.start)}};
     json args = {{"iteration", c.iteration}, {"communicator", c.communicator}, {"bytes", c.bytes}};
@@ -67,78 +143,89 @@ json collective_events(const CollectiveSample& sample, json& events) {
   return info;
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 }  // namespace
 
-std::string trace_json(const RunView& run) {
+std::vector<TraceRun> trace_runs(const RunReport& report) {
+  const std::string& mitigation = report.scenario.mitigation;
+  std::vector<TraceRun> runs;
+  TraceRun shared;
+  shared.timeline = report.faulty.timeline;
+  shared.collectives = report.faulty.collectives;
+  for (const std::string& name : report.detector_order) {
+    if (report.own_runs.count(name)) continue;
+    shared.detectors.push_back(name);
+    auto it = report.faulty.detectors.find(name);
+    shared.alerts[name] = it != report.faulty.detectors.end() ? it->second.alerts : std::vector<Alert>{};
+  }
+  shared.name = shared.detectors.empty() ? "faulty run, status quo (no detector)"
+                                         : "faulty run watched by " + joined(shared.detectors);
+  runs.push_back(std::move(shared));
+  for (const std::string& name : report.detector_order) {
+    const auto own = report.own_runs.find(name);
+    if (own == report.own_runs.end()) continue;
+    TraceRun run;
+    run.name = "faulty run watched by " + name + " alone (mitigation: " + mitigation + ")";
+    run.timeline = own->second.timeline;
+    run.detectors = {name};
+    run.collectives = own->second.collectives;
+    const auto outcome = own->second.detectors.find(name);
+    if (outcome != own->second.detectors.end()) {
+      run.alerts[name] = outcome->second.alerts;
+      run.actions = outcome->second.actions;
+    }
+    runs.push_back(std::move(run));
+  }
+  TraceRun fault_free;
+  fault_free.name = "fault-free run";
+  fault_free.timeline = report.fault_free.timeline;
+  fault_free.with_faults = false;
+  runs.push_back(std::move(fault_free));
+  return runs;
+}
+
+std::string trace_json(const std::vector<TraceRun>& runs, const std::vector<FaultEpisode>& faults,
+                       double sim_seconds) {
   json events = json::array();
-  events.push_back(metadata("process_name", kJobPid, -1, "job: " + run.scenario + " seed " + std::to_string(run.seed)));
-  events.push_back(metadata("thread_name", kJobPid, kIterationsTid, "iterations"));
-  events.push_back(metadata("thread_name", kJobPid, kFaultsTid, "faults"));
-
-  for (const models::IterationSpan& span : run.timeline) {
-    if (span.count <= kPerIterationSlicesUpTo) {
-      for (std::uint64_t i = 0; i < span.count; ++i)
-        events.push_back({{"name", "iteration " + std::to_string(span.first + i)},
-                          {"cat", "iteration"},
-                          {"ph", "X"},
-                          {"pid", kJobPid},
-                          {"tid", kIterationsTid},
-                          {"ts", micros(span.start + static_cast<sim::Nanos>(i) * span.duration)},
-                          {"dur", micros(span.duration)},
-                          {"args", {{"duration_s", sim::to_seconds(span.duration)}}}});
-      continue;
+  json run_info = json::array();
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const TraceRun& run = runs[r];
+    const int pid = static_cast<int>(r) + 1;
+    events.push_back(metadata("process_name", pid, -1, run.name));
+    events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
+    events.push_back(metadata("thread_name", pid, kIterationsTid, "iterations"));
+    iteration_events(run.timeline, pid, events);
+    if (run.with_faults) {
+      events.push_back(metadata("thread_name", pid, kFaultsTid, "faults"));
+      fault_events(faults, sim_seconds, pid, events);
     }
-    // A steady stretch is one slice: it may hold millions of iterations.
-    events.push_back({{"name", "iterations " + std::to_string(span.first) + ".." +
-                                   std::to_string(span.first + span.count - 1)},
-                      {"cat", "steady"},
-                      {"ph", "X"},
-                      {"pid", kJobPid},
-                      {"tid", kIterationsTid},
-                      {"ts", micros(span.start)},
-                      {"dur", micros(span.duration * static_cast<sim::Nanos>(span.count))},
-                      {"args", {{"duration_s", sim::to_seconds(span.duration)}, {"count", span.count}}}});
+    if (!run.actions.empty()) action_events(run.actions, pid, events);
+    const int next_tid = alert_events(run, pid, events);
+    const json sample = collective_events(run.collectives, pid, next_tid, events);
+    run_info.push_back({{"pid", pid}, {"name", run.name}, {"collective_sample", sample}});
   }
+  json other = {{"runs", run_info}};
+  if (!run_info.empty()) other["collective_sample"] = run_info[0]["collective_sample"];  // the first run's
+  return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", other}}.dump() + "\n";
+}
 
-  for (const FaultEpisode& f : run.faults) {
-    const double end_s = std::max(f.end_s.value_or(run.sim_seconds), f.start_s);
-    events.push_back({{"name", f.type + (f.target.empty() ? "" : " " + f.target)},
-                      {"cat", "fault"},
-                      {"ph", "X"},
-                      {"pid", kJobPid},
-                      {"tid", kFaultsTid},
-                      {"ts", f.start_s * 1e6},
-                      {"dur", (end_s - f.start_s) * 1e6},
-                      {"args", {{"id", f.id}, {"affected_job", f.affected_job}, {"benign", f.benign}}}});
-  }
+std::string trace_json(const RunReport& report) {
+  return trace_json(trace_runs(report), report.faults, sim::to_seconds(report.scenario.duration));
+}
 
-  int tid = kFirstAlertTid;
-  for (const std::string& name : run.detector_order) {
-    json track = metadata("thread_name", kJobPid, tid, "alerts: " + name);
-    const auto it = run.alerts.find(name);
-    const std::vector<Alert> none;
-    const std::vector<Alert>& alerts = it != run.alerts.end() ? it->second : none;
-    if (alerts.size() > kMaxTraceAlerts) track["args"]["dropped_alerts"] = alerts.size() - kMaxTraceAlerts;
-    events.push_back(track);
-    for (std::size_t i = 0; i < alerts.size() && i < kMaxTraceAlerts; ++i) {
-      const Alert& a = alerts[i];
-      json suspects = json::array();
-      for (const Suspect& s : a.suspects) suspects.push_back({{"id", s.id}, {"score", s.score}});
-      events.push_back({{"name", a.kind + (a.suspects.empty() ? "" : " " + a.suspects.front().id)},
-                        {"cat", "alert"},
-                        {"ph", "i"},
-                        {"s", "t"},
-                        {"pid", kJobPid},
-                        {"tid", tid},
-                        {"ts", a.time_s * 1e6},
-                        {"args", {{"detector", name}, {"suspects", suspects}}}});
-    }
-    ++tid;
-  }
-  const json sample = collective_events(run.collectives, events);
-  return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", {{"collective_sample", sample}}}}
-             .dump() +
-         "\n";
+std::string trace_json(const RunView& view) {
+  TraceRun run;
+  run.name = "job: " + view.scenario + " seed " + std::to_string(view.seed);
+  run.timeline = view.timeline;
+  run.detectors = view.detector_order;
+  run.alerts = view.alerts;
+  run.collectives = view.collectives;
+  return trace_json({run}, view.faults, view.sim_seconds);
 }
 
 }  // namespace gauntlet::harness
