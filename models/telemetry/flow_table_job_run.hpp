@@ -85,8 +85,9 @@ inline FlowTableJobRun run_flow_table_job(const sim::ClusterShape& shape, const 
     detail::write_truth(o, "L", job, topology);
     set_replay_observer(engine, nullptr);
     const auto& timeline = job.timeline();
-    const sim::Nanos last_end =
-        timeline.empty() ? 0 : timeline.back().start + static_cast<sim::Nanos>(timeline.back().count) * timeline.back().duration;
+    sim::Nanos last_end = 0;
+    if (!timeline.empty())
+      last_end = timeline.back().start + static_cast<sim::Nanos>(timeline.back().count) * timeline.back().duration;
     o << "I " << job.executed_iterations() << " " << last_end << " 0\n";
     return o.str() + "\n" + batches;
   });

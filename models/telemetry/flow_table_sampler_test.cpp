@@ -63,7 +63,8 @@ Series expand(const sim::Topology& t, const std::vector<telemetry::Batch>& batch
           }
           for (sim::Nanos s = from / kSecond + 1; s <= (to - 1) / kSecond + 1; ++s) {
             const sim::Nanos a = std::max(from, (s - 1) * kSecond), z = std::min(to, s * kSecond);
-            out[s][key] += static_cast<double>(burst.bytes()) * static_cast<double>(z - a) / static_cast<double>(to - from);
+            const double share = static_cast<double>(z - a) / static_cast<double>(to - from);
+            out[s][key] += static_cast<double>(burst.bytes()) * share;
           }
         }
   }
