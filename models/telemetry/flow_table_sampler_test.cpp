@@ -204,5 +204,32 @@ TEST(FlowTableSampler, JobTrafficAddsUpAndComputeSecondsAreSilent) {
   EXPECT_GE(silent, static_cast<int>(run.iterations_completed));
 }
 
+// After a restart on a spare, iteration numbers start over from the last
+// checkpoint: stretches must repeat the new placement's flows, not the old.
+TEST(FlowTableSampler, StretchesAfterARestartRepeatTheNewPlacement) {
+  JobSpec spec = tp8_pp2_dp4();
+  spec.spare_hosts = 1;
+  spec.restart_cost = 20 * kSecond;
+  sim::ClusterShape shape = cluster();
+  shape.hosts = 9;
+  const sim::Nanos isolation = 60 * kSecond + 300 * sim::kMillisecond;
+  const auto run = testing::run_flow_table_job(shape, spec, 200 * kSecond, [&](sim::FlowEngine& engine, TrainingJob& job) {
+    engine.schedule_at(isolation, [&job] { job.isolate({"h2.gpu0"}); });
+  });
+  ASSERT_EQ(run.hosts_last[2], 8);  // the spare took h2's slot
+  int after = 0, on_spare = 0;
+  for (const auto& b : run.batches)
+    for (const telemetry::FlowTableRun& f : b.flow_table_runs())
+      for (const telemetry::FlowBurst& burst : f.bursts()) {
+        if (burst.from_ns() < isolation) continue;
+        ++after;
+        EXPECT_NE(burst.table().rfind("h2.", 0), 0u) << burst.table();
+        EXPECT_NE(burst.peer().rfind("h2.", 0), 0u) << burst.peer();
+        on_spare += burst.table().rfind("h8.", 0) == 0 ? 1 : 0;
+      }
+  EXPECT_GT(after, 0);
+  EXPECT_GT(on_spare, 0);
+}
+
 }  // namespace
 }  // namespace gauntlet::models
