@@ -213,9 +213,10 @@ TEST(FlowTableSampler, StretchesAfterARestartRepeatTheNewPlacement) {
   sim::ClusterShape shape = cluster();
   shape.hosts = 9;
   const sim::Nanos isolation = 60 * kSecond + 300 * sim::kMillisecond;
-  const auto run = testing::run_flow_table_job(shape, spec, 200 * kSecond, [&](sim::FlowEngine& engine, TrainingJob& job) {
-    engine.schedule_at(isolation, [&job] { job.isolate({"h2.gpu0"}); });
-  });
+  const auto run =
+      testing::run_flow_table_job(shape, spec, 200 * kSecond, [&](sim::FlowEngine& engine, TrainingJob& job) {
+        engine.schedule_at(isolation, [&job] { job.isolate({"h2.gpu0"}); });
+      });
   ASSERT_EQ(run.hosts_last[2], 8);  // the spare took h2's slot
   int after = 0, on_spare = 0;
   for (const auto& b : run.batches)
