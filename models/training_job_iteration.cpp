@@ -16,22 +16,20 @@ namespace {
 
 constexpr sim::Nanos kForever = std::numeric_limits<sim::Nanos>::max();
 
-// Rewrites one iteration's records as those of iteration `iteration`
-// starting `shift` later.
-telemetry::Record shifted(const telemetry::Record& record, sim::Nanos shift, std::uint64_t iteration) {
-  telemetry::Record out = record;
-  if (out.has_iteration()) {
-    auto* it = out.mutable_iteration();
+// Rewrites a copy of one iteration's records as those of iteration
+// `iteration` starting `shift` later.
+void shift_record(telemetry::Record& record, sim::Nanos shift, std::uint64_t iteration) {
+  if (record.has_iteration()) {
+    auto* it = record.mutable_iteration();
     it->set_iteration(iteration);
     it->set_start_ns(it->start_ns() + shift);
     it->set_end_ns(it->end_ns() + shift);
-  } else if (out.has_collective()) {
-    auto* c = out.mutable_collective();
+  } else if (record.has_collective()) {
+    auto* c = record.mutable_collective();
     c->set_sequence(iteration);
     c->set_start_ns(c->start_ns() + shift);
     if (c->end_ns() != 0) c->set_end_ns(c->end_ns() + shift);
   }
-  return out;
 }
 
 telemetry::Record collective(const std::string& communicator, int rank, const std::string& worker,
@@ -122,13 +120,18 @@ void TrainingJob::end_steady_run(std::uint64_t count) {
   const Steady run = *steady_;
   steady_.reset();
   if (count == 0) return;
-  telemetry::SteadyRun steady;
-  steady.set_first_iteration(run.first);
-  steady.set_last_iteration(run.first + count - 1);
-  steady.set_period_ns(run.duration);
-  for (const telemetry::Record& record : last_->records)
-    *steady.add_records() = shifted(record, run.start - last_->start, run.first);
-  bus_.publish_steady(std::move(steady));
+  // Written in place: a large job's iteration has tens of thousands of records.
+  bus_.publish_steady_in_place([&](telemetry::SteadyRun& steady) {
+    steady.set_first_iteration(run.first);
+    steady.set_last_iteration(run.first + count - 1);
+    steady.set_period_ns(run.duration);
+    steady.mutable_records()->Reserve(static_cast<int>(last_->records.size()));
+    for (const telemetry::Record& record : last_->records) {
+      telemetry::Record* copy = steady.add_records();
+      *copy = record;
+      shift_record(*copy, run.start - last_->start, run.first);
+    }
+  });
   record_span(run.start, run.duration, count);
   progress_ += count;
   executed_ += count;
@@ -381,7 +384,7 @@ void TrainingJob::finish_iteration(std::shared_ptr<Outcome> outcome) {
     for (telemetry::Record& record : outcome->records) records.push_back(std::move(record));
     outcome->records = std::move(records);
     record_span(outcome->start, outcome->duration, 1);
-    for (const telemetry::Record& record : outcome->records) bus_.publish(record);
+    for (const telemetry::Record& record : outcome->records) bus_.publish_copy(record);
     ++progress_;
     ++executed_;
     executed_at_simulation_ = executed_;

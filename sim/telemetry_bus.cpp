@@ -4,20 +4,46 @@
 
 namespace gauntlet::sim {
 
+TelemetryBus::TelemetryBus() { renew(); }
+
+void TelemetryBus::renew() {
+  arena_ = std::make_unique<google::protobuf::Arena>();
+  pending_ = google::protobuf::Arena::CreateMessage<telemetry::Batch>(arena_.get());
+}
+
 void TelemetryBus::publish(telemetry::Record record) {
   published_bytes_ += record.ByteSizeLong();
-  *pending_.add_records() = std::move(record);
+  // The arena takes ownership of the heap record: no copy.
+  pending_->mutable_records()->AddAllocated(new telemetry::Record(std::move(record)));
+}
+
+void TelemetryBus::publish_copy(const telemetry::Record& record) {
+  published_bytes_ += record.ByteSizeLong();
+  *pending_->add_records() = record;
 }
 
 void TelemetryBus::publish_steady(telemetry::SteadyRun run) {
   published_bytes_ += run.ByteSizeLong();
-  *pending_.add_steady() = std::move(run);
+  pending_->mutable_steady()->AddAllocated(new telemetry::SteadyRun(std::move(run)));
+}
+
+void TelemetryBus::publish_steady_in_place(const std::function<void(telemetry::SteadyRun&)>& build) {
+  telemetry::SteadyRun* run = pending_->add_steady();
+  build(*run);
+  published_bytes_ += run->ByteSizeLong();
 }
 
 telemetry::Batch TelemetryBus::drain(Nanos until) {
-  telemetry::Batch out;
-  out.Swap(&pending_);
+  telemetry::Batch out = *pending_;
   out.set_until_ns(until);
+  renew();
+  return out;
+}
+
+ArenaBatch TelemetryBus::drain_on_arena(Nanos until) {
+  pending_->set_until_ns(until);
+  ArenaBatch out(std::move(arena_), pending_);
+  renew();
   return out;
 }
 

@@ -2,7 +2,11 @@
 // Models publish telemetry here; whoever runs the simulation drains it into
 // batches for detectors. Models never know who listens, so measuring code
 // never edits a model.
+#include <google/protobuf/arena.h>
+
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "sim/proto/telemetry.pb.h"
@@ -10,16 +14,42 @@
 
 namespace gauntlet::sim {
 
+// A drained batch together with the arena its records live on: a month-long
+// run publishes millions of records, and an arena allocates them in bulk and
+// frees them at once with the batch.
+class ArenaBatch {
+ public:
+  ArenaBatch(std::unique_ptr<google::protobuf::Arena> arena, telemetry::Batch* batch)
+      : arena_(std::move(arena)), batch_(batch) {}
+  telemetry::Batch& batch() { return *batch_; }
+  const telemetry::Batch& batch() const { return *batch_; }
+
+ private:
+  std::unique_ptr<google::protobuf::Arena> arena_;
+  telemetry::Batch* batch_;
+};
+
 class TelemetryBus {
  public:
+  TelemetryBus();
   void publish(telemetry::Record record);
+  // Copies `record` straight into the pending batch (no intermediate copy).
+  void publish_copy(const telemetry::Record& record);
   void publish_steady(telemetry::SteadyRun run);
+  // Builds a steady run where it will be drained: `build` fills it in place,
+  // so a run of tens of thousands of records is written once.
+  void publish_steady_in_place(const std::function<void(telemetry::SteadyRun&)>& build);
   // Moves out everything published so far as one batch ending at until.
   telemetry::Batch drain(Nanos until);
+  // The same batch without copying it off its arena.
+  ArenaBatch drain_on_arena(Nanos until);
   std::uint64_t published_bytes() const { return published_bytes_; }
 
  private:
-  telemetry::Batch pending_;
+  void renew();
+
+  std::unique_ptr<google::protobuf::Arena> arena_;
+  telemetry::Batch* pending_ = nullptr;  // on arena_
   std::uint64_t published_bytes_ = 0;
 };
 

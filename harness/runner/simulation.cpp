@@ -188,7 +188,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   for (sim::Nanos t = 0; t < scenario.duration;) {
     t = std::min(t + request.observe_interval, scenario.duration);
     engine.run_until(t);
-    telemetry::Batch batch = bus.drain(t);
+    sim::ArenaBatch drained = bus.drain_on_arena(t);  // freed at once at the end of the step
+    telemetry::Batch& batch = drained.batch();
     profiler.observe(batch);  // finished windows publish into the next batch
     if (collectives) collectives->observe(batch);
     if (!detectors.empty()) {

@@ -113,9 +113,8 @@ FabricSampler::PortValue FabricSampler::value_of(int direction, bool flowing) co
   return v;
 }
 
-telemetry::Record FabricSampler::record(int direction, const PortValue& v, sim::Nanos at) const {
-  telemetry::Record r;
-  auto* p = r.mutable_port();
+void FabricSampler::write_record(telemetry::Record* r, int direction, const PortValue& v, sim::Nanos at) const {
+  auto* p = r->mutable_port();
   p->set_link(link_name(link_of_direction(direction)));
   p->set_upward(direction_upward(direction));
   p->set_time_ns(at);
@@ -124,7 +123,6 @@ telemetry::Record FabricSampler::record(int direction, const PortValue& v, sim::
   p->set_queue_depth(v.queue_depth);
   p->set_ecn_marked(v.ecn_marked);
   p->set_link_up(v.link_up);
-  return r;
 }
 
 void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch* out) {
@@ -167,9 +165,9 @@ void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch
       }
       if (it == ports_.end() && idle) continue;
       if (it != ports_.end()) close(direction, it->second, previous_);
-      telemetry::Record r = record(direction, v, at);
-      published_bytes_ += r.ByteSizeLong();
-      *out->add_records() = std::move(r);
+      telemetry::Record* r = out->add_records();
+      write_record(r, direction, v, at);
+      published_bytes_ += r->ByteSizeLong();
       if (idle)
         ports_.erase(it);  // one zero record, then silence
       else
@@ -201,18 +199,21 @@ const std::string& FabricSampler::link_name(sim::LinkId link) const {
 
 void FabricSampler::close(int direction, Port& port, sim::Nanos until) {
   if (port.repeat_from < 0) return;
-  telemetry::SteadySamples& block = closed_[{port.repeat_from, until}];
-  block.set_from_ns(port.repeat_from);
-  block.set_until_ns(until);
-  block.set_period_ns(sim::kSecond);
-  *block.add_samples() = record(direction, port.last, port.repeat_from);
+  closed_[{port.repeat_from, until}].push_back({direction, port.last, port.repeat_from});
   port.repeat_from = -1;
 }
 
+// Blocks are written where they are published: the batch may live on an
+// arena, and a cluster's ports make blocks of thousands of records.
 void FabricSampler::emit_closed(telemetry::Batch* out) {
-  for (auto& [span, block] : closed_) {
-    published_bytes_ += block.ByteSizeLong();
-    *out->add_steady_samples() = std::move(block);
+  for (const auto& [span, ports] : closed_) {
+    telemetry::SteadySamples* block = out->add_steady_samples();
+    block->set_from_ns(span.first);
+    block->set_until_ns(span.second);
+    block->set_period_ns(sim::kSecond);
+    block->mutable_samples()->Reserve(static_cast<int>(ports.size()));
+    for (const ClosedPort& p : ports) write_record(block->add_samples(), p.direction, p.value, p.from);
+    published_bytes_ += block->ByteSizeLong();
   }
   closed_.clear();
 }

@@ -99,7 +99,7 @@ class FabricSampler {
   void set_rates(Rates rates);
   std::uint64_t traffic_key(const telemetry::Batch& batch) const;
   PortValue value_of(int direction, bool flowing) const;
-  telemetry::Record record(int direction, const PortValue& v, sim::Nanos at) const;
+  void write_record(telemetry::Record* r, int direction, const PortValue& v, sim::Nanos at) const;
   void close(int direction, Port& port, sim::Nanos until);
   const std::string& link_name(sim::LinkId link) const;
   void emit_closed(telemetry::Batch* out);
@@ -119,7 +119,14 @@ class FabricSampler {
   std::map<int, Port> ports_;  // published ports, by directed link
   bool all_repeating_ = false;  // every published port has an open block
   mutable std::unordered_map<sim::LinkId, std::string> names_;
-  std::map<std::pair<sim::Nanos, sim::Nanos>, telemetry::SteadySamples> closed_;
+  // Closed repeat blocks by span: (direction, value, first repeat) of each
+  // port, written straight into the outgoing batch when emitted.
+  struct ClosedPort {
+    int direction = 0;
+    PortValue value;
+    sim::Nanos from = 0;
+  };
+  std::map<std::pair<sim::Nanos, sim::Nanos>, std::vector<ClosedPort>> closed_;
   sim::Nanos previous_ = -1;
   std::uint64_t previous_engine_version_ = 0;
   bool previous_flowing_ = false;

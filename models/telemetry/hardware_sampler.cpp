@@ -1,7 +1,10 @@
 #include "models/telemetry/hardware_sampler.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <optional>
+#include <unordered_map>
 
 #include "sim/component_id.hpp"
 
@@ -29,6 +32,16 @@ bool same_values(const telemetry::Record& a, const telemetry::Record& b) {
   return x.nic() == y.nic() && x.tx_bytes() == y.tx_bytes() && x.rx_bytes() == y.rx_bytes() &&
          x.tx_packets() == y.tx_packets() && x.rx_packets() == y.rx_packets() && x.cnp() == y.cnp() &&
          x.link_up() == y.link_up();
+}
+
+// Collectives whose wire bytes depend on the communicator's size.
+constexpr std::size_t kSizedOps = 4;
+int sized_op(const std::string& op) {
+  if (op == "allreduce") return 0;
+  if (op == "reduce_scatter") return 1;
+  if (op == "allgather") return 2;
+  if (op == "alltoall") return 3;
+  return -1;
 }
 
 // Bytes a collective record puts on the wire from its worker, given its
@@ -59,10 +72,21 @@ HardwareSampler::HardwareSampler(const sim::Topology& topology, const TelemetryE
   components_.resize(gpus + hosts + nics);
   names_.reserve(components_.size());
   for (int h = 0; h < topology.hosts(); ++h)
-    for (int g = 0; g < topology.shape().gpus_per_host; ++g) names_.push_back(sim::ComponentId::make_gpu(h, g).str());
+    for (int g = 0; g < topology.shape().gpus_per_host; ++g) {
+      gpu_index_.emplace(sim::ComponentId::make_gpu(h, g).str(), static_cast<int>(names_.size()));
+      names_.push_back(sim::ComponentId::make_gpu(h, g).str());
+    }
   for (int h = 0; h < topology.hosts(); ++h) names_.push_back(sim::ComponentId::make_cpu(h).str());
   for (sim::EndpointId e = 0; e < topology.endpoints(); ++e)
     names_.push_back(sim::ComponentId::make_nic(topology.host_of(e), topology.nic_of(e)).str());
+}
+
+int HardwareSampler::gpu_of(const std::string& name) const {
+  if (auto it = gpu_index_.find(name); it != gpu_index_.end()) return it->second;
+  // Not a canonical GPU name of this cluster: read it the long way.
+  const auto id = sim::ComponentId::parse(name);
+  if (!id || id->kind != sim::ComponentKind::gpu) return -1;
+  return id->host * topology_.shape().gpus_per_host + id->index;
 }
 
 double HardwareSampler::tx_rate(sim::EndpointId endpoint) const { return tx_rate_[static_cast<std::size_t>(endpoint)]; }
@@ -98,34 +122,55 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
   std::vector<double> share = compute_share_;
   for (const auto& r : *source) {
     if (!r.has_iteration() || r.iteration().iteration() != iteration) continue;
-    const auto gpu = sim::ComponentId::parse(r.iteration().worker());
+    const int gpu = gpu_of(r.iteration().worker());
     const sim::Nanos step = r.iteration().end_ns() - r.iteration().start_ns();
-    if (!gpu || gpu->kind != sim::ComponentKind::gpu || step <= 0 || r.iteration().compute_ns() <= 0)
-      continue;  // not a GPU worker, or no compute time reported
-    share[static_cast<std::size_t>(gpu->host * topology_.shape().gpus_per_host + gpu->index)] =
+    if (gpu < 0 || step <= 0 || r.iteration().compute_ns() <= 0) continue;  // not a GPU worker, or no compute time reported
+    share[static_cast<std::size_t>(gpu)] =
         std::min(1.0, static_cast<double>(r.iteration().compute_ns()) / static_cast<double>(step));
   }
   if (share != compute_share_) traffic_changed_ = true;
   compute_share_ = std::move(share);
   const EndpointOf endpoint_of = endpoints();
 
-  std::map<std::pair<std::string, std::string>, int> members;  // (communicator, op) -> ranks
+  // Ranks per (communicator, op) for the collectives whose wire bytes
+  // depend on the communicator's size; records of one communicator come in
+  // runs, so the last one looked up is tried first.
+  std::unordered_map<std::string, std::array<int, kSizedOps>> members;
+  const std::string* last_name = nullptr;
+  std::array<int, kSizedOps>* last_counts = nullptr;
+  auto counts_of = [&](const std::string& communicator) -> std::array<int, kSizedOps>& {
+    if (!last_name || *last_name != communicator) {
+      last_counts = &members.try_emplace(communicator).first->second;
+      last_name = &communicator;
+    }
+    return *last_counts;
+  };
   for (const auto& r : *source)
-    if (r.has_collective() && r.collective().sequence() == iteration)
-      ++members[{r.collective().communicator(), r.collective().op()}];
+    if (r.has_collective() && r.collective().sequence() == iteration) {
+      const int op = sized_op(r.collective().op());
+      if (op >= 0) ++counts_of(r.collective().communicator())[static_cast<std::size_t>(op)];
+    }
+  last_name = nullptr;
+  const int gpus_per_host = topology_.shape().gpus_per_host;
   std::vector<double> tx(tx_rate_.size(), 0.0), rx(rx_rate_.size(), 0.0);
   for (const auto& r : *source) {
     if (!r.has_collective() || r.collective().sequence() != iteration) continue;
     const telemetry::CollectiveRecord& c = r.collective();
-    const auto from = sim::ComponentId::parse(c.worker());
-    if (!from || from->kind != sim::ComponentKind::gpu) continue;
-    const double bytes = wire_bytes(c, members[{c.communicator(), c.op()}]);
+    const int from = gpu_of(c.worker());
+    if (from < 0) continue;
+    const int op = sized_op(c.op());
+    const double bytes = wire_bytes(c, op >= 0 ? counts_of(c.communicator())[static_cast<std::size_t>(op)] : 0);
     if (bytes <= 0) continue;
-    const auto to = sim::ComponentId::parse(c.peer());
-    if (to && to->host == from->host) continue;  // NVLink, not the fabric
-    const auto src = static_cast<std::size_t>(endpoint_of(from->host, from->index));
+    const int from_host = from / gpus_per_host;
+    const int to = gpu_of(c.peer());
+    std::optional<sim::ComponentId> other;  // a peer that is not one of the cluster's GPUs
+    if (to < 0) other = sim::ComponentId::parse(c.peer());
+    if (to >= 0 ? to / gpus_per_host == from_host : other && other->host == from_host) continue;  // NVLink, not the fabric
+    const auto src = static_cast<std::size_t>(endpoint_of(from_host, from % gpus_per_host));
     // Without a named peer (all-to-all) the RNIC receives as much as it sends.
-    const auto dst = to ? static_cast<std::size_t>(endpoint_of(to->host, to->index)) : src;
+    std::size_t dst = src;
+    if (to >= 0) dst = static_cast<std::size_t>(endpoint_of(to / gpus_per_host, to % gpus_per_host));
+    else if (other) dst = static_cast<std::size_t>(endpoint_of(other->host, other->index));
     tx[src] += bytes;
     rx[dst] += bytes;
   }
@@ -216,7 +261,7 @@ void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetr
     previous_ = at;
     if (at % params_.hold == 0) {
       fold_quiet_span();
-      for (Component& c : components_) close(c);
+      close_all();
     }
     emit_closed(out);
     return;
@@ -231,7 +276,7 @@ void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetr
     // A block never straddles a telemetry-effect edge, so a clock skew
     // starting there applies to whole blocks.
     if (effects_.next_change(previous_) <= at)
-      for (Component& c : components_) close(c);
+      for (std::size_t i = 0; i < components_.size(); ++i) close(i, true);
   }
   const int gpus = topology_.shape().gpus_per_host;
   std::size_t index = 0;
@@ -240,8 +285,7 @@ void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetr
   for (int h = 0; h < topology_.hosts(); ++h) offer(index++, cpu_sample(h, at, inputs), at, out);
   for (sim::EndpointId e = 0; e < topology_.endpoints(); ++e) offer(index++, nic_sample(e, at, inputs), at, out);
   previous_ = at;
-  if (at % params_.hold == 0)
-    for (Component& c : components_) close(c);
+  if (at % params_.hold == 0) close_all();
   emit_closed(out);
 }
 
@@ -256,7 +300,7 @@ void HardwareSampler::fold_quiet_span() {
 
 void HardwareSampler::flush(telemetry::Batch* out) {
   fold_quiet_span();
-  for (Component& c : components_) close(c);
+  close_all();
   emit_closed(out);
 }
 
@@ -268,29 +312,40 @@ void HardwareSampler::offer(std::size_t index, telemetry::Record sample, sim::Na
     c.repeat_until = at;
     return;
   }
-  close(c);
-  c.last = sample;
+  close(index, true);
+  c.last = std::move(sample);
   c.has_last = true;
-  published_bytes_ += sample.ByteSizeLong();
-  *out->add_records() = std::move(sample);
+  published_bytes_ += c.last.ByteSizeLong();
+  *out->add_records() = c.last;
 }
 
-void HardwareSampler::close(Component& c) {
+void HardwareSampler::close(std::size_t index, bool keep_value) {
+  Component& c = components_[index];
   if (c.repeat_from < 0) return;
-  telemetry::SteadySamples& block = closed_[{c.repeat_from, c.repeat_until}];
-  block.set_from_ns(c.repeat_from);
-  block.set_until_ns(c.repeat_until);
-  block.set_period_ns(period_);
-  telemetry::Record* r = block.add_samples();
-  *r = c.last;
-  set_time(*r, c.repeat_from);
+  ClosedRepeat closed{index, c.repeat_from, nullptr};
+  if (keep_value) closed.value = std::make_unique<telemetry::Record>(c.last);
+  closed_[{c.repeat_from, c.repeat_until}].push_back(std::move(closed));
   c.repeat_from = c.repeat_until = -1;
 }
 
+// Every component's value stays put until the blocks are emitted.
+void HardwareSampler::close_all() {
+  for (std::size_t i = 0; i < components_.size(); ++i) close(i);
+}
+
 void HardwareSampler::emit_closed(telemetry::Batch* out) {
-  for (auto& [span, block] : closed_) {
-    published_bytes_ += block.ByteSizeLong();
-    *out->add_steady_samples() = std::move(block);
+  for (auto& [span, repeats] : closed_) {
+    telemetry::SteadySamples* block = out->add_steady_samples();
+    block->set_from_ns(span.first);
+    block->set_until_ns(span.second);
+    block->set_period_ns(period_);
+    block->mutable_samples()->Reserve(static_cast<int>(repeats.size()));
+    for (const ClosedRepeat& r : repeats) {
+      telemetry::Record* sample = block->add_samples();
+      *sample = r.value ? *r.value : components_[r.component].last;
+      set_time(*sample, r.from);
+    }
+    published_bytes_ += block->ByteSizeLong();
   }
   closed_.clear();
 }

@@ -31,7 +31,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "models/telemetry/telemetry_effects.hpp"
@@ -102,12 +104,18 @@ class HardwareSampler {
   telemetry::Record cpu_sample(int host, sim::Nanos at, const SampleInputs& inputs) const;
   telemetry::Record nic_sample(sim::EndpointId endpoint, sim::Nanos at, const SampleInputs& inputs) const;
   void offer(std::size_t index, telemetry::Record sample, sim::Nanos at, telemetry::Batch* out);
-  void close(Component& c);
+  // Ends the component's open repeat block. Its value is read when the block
+  // is emitted, unless `keep_value` copies it now (the component's value may
+  // change before then).
+  void close(std::size_t index, bool keep_value = false);
+  void close_all();
   void emit_closed(telemetry::Batch* out);
   // Quiet seconds extend every component's repeat block; the span is kept
   // here and folded into the components only when one of them is read, so a
   // quiet second costs nothing per component.
   void fold_quiet_span();
+  // The cluster-wide index of a GPU named by a worker id, or -1.
+  int gpu_of(const std::string& name) const;
 
   const sim::Topology& topology_;
   const TelemetryEffects& effects_;
@@ -126,7 +134,16 @@ class HardwareSampler {
   std::vector<double> compute_share_;  // per GPU of the cluster; 1 until the job's first step
   std::vector<Component> components_;  // GPUs, then CPUs, then RNICs
   std::vector<std::string> names_;     // their ids, in the same order
-  std::map<std::pair<sim::Nanos, sim::Nanos>, telemetry::SteadySamples> closed_;
+  std::unordered_map<std::string, int> gpu_index_;  // a GPU's id -> its index
+  // A repeat block closed since the last emit: its component, first repeat
+  // and, when the component has moved on since, the value it repeated.
+  struct ClosedRepeat {
+    std::size_t component = 0;
+    sim::Nanos from = 0;
+    std::unique_ptr<telemetry::Record> value;
+  };
+  // Blocks are built only when emitted, straight into the outgoing batch.
+  std::map<std::pair<sim::Nanos, sim::Nanos>, std::vector<ClosedRepeat>> closed_;
   std::uint64_t published_bytes_ = 0;
   std::uint64_t represented_samples_ = 0;
 };
