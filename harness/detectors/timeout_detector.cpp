@@ -72,41 +72,64 @@ void TimeoutDetector::on_record(const telemetry::Record& record) {
   }
 }
 
+TimeoutDetector::Communicator& TimeoutDetector::communicator(const std::string& name) {
+  if (last_comm_ < comms_.size() && comms_[last_comm_].name == name) return comms_[last_comm_];
+  auto [it, added] = comm_index_.emplace(name, comms_.size());
+  if (added) comms_.push_back({name, {}, {}, 0, 0});
+  last_comm_ = it->second;
+  return comms_[last_comm_];
+}
+
 void TimeoutDetector::on_collective(const telemetry::CollectiveRecord& c) {
-  members_[c.communicator()][c.rank()] = c.worker();
-  CollKey key{c.communicator(), c.sequence()};
-  entered_[key].insert(c.rank());
-  auto pkey = std::make_pair(key, c.rank());
-  if (c.end_ns() == 0) {
-    if (pending_.emplace(pkey, c.start_ns()).second) pending_starts_.insert(c.start_ns());
-  } else if (auto it = pending_.find(pkey); it != pending_.end()) {
-    pending_starts_.erase(pending_starts_.find(it->second));
-    pending_.erase(it);
+  Communicator& comm = communicator(c.communicator());
+  const std::size_t rank = c.rank();
+  if (comm.members.size() <= rank) comm.members.resize(rank + 1);
+  if (comm.members[rank] != c.worker()) comm.members[rank] = c.worker();
+  std::vector<bool>& in = comm.entered[c.sequence()];
+  if (in.size() <= rank) in.resize(rank + 1, false);
+  in[rank] = true;
+  if (c.end_ns() == 0 || comm.pending > 0) {
+    auto pkey = std::make_pair(CollKey{comm.name, c.sequence()}, c.rank());
+    if (c.end_ns() == 0) {
+      if (pending_.emplace(pkey, c.start_ns()).second) {
+        pending_starts_.insert(c.start_ns());
+        ++comm.pending;
+      }
+    } else if (auto it = pending_.find(pkey); it != pending_.end()) {
+      pending_starts_.erase(pending_starts_.find(it->second));
+      pending_.erase(it);
+      --comm.pending;
+    }
   }
-  auto& top = max_sequence_[c.communicator()];
-  if (c.sequence() > top) {
-    top = c.sequence();
-    prune_sequences(c.communicator());
+  if (c.sequence() > comm.max_sequence) {
+    comm.max_sequence = c.sequence();
+    prune_sequences(comm);
   }
 }
 
-void TimeoutDetector::prune_sequences(const std::string& comm) {
-  const std::uint64_t top = max_sequence_[comm];
+void TimeoutDetector::prune_sequences(Communicator& comm) {
+  const std::uint64_t top = comm.max_sequence;
   if (top < kSequencesKept) return;
-  auto it = entered_.lower_bound({comm, 0});
-  auto stop = entered_.lower_bound({comm, top - kSequencesKept});
+  auto it = comm.entered.begin();
+  auto stop = comm.entered.lower_bound(top - kSequencesKept);
   while (it != stop) {
-    auto p = pending_.lower_bound({it->first, 0});
-    bool has_pending = p != pending_.end() && p->first.first == it->first;
-    it = has_pending ? std::next(it) : entered_.erase(it);
+    bool has_pending = false;
+    if (comm.pending > 0) {
+      auto p = pending_.lower_bound({{comm.name, it->first}, 0});
+      has_pending = p != pending_.end() && p->first.first.first == comm.name && p->first.first.second == it->first;
+    }
+    it = has_pending ? std::next(it) : comm.entered.erase(it);
   }
 }
 
 void TimeoutDetector::reset_collectives() {
-  entered_.clear();
+  for (Communicator& comm : comms_) {
+    comm.entered.clear();
+    comm.max_sequence = 0;
+    comm.pending = 0;
+  }
   pending_.clear();
   pending_starts_.clear();
-  max_sequence_.clear();
 }
 
 void TimeoutDetector::advance_to(sim::Nanos now) {
@@ -139,11 +162,10 @@ std::vector<Suspect> TimeoutDetector::suspects() const {
   std::set<CollKey> hung;
   for (const auto& [pkey, start] : pending_) hung.insert(pkey.first);
   for (const CollKey& key : hung) {
-    auto members = members_.find(key.first);
-    if (members == members_.end()) continue;
-    const auto& in = entered_.at(key);
-    for (const auto& [rank, worker] : members->second)
-      if (!in.count(rank)) workers.insert(worker);
+    const Communicator& comm = comms_[comm_index_.at(key.first)];
+    const std::vector<bool>& in = comm.entered.at(key.second);
+    for (std::size_t rank = 0; rank < comm.members.size(); ++rank)
+      if (!comm.members[rank].empty() && (rank >= in.size() || !in[rank])) workers.insert(comm.members[rank]);
   }
   // Otherwise whoever stopped finishing iterations before the rest did.
   if (workers.empty() && !last_iteration_.empty()) {

@@ -14,10 +14,12 @@
 //    the GPU (then its host); several GPUs of one host as the host (then the
 //    GPUs); several hosts as hosts, most hung GPUs first. suspect=gpu or
 //    suspect=host forces one level.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -47,26 +49,37 @@ class TimeoutDetector : public Detector {
     sim::Nanos due_ns;
     std::vector<Suspect> suspects;
   };
+  // What the detector knows of one communicator. A 4,096-GPU job publishes
+  // tens of thousands of collective records per steady stretch, so each is
+  // folded in with a few vector and small-map operations.
+  struct Communicator {
+    std::string name;
+    std::vector<std::string> members;  // by rank; empty: no record from that rank yet
+    // Ranks that published a record for each recent sequence.
+    std::map<std::uint64_t, std::vector<bool>> entered;
+    std::uint64_t max_sequence = 0;  // newest sequence seen since the last restart
+    std::size_t pending = 0;         // its entries in pending_
+  };
 
   void on_record(const telemetry::Record& record);
   void on_collective(const telemetry::CollectiveRecord& c);
+  Communicator& communicator(const std::string& name);
   void advance_to(sim::Nanos now);
   void emit_diagnoses(sim::Nanos now);
   void fire(sim::Nanos at);
   std::vector<Suspect> suspects() const;
   std::vector<Suspect> to_components(const std::vector<std::string>& workers) const;
-  void prune_sequences(const std::string& comm);
+  void prune_sequences(Communicator& comm);
   void reset_collectives();
 
   TimeoutConfig config_;
-  std::map<std::string, std::map<std::uint32_t, std::string>> members_;  // communicator -> rank -> worker
-  // Ranks that published a record for a recent sequence of a communicator.
-  std::map<CollKey, std::set<std::uint32_t>> entered_;
+  std::vector<Communicator> comms_;
+  std::unordered_map<std::string, std::size_t> comm_index_;
+  std::size_t last_comm_ = SIZE_MAX;  // records of one communicator come in runs
   // Collectives started and not finished: (communicator, sequence, rank) -> start.
   std::map<std::pair<CollKey, std::uint32_t>, sim::Nanos> pending_;
   std::multiset<sim::Nanos> pending_starts_;            // the starts of pending_, for the oldest hang
-  std::map<std::string, std::uint64_t> max_sequence_;  // communicator -> newest sequence seen
-  std::map<std::string, std::uint64_t> last_iteration_;  // worker -> last finished iteration
+  std::unordered_map<std::string, std::uint64_t> last_iteration_;  // worker -> last finished iteration
   bool tripped_ = false;  // a fault has been announced and the job has not recovered since
   std::vector<Diagnosis> diagnoses_;  // due in order
 };

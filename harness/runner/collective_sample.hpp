@@ -7,6 +7,7 @@
 // first iteration of each steady run, until the slice budget is spent.
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "models/placement.hpp"
@@ -51,6 +52,7 @@ class CollectiveSampler {
   bool take_iteration(std::uint64_t iteration, std::size_t slices_needed);
 
   CollectiveSample sample_;
+  std::unordered_set<std::string> sampled_;  // sample_.workers
   std::uint64_t last_taken_ = UINT64_MAX;
 };
 
