@@ -170,7 +170,9 @@ std::vector<TraceRun> trace_runs(const RunReport& report) {
     const auto own = report.own_runs.find(name);
     if (own == report.own_runs.end()) continue;
     TraceRun run;
-    run.name = "faulty run watched by " + name + " alone (mitigation: " + mitigation + ")";
+    // Without a policy a detector runs alone because it acts on the job itself.
+    run.name = "faulty run watched by " + name + " alone (" +
+               (mitigation == "none" ? std::string("it pauses training") : "mitigation: " + mitigation) + ")";
     run.timeline = own->second.timeline;
     run.detectors = {name};
     run.collectives = own->second.collectives;
