@@ -6,19 +6,13 @@
 
 #include <map>
 
+#include "models/job_test_support.hpp"
+
 namespace gauntlet::models {
 namespace {
 
 // Two pods of 8 hosts with 8 GPUs and 8 RNICs each.
-sim::ClusterShape cluster() {
-  sim::ClusterShape s;
-  s.spines = 2;
-  s.leaves = 16;
-  s.hosts = 16;
-  s.gpus_per_host = 8;
-  s.rnics_per_host = 8;
-  return s;
-}
+sim::ClusterShape cluster() { return testing::rail_pods(2, 8); }
 
 // tp8 pp2 dp4 on 8 hosts: a host holds one tensor-parallel group; its DP
 // ring of 4 runs over 4 hosts of one stage, and each rank has one pipeline

@@ -16,30 +16,9 @@ using testing::run_job;
 using Kind = telemetry::JobEvent;
 
 // Two pods of 8 hosts; the job takes pod 0 (8 hosts), spares come from pod 1.
-sim::ClusterShape cluster() {
-  sim::ClusterShape s;
-  s.spines = 2;
-  s.leaves = 16;
-  s.hosts = 16;
-  s.gpus_per_host = 8;
-  s.rnics_per_host = 8;
-  return s;
-}
+sim::ClusterShape cluster() { return testing::rail_pods(2, 8); }
 
-JobSpec job() {
-  JobSpec j;
-  j.gpus = 64;
-  j.parallelism = {8, 2, 4, 1};
-  j.microbatches = 4;
-  j.compute_per_iteration = 2 * sim::kSecond;
-  j.gradient_bytes = 1'000'000'000;
-  j.activation_bytes = 100'000'000;
-  j.checkpoint_interval = 5 * sim::kMinute;
-  j.checkpoint_cost = 0;  // keeps the arithmetic of lost work to its three terms
-  j.collective_timeout = 3 * sim::kMinute;
-  j.restart_cost = 2 * sim::kMinute;
-  return j;
-}
+JobSpec job() { return testing::tp8_pp2_dp4_job(); }
 
 constexpr sim::Nanos kFail = 12 * sim::kMinute + 13 * sim::kSecond;
 

@@ -15,6 +15,37 @@
 
 namespace gauntlet::models::testing {
 
+// Rail-optimized pods of `hosts_per_pod` hosts with 8 GPUs and 8 RNICs each
+// (8 rail leaves per pod), over 2 spines.
+inline sim::ClusterShape rail_pods(int pods, int hosts_per_pod) {
+  sim::ClusterShape s;
+  s.spines = 2;
+  s.leaves = 8 * pods;
+  s.hosts = pods * hosts_per_pod;
+  s.gpus_per_host = 8;
+  s.rnics_per_host = 8;
+  return s;
+}
+
+// tp8 pp2 dp4 on 8 hosts (a host holds one tensor-parallel group): 2 s of
+// compute, a 1 GB allreduce and 100 MB micro-batch sends per iteration,
+// checkpoints every 5 minutes that cost nothing (lost work stays at its
+// three terms), a 3-minute watchdog and a 2-minute restart.
+inline JobSpec tp8_pp2_dp4_job() {
+  JobSpec j;
+  j.gpus = 64;
+  j.parallelism = {8, 2, 4, 1};
+  j.microbatches = 4;
+  j.compute_per_iteration = 2 * sim::kSecond;
+  j.gradient_bytes = 1'000'000'000;
+  j.activation_bytes = 100'000'000;
+  j.checkpoint_interval = 5 * sim::kMinute;
+  j.checkpoint_cost = 0;
+  j.collective_timeout = 3 * sim::kMinute;
+  j.restart_cost = 2 * sim::kMinute;
+  return j;
+}
+
 struct JobEventSeen {
   int kind = 0;
   sim::Nanos time = 0;

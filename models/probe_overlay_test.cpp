@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "models/container.hpp"
+#include "models/job_test_support.hpp"
 #include "models/probe_service.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/isolated_run.hpp"
@@ -13,15 +14,7 @@ namespace gauntlet::models {
 namespace {
 
 // Two pods of 8 hosts; the job fills pod 0, h8 is a spare on rail leaves of pod 1.
-sim::ClusterShape cluster() {
-  sim::ClusterShape s;
-  s.spines = 2;
-  s.leaves = 16;
-  s.hosts = 16;
-  s.gpus_per_host = 8;
-  s.rnics_per_host = 8;
-  return s;
-}
+sim::ClusterShape cluster() { return testing::rail_pods(2, 8); }
 
 JobSpec job() {
   JobSpec j;

@@ -11,17 +11,6 @@
 namespace gauntlet::models {
 namespace {
 
-// Rail-optimized pods of `per_pod` hosts (8 RNICs, 8 rail leaves per pod).
-sim::ClusterShape pods(int count, int per_pod) {
-  sim::ClusterShape s;
-  s.spines = 2;
-  s.leaves = 8 * count;
-  s.hosts = count * per_pod;
-  s.gpus_per_host = 8;
-  s.rnics_per_host = 8;
-  return s;
-}
-
 JobSpec ring_job(int hosts, int spares, SpareLayout layout) {
   JobSpec j;
   j.gpus = 8 * hosts;
@@ -38,7 +27,7 @@ JobSpec ring_job(int hosts, int spares, SpareLayout layout) {
 }
 
 TEST(SpareLayout, PerPodSetsAsideTheLastHostsOfEveryPod) {
-  const sim::Topology topology(pods(4, 10));
+  const sim::Topology topology(testing::rail_pods(4, 10));
   const HostPlan plan = plan_hosts(ring_job(32, 8, SpareLayout::per_pod), topology);
   EXPECT_EQ(plan.spares, (std::vector<int>{8, 9, 18, 19, 28, 29, 38, 39}));
   ASSERT_EQ(plan.job_hosts.size(), 32u);
@@ -53,7 +42,7 @@ TEST(SpareLayout, PerPodSetsAsideTheLastHostsOfEveryPod) {
 }
 
 TEST(SpareLayout, PerPodRefillsFromTheBrokenHostsPodThenTheNearest) {
-  const sim::Topology topology(pods(4, 10));
+  const sim::Topology topology(testing::rail_pods(4, 10));
   const std::vector<int> pool = {8, 9, 18, 19, 28, 29, 38, 39};
   auto all = [](int) { return true; };
   EXPECT_EQ(pool[*pick_spare(pool, 13, topology, SpareLayout::per_pod, all)], 18);
@@ -81,7 +70,7 @@ testing::JobReport run_with_broken_host(const sim::ClusterShape& shape, const Jo
 }
 
 TEST(SpareLayout, ASpareInTheSamePodKeepsTheRingUnderItsLeaves) {
-  const sim::ClusterShape shape = pods(2, 6);
+  const sim::ClusterShape shape = testing::rail_pods(2, 6);
   const sim::Topology topology(shape);
   auto crosses_pods = [&](const testing::JobReport& r) {
     for (auto [a, b] : r.talking)
