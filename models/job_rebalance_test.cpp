@@ -115,6 +115,16 @@ std::vector<sim::Nanos> durations(int pp, std::function<WorkSplit(const Training
   return d;
 }
 
+// A job's iteration spans, one per line, then how many iterations it
+// simulated: what fast-forward must reproduce exactly.
+std::string timeline_text(const TrainingJob& training) {
+  std::ostringstream o;
+  for (const IterationSpan& s : training.timeline())
+    o << s.first << " " << s.count << " " << s.start << " " << s.duration << "\n";
+  o << "simulated " << training.simulated_iterations();
+  return o.str();
+}
+
 // The whole timeline, with or without steady-state fast-forward: a throttle
 // at 30 s (announced as a change), a rebalance at 61.5 s and the even split
 // back at 150 s.
@@ -137,11 +147,7 @@ std::string timeline(bool fast_forward) {
     engine.schedule_at(150 * sim::kSecond, [&] { training.apply_work_split({}, 2 * sim::kSecond); });
     training.start(0, horizon);
     engine.run_until(horizon);
-    std::ostringstream o;
-    for (const IterationSpan& s : training.timeline())
-      o << s.first << " " << s.count << " " << s.start << " " << s.duration << "\n";
-    o << "simulated " << training.simulated_iterations();
-    return o.str();
+    return timeline_text(training);
   });
 }
 
@@ -294,11 +300,7 @@ std::string timeline_through_levers(bool fast_forward) {
                        [&] { training.move_nic_traffic(3, 3, 0, 5 * sim::kSecond); });
     training.start(0, horizon);
     engine.run_until(horizon);
-    std::ostringstream o;
-    for (const IterationSpan& s : training.timeline())
-      o << s.first << " " << s.count << " " << s.start << " " << s.duration << "\n";
-    o << "simulated " << training.simulated_iterations();
-    return o.str();
+    return timeline_text(training);
   });
 }
 
