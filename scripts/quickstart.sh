@@ -16,7 +16,7 @@ esac
 # Build dependencies, plus the tools the real-injector tests drive.
 packages=(
   g++ cmake make pkg-config
-  libsimgrid-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
+  libsimgrid-dev libns3-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox

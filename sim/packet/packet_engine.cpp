@@ -1,0 +1,352 @@
+#include "sim/packet/packet_engine.hpp"
+
+#include <ns3/simulator.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "sim/ecmp.hpp"
+#include "sim/packet/background_traffic.hpp"
+#include "sim/packet/packet_fabric.hpp"
+
+namespace gauntlet::sim {
+namespace {
+
+bool engine_exists = false;
+ns3::Time until_offset(Nanos at) {
+  return ns3::NanoSeconds(std::max<Nanos>(0, at - ns3::Simulator::Now().GetNanoSeconds()));
+}
+
+}  // namespace
+
+struct PacketEngine::Impl {
+  Impl(const Topology& t, std::uint64_t s, const RoceParams& p)
+      : topology(t), params(p), seed(s), router(topology, s), fabric(topology, router, params, s) {}
+
+  Topology topology;
+  RoceParams params;
+  std::uint64_t seed;
+  EcmpRouter router;
+  packet::PacketFabric fabric;
+  std::vector<PathState> link_states;
+  std::vector<PathState> endpoint_states;
+  std::uint64_t version = 0;
+  Nanos current = 0;
+
+  struct Timer {
+    ns3::EventId event;
+    TimerCallback callback;
+  };
+  std::unordered_map<TimerId, Timer> timers;
+  TimerId next_timer = 0;
+
+  struct Pending {
+    EndpointId src = 0;
+    EndpointId dst = 0;
+    double bytes = 0;
+    TransferCallback on_done;
+    bool delivered = false;
+  };
+  std::unordered_map<TransferId, Pending> transfers;
+  TransferId next_transfer = 0;
+  std::vector<TransferListener> listeners;
+
+  Nanos convergence_delay = kSecond;
+  std::multiset<Nanos> convergences;
+  std::set<LinkId> drained;
+  std::map<LinkId, std::unique_ptr<packet::BackgroundTraffic>> background;
+
+  void notify(TransferEvent::Kind kind, TransferId id, const Pending& p, Nanos at) {
+    for (const auto& listener : listeners) listener({kind, id, p.src, p.dst, p.bytes, at});
+  }
+  void on_delivered(TransferId id, PacketEngine& owner);
+  void on_acked(TransferId id);
+  void apply_link(LinkId link);
+  void converge(LinkId link);
+};
+
+void PacketEngine::Impl::on_delivered(TransferId id, PacketEngine& owner) {
+  auto it = transfers.find(id);
+  if (it == transfers.end() || it->second.delivered) return;
+  Pending& p = it->second;
+  p.delivered = true;
+  const Nanos now = owner.now();
+  notify(TransferEvent::Kind::finished, id, p, now - owner.route_latency(p.src, p.dst));
+  TransferCallback done = std::move(p.on_done);
+  if (done) done(now);
+}
+
+void PacketEngine::Impl::on_acked(TransferId id) {
+  auto it = transfers.find(id);
+  if (it == transfers.end()) return;
+  fabric.rnic(it->second.dst).close_receive(static_cast<std::uint32_t>(id));
+  transfers.erase(it);
+}
+
+// A link's state on both of its ports and its cable; an endpoint's flow
+// table state (its slow path) adds to its host link's.
+void PacketEngine::Impl::apply_link(LinkId link) {
+  PathState s = link_states[static_cast<std::size_t>(link)];
+  if (!topology.is_fabric_link(link)) {
+    const PathState& e = endpoint_states[static_cast<std::size_t>(link)];
+    s.bandwidth_factor *= e.bandwidth_factor;
+    s.extra_latency += e.extra_latency;
+    s.up = s.up && e.up;
+  }
+  for (packet::RocePort* port : {&fabric.lower_port(link), &fabric.upper_port(link)}) {
+    port->set_down(!s.up);
+    port->set_rate_factor(s.bandwidth_factor);
+  }
+  fabric.cable(link).set_extra_latency(s.extra_latency);
+  ++version;
+  // RNICs whose port came back resume sending.
+  if (s.up && !topology.is_fabric_link(link)) fabric.rnic(link).wake();
+}
+
+void PacketEngine::Impl::converge(LinkId link) {
+  const int leaf = (link - topology.endpoints()) / topology.spines();
+  const int spine = (link - topology.endpoints()) % topology.spines();
+  const bool up = link_states[static_cast<std::size_t>(link)].up && !drained.count(link);
+  if (router.fabric_link_usable(leaf, spine) == up) return;
+  // Packets already queued keep their egress; later ones follow the new hash.
+  router.set_fabric_link_usable(leaf, spine, up);
+  ++version;
+}
+
+PacketEngine::PacketEngine(const Topology& topology, std::uint64_t seed, const RoceParams& params) {
+  if (engine_exists) throw std::logic_error("only one PacketEngine may exist per process (ns-3 is per-process)");
+  engine_exists = true;
+  impl_ = std::make_unique<Impl>(topology, seed, params);
+  impl_->link_states.resize(static_cast<std::size_t>(topology.links()));
+  impl_->endpoint_states.resize(static_cast<std::size_t>(topology.endpoints()));
+  for (EndpointId e = 0; e < topology.endpoints(); ++e) {
+    Impl* impl = impl_.get();
+    impl_->fabric.rnic(e).set_handlers([impl, this](std::uint32_t qp) { impl->on_delivered(qp, *this); },
+                                       [impl](std::uint32_t qp) { impl->on_acked(qp); });
+  }
+}
+
+PacketEngine::~PacketEngine() {
+  for (auto& [id, timer] : impl_->timers) ns3::Simulator::Cancel(timer.event);
+  impl_->background.clear();
+  impl_.reset();
+  ns3::Simulator::Destroy();  // the next engine starts from time zero
+  engine_exists = false;
+}
+
+const Topology& PacketEngine::topology() const { return impl_->topology; }
+
+Nanos PacketEngine::now() const { return std::max(impl_->current, ns3::Simulator::Now().GetNanoSeconds()); }
+
+TimerId PacketEngine::schedule_at(Nanos at, TimerCallback callback) {
+  const TimerId id = ++impl_->next_timer;
+  Impl* impl = impl_.get();
+  Impl::Timer& timer = impl_->timers[id];
+  timer.callback = std::move(callback);
+  timer.event = ns3::Simulator::Schedule(until_offset(std::max(at, now())), [impl, id] {
+    auto node = impl->timers.extract(id);
+    if (!node.empty() && node.mapped().callback) node.mapped().callback();
+  });
+  return id;
+}
+
+void PacketEngine::cancel(TimerId id) {
+  auto it = impl_->timers.find(id);
+  if (it == impl_->timers.end()) return;
+  ns3::Simulator::Cancel(it->second.event);
+  impl_->timers.erase(it);
+}
+
+TransferId PacketEngine::start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) {
+  const TransferId id = ++impl_->next_transfer;
+  if (id > std::numeric_limits<std::uint32_t>::max()) throw std::overflow_error("packet engine: QP numbers exhausted");
+  Impl::Pending pending{src, dst, bytes, std::move(on_done), false};
+  impl_->notify(TransferEvent::Kind::started, id, pending, now());
+  if (src == dst || bytes <= 0) {
+    // Nothing crosses the network: done after the route's latency.
+    TransferCallback done = std::move(pending.on_done);
+    schedule_at(now() + route_latency(src, dst), [this, done] {
+      if (done) done(now());
+    });
+    return id;
+  }
+  impl_->transfers.emplace(id, std::move(pending));
+  // The QPs of one RNIC pair share a UDP source port, so ECMP's 5-tuple hash
+  // keeps them on the connection's spine (EcmpRouter hashes the pair).
+  const auto sport = static_cast<std::uint16_t>(0xC000 | ((src * 131 + dst) & 0x3FFF));
+  impl_->fabric.rnic(src).post_send(static_cast<std::uint32_t>(id), dst, bytes, sport);
+  return id;
+}
+
+void PacketEngine::set_link_state(LinkId link, const PathState& state) {
+  const bool was_up = impl_->link_states.at(static_cast<std::size_t>(link)).up;
+  impl_->link_states.at(static_cast<std::size_t>(link)) = state;
+  impl_->apply_link(link);
+  if (impl_->topology.is_fabric_link(link) && was_up != state.up) {
+    const Nanos at = now() + impl_->convergence_delay;
+    impl_->convergences.insert(at);
+    schedule_at(at, [this, link, at] {
+      impl_->convergences.erase(impl_->convergences.find(at));
+      impl_->converge(link);
+    });
+  }
+}
+
+void PacketEngine::set_endpoint_state(EndpointId endpoint, const PathState& state) {
+  impl_->endpoint_states.at(static_cast<std::size_t>(endpoint)) = state;
+  impl_->apply_link(impl_->topology.host_link(endpoint));
+}
+
+const PathState& PacketEngine::link_state(LinkId link) const {
+  return impl_->link_states.at(static_cast<std::size_t>(link));
+}
+
+const PathState& PacketEngine::endpoint_state(EndpointId endpoint) const {
+  return impl_->endpoint_states.at(static_cast<std::size_t>(endpoint));
+}
+
+std::vector<LinkId> PacketEngine::route(EndpointId src, EndpointId dst) const { return impl_->router.route(src, dst); }
+
+Nanos PacketEngine::route_latency(EndpointId src, EndpointId dst) const {
+  Nanos total = endpoint_state(src).extra_latency + endpoint_state(dst).extra_latency;
+  for (LinkId link : route(src, dst)) total += impl_->topology.shape().link_latency + link_state(link).extra_latency;
+  return total;
+}
+
+// Runs every event up to and including `until`: ns-3 stops before events
+// scheduled for `until` after the stop itself, so those run in further
+// zero-length rounds until a round runs nothing but its stop.
+void PacketEngine::run_until(Nanos until) {
+  if (until < now()) return;
+  ns3::Simulator::Stop(until_offset(until));
+  ns3::Simulator::Run();
+  for (;;) {
+    const std::uint64_t before = ns3::Simulator::GetEventCount();
+    ns3::Simulator::Stop(ns3::Seconds(0));
+    ns3::Simulator::Run();
+    if (ns3::Simulator::GetEventCount() - before <= 1) break;
+  }
+  impl_->current = until;
+}
+
+std::uint64_t PacketEngine::state_version() const { return impl_->version; }
+void PacketEngine::add_transfer_listener(TransferListener listener) { impl_->listeners.push_back(std::move(listener)); }
+
+double PacketEngine::transfer_progress(TransferId id) const {
+  auto it = impl_->transfers.find(id);
+  if (it == impl_->transfers.end()) return 0;
+  return std::min(it->second.bytes, impl_->fabric.rnic(it->second.src).bytes_sent(static_cast<std::uint32_t>(id)));
+}
+
+double PacketEngine::transfer_rate(TransferId id) const {
+  auto it = impl_->transfers.find(id);
+  if (it == impl_->transfers.end()) return 0;
+  return impl_->fabric.rnic(it->second.src).rate_of(static_cast<std::uint32_t>(id));
+}
+
+Nanos PacketEngine::next_internal_change() const {
+  auto it = impl_->convergences.upper_bound(now());
+  return it == impl_->convergences.end() ? std::numeric_limits<Nanos>::max() : *it;
+}
+
+bool PacketEngine::set_fabric_link_drained(LinkId link, bool drained) {
+  if (!impl_->topology.is_fabric_link(link) || link >= impl_->topology.links()) return false;
+  if (drained) impl_->drained.insert(link);
+  else impl_->drained.erase(link);
+  impl_->converge(link);
+  return true;
+}
+
+void PacketEngine::set_convergence_delay(Nanos delay) { impl_->convergence_delay = std::max<Nanos>(0, delay); }
+
+void PacketEngine::set_link_loss(LinkId link, double rate) {
+  impl_->fabric.lower_port(link).set_receive_loss(rate);
+  impl_->fabric.upper_port(link).set_receive_loss(rate);
+  ++impl_->version;
+}
+
+void PacketEngine::set_background_load(LinkId link, double load) {
+  impl_->background.erase(link);
+  if (load > 0)
+    impl_->background.emplace(link, std::make_unique<packet::BackgroundTraffic>(
+                                        impl_->fabric.lower_port(link), impl_->fabric.upper_port(link), load,
+                                        impl_->params));
+  ++impl_->version;
+}
+
+void PacketEngine::start_pfc_storm_from_endpoint(EndpointId endpoint, Nanos until) {
+  impl_->fabric.rnic(endpoint).storm_pause(until);
+  ++impl_->version;
+}
+
+void PacketEngine::start_pfc_storm_from_leaf(LinkId link, Nanos until) {
+  const Topology& t = impl_->topology;
+  if (t.is_fabric_link(link)) {
+    const int leaf = (link - t.endpoints()) / t.spines();
+    impl_->fabric.leaf(leaf).storm_pause(impl_->fabric.leaf_port_of_link(link), until);
+  } else {
+    impl_->fabric.leaf(t.leaf_of(link)).storm_pause(impl_->fabric.leaf_port_of_endpoint(link), until);
+  }
+  ++impl_->version;
+}
+
+PacketPortCounters PacketEngine::port_counters(LinkId link, bool upward) const {
+  const packet::RocePort& tx = upward ? impl_->fabric.lower_port(link) : impl_->fabric.upper_port(link);
+  const packet::RocePort& rx = upward ? impl_->fabric.upper_port(link) : impl_->fabric.lower_port(link);
+  const packet::PortCounters& t = tx.counters();
+  const packet::PortCounters& r = rx.counters();
+  PacketPortCounters out;
+  out.tx_bytes = t.tx_bytes;
+  out.tx_packets = t.tx_packets;
+  out.ecn_marked = t.ecn_marked;
+  out.pause_sent = r.pause_sent;
+  out.pause_received = t.pause_received;
+  out.drops = t.drops;
+  out.crc_errors = r.crc_errors;
+  out.queue_byte_ns = t.queue_byte_ns;
+  out.paused_ns = t.paused_ns;
+  return out;
+}
+
+PacketRnicCounters PacketEngine::rnic_counters(EndpointId endpoint) const {
+  const packet::Rnic& rnic = impl_->fabric.rnic(endpoint);
+  const packet::PortCounters& p = rnic.port().counters();
+  const packet::RnicCounters& c = rnic.counters();
+  PacketRnicCounters out;
+  out.tx_bytes = p.tx_bytes;
+  out.rx_bytes = p.rx_bytes;
+  out.tx_packets = p.tx_packets;
+  out.rx_packets = p.rx_packets;
+  out.retransmitted_packets = c.retransmitted_packets;
+  out.naks_sent = c.naks_sent;
+  out.naks_received = c.naks_received;
+  out.out_of_sequence = c.out_of_sequence;
+  out.cnp_sent = c.cnp_sent;
+  out.cnp_handled = c.cnp_handled;
+  out.timeouts = c.timeouts;
+  out.qp_errors = c.qp_errors;
+  return out;
+}
+
+Nanos PacketEngine::queueing_delay(LinkId link) const {
+  double seconds = 0;
+  for (const packet::RocePort* port : {&impl_->fabric.lower_port(link), &impl_->fabric.upper_port(link)})
+    seconds += port->queued_bytes(impl_->params.data_priority) / port->bytes_per_second();
+  return static_cast<Nanos>(seconds / 2 * 1e9);
+}
+
+std::uint64_t PacketEngine::events_executed() const { return ns3::Simulator::GetEventCount(); }
+
+std::uint64_t PacketEngine::packet_hops() const {
+  std::uint64_t hops = 0;
+  for (LinkId link = 0; link < impl_->fabric.links(); ++link)
+    hops += impl_->fabric.lower_port(link).counters().tx_packets + impl_->fabric.upper_port(link).counters().tx_packets;
+  return hops;
+}
+
+}  // namespace gauntlet::sim

@@ -1,0 +1,112 @@
+#pragma once
+// The packet-level network engine: every transfer is a RoCEv2 message on a
+// queue pair of its sender's RNIC, cut into MTU packets that cross ns-3
+// net devices (sim/packet/roce_port.hpp) and shared-buffer switches with
+// ECN and PFC (roce_switch.hpp), paced by DCQCN and made reliable by
+// go-back-N (rnic.hpp). Faults act on packets: a lossy link corrupts frames,
+// a down link drops them, congestion is real background traffic, a PFC
+// storm is a port that never stops pausing.
+//
+// ns-3 keeps one simulator per process, so one PacketEngine may exist at a
+// time; independent runs go to separate processes (sim/isolated_run.hpp).
+// Routes come from the same ECMP router as the flow engine's, so both
+// engines send a connection over the same spine.
+#include <cstdint>
+#include <memory>
+
+#include "sim/network_engine.hpp"
+#include "sim/packet/roce_params.hpp"
+
+namespace gauntlet::sim {
+
+// What one direction of a link has counted (the transmitting side's egress,
+// the receiving side's ingress), totals since the engine started.
+struct PacketPortCounters {
+  std::uint64_t tx_bytes = 0;
+  std::uint64_t tx_packets = 0;
+  std::uint64_t ecn_marked = 0;
+  std::uint64_t pause_sent = 0;      // by the receiving side, toward the transmitter
+  std::uint64_t pause_received = 0;  // by the transmitting side
+  std::uint64_t drops = 0;           // at the transmitting side's egress
+  std::uint64_t crc_errors = 0;      // at the receiving side
+  double queue_byte_ns = 0;          // integral of the egress queue's bytes over time
+  Nanos paused_ns = 0;               // the data class stopped by PAUSE
+};
+
+struct PacketRnicCounters {
+  std::uint64_t tx_bytes = 0;
+  std::uint64_t rx_bytes = 0;
+  std::uint64_t tx_packets = 0;
+  std::uint64_t rx_packets = 0;
+  std::uint64_t retransmitted_packets = 0;
+  std::uint64_t naks_sent = 0;
+  std::uint64_t naks_received = 0;
+  std::uint64_t out_of_sequence = 0;
+  std::uint64_t cnp_sent = 0;
+  std::uint64_t cnp_handled = 0;
+  std::uint64_t timeouts = 0;
+  std::uint64_t qp_errors = 0;
+};
+
+class PacketEngine final : public NetworkEngine {
+ public:
+  PacketEngine(const Topology& topology, std::uint64_t seed, const RoceParams& params = {});
+  ~PacketEngine() override;
+  PacketEngine(const PacketEngine&) = delete;
+  PacketEngine& operator=(const PacketEngine&) = delete;
+
+  const Topology& topology() const override;
+  Nanos now() const override;
+  TimerId schedule_at(Nanos at, TimerCallback callback) override;
+  void cancel(TimerId id) override;
+  TransferId start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) override;
+  void set_link_state(LinkId link, const PathState& state) override;
+  void set_endpoint_state(EndpointId endpoint, const PathState& state) override;
+  const PathState& link_state(LinkId link) const override;
+  const PathState& endpoint_state(EndpointId endpoint) const override;
+  std::vector<LinkId> route(EndpointId src, EndpointId dst) const override;
+  Nanos route_latency(EndpointId src, EndpointId dst) const override;
+  void run_until(Nanos until) override;
+  std::uint64_t state_version() const override;
+  void add_transfer_listener(TransferListener listener) override;
+  double transfer_progress(TransferId id) const override;
+  Nanos next_internal_change() const override;
+  bool set_fabric_link_drained(LinkId link, bool drained) override;
+
+  // Packet-level faults, in force from now on.
+  // Each frame crossing the link (either way) is corrupted with this
+  // probability and dropped by the receiving port as a CRC error.
+  void set_link_loss(LinkId link, double rate);
+  // Other tenants' traffic on the link, both ways: this fraction of its line
+  // rate enters at one end and leaves at the other, sharing the egress
+  // queues (and their ECN marks and pauses) with the job's packets.
+  void set_background_load(LinkId link, double load);
+  // The RNIC's port (endpoint) pauses its leaf's port until `until`.
+  void start_pfc_storm_from_endpoint(EndpointId endpoint, Nanos until);
+  // The leaf's port on a fabric link pauses the spine (or, on a host link,
+  // the RNIC) until `until`.
+  void start_pfc_storm_from_leaf(LinkId link, Nanos until);
+
+  // Routing convergence after a fabric link goes down or comes back (as the
+  // flow engine's; 1 s by default).
+  void set_convergence_delay(Nanos delay);
+
+  // Counters: one direction of a link (upward: RNIC to leaf, leaf to spine).
+  PacketPortCounters port_counters(LinkId link, bool upward) const;
+  PacketRnicCounters rnic_counters(EndpointId endpoint) const;
+  // Mean queueing delay a packet meets now on the link, both ways averaged:
+  // what a ping and its reply wait in the two egress queues.
+  Nanos queueing_delay(LinkId link) const;
+  // Bytes per second a transfer's QP may send now (its DCQCN rate), or 0.
+  double transfer_rate(TransferId id) const;
+  // ns-3 events executed so far, and frames carried over one link hop.
+  std::uint64_t events_executed() const;
+  std::uint64_t packet_hops() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gauntlet::sim

@@ -1,0 +1,313 @@
+#include "sim/packet/rnic.hpp"
+
+#include <ns3/simulator.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gauntlet::sim::packet {
+namespace {
+
+Nanos sim_now() { return ns3::Simulator::Now().GetNanoSeconds(); }
+ns3::Time at_offset(Nanos at) { return ns3::NanoSeconds(std::max<Nanos>(0, at - sim_now())); }
+// Frames the NIC keeps ready in its port's data queue: enough to keep the
+// wire busy, few enough that a PFC pause stops the QPs at once.
+constexpr int kReadyFrames = 2;
+constexpr double kBytesPerSecondAt40G = 40e9 / 8;
+
+}  // namespace
+
+Rnic::Rnic(int endpoint, const RoceParams& params, ns3::Ptr<RocePort> port)
+    : endpoint_(endpoint), params_(params), port_(port), line_rate_(port->bytes_per_second()) {
+  port_->set_handlers([this](ns3::Ptr<ns3::Packet> p, const RoceHeader& h, RocePort&) { on_receive(p, h); },
+                      [this](ns3::Ptr<ns3::Packet>, const RoceHeader& h) {
+                        if (h.kind == FrameKind::data) pump();
+                      });
+}
+
+Rnic::~Rnic() {
+  ns3::Simulator::Cancel(pump_event_);
+  ns3::Simulator::Cancel(storm_event_);
+  for (auto& [id, qp] : sending_) ns3::Simulator::Cancel(qp.rto);
+}
+
+void Rnic::set_handlers(MessageDelivered delivered, MessageAcked acked) {
+  delivered_ = std::move(delivered);
+  acked_ = std::move(acked);
+}
+
+void Rnic::post_send(std::uint32_t id, int dst, double bytes, std::uint16_t udp_sport) {
+  const auto mtu = static_cast<double>(params_.transport.mtu_payload);
+  SendQp qp;
+  qp.id = id;
+  qp.dst = dst;
+  qp.udp_sport = udp_sport;
+  qp.packets = static_cast<std::uint32_t>(std::max(1.0, std::ceil(bytes / mtu)));
+  qp.last_payload = static_cast<std::uint32_t>(std::max(0.0, bytes - (qp.packets - 1) * mtu));
+  qp.rate = line_rate_;  // DCQCN starts a flow at line rate
+  qp.target = line_rate_;
+  qp.next_send = sim_now();
+  qp.last_progress = sim_now();
+  sending_.emplace(id, qp);
+  pump();
+}
+
+double Rnic::bytes_sent(std::uint32_t id) const {
+  auto it = sending_.find(id);
+  if (it == sending_.end()) return 0;
+  const SendQp& qp = it->second;
+  if (qp.sent_high == 0) return 0;
+  const double mtu = params_.transport.mtu_payload;
+  return (qp.sent_high - 1) * mtu + (qp.sent_high == qp.packets ? qp.last_payload : mtu);
+}
+
+double Rnic::rate_of(std::uint32_t id) const {
+  auto it = sending_.find(id);
+  return it == sending_.end() ? 0 : it->second.rate;
+}
+
+void Rnic::schedule_pump(Nanos at) {
+  if (pump_event_.IsRunning() && pump_at_ <= at) return;
+  ns3::Simulator::Cancel(pump_event_);
+  pump_at_ = at;
+  pump_event_ = ns3::Simulator::Schedule(at_offset(at), [this] { pump(); });
+}
+
+// Round robin over QPs with packets to send, each paced at its own rate.
+void Rnic::pump() {
+  if (port_->down()) return;
+  const double frame = params_.transport.mtu_payload + params_.transport.header_bytes;
+  const Nanos now = sim_now();
+  while (port_->queued_bytes(params_.data_priority) < kReadyFrames * frame) {
+    SendQp* pick = nullptr;
+    Nanos earliest = std::numeric_limits<Nanos>::max();
+    auto consider = [&](SendQp& qp) {
+      if (pick || qp.failed || qp.next_psn >= qp.packets) return;
+      if (qp.next_send <= now) pick = &qp;
+      else earliest = std::min(earliest, qp.next_send);
+    };
+    for (auto it = sending_.upper_bound(last_served_); it != sending_.end(); ++it) consider(it->second);
+    for (auto it = sending_.begin(); it != sending_.end() && it->first <= last_served_; ++it) consider(it->second);
+    if (!pick) {
+      if (earliest != std::numeric_limits<Nanos>::max()) schedule_pump(earliest);
+      return;
+    }
+    last_served_ = pick->id;
+    send_data(*pick);
+  }
+}
+
+void Rnic::send_data(SendQp& qp) {
+  const TransportParams& t = params_.transport;
+  RoceHeader h;
+  h.kind = FrameKind::data;
+  h.src = endpoint_;
+  h.dst = qp.dst;
+  h.qp = qp.id;
+  h.udp_sport = qp.udp_sport;
+  h.psn = qp.next_psn;
+  h.last = qp.next_psn + 1 == qp.packets;
+  h.payload = h.last ? qp.last_payload : static_cast<std::uint32_t>(t.mtu_payload);
+  h.priority = static_cast<std::uint8_t>(params_.data_priority);
+  const std::uint32_t wire = h.payload + static_cast<std::uint32_t>(t.header_bytes);
+  auto packet = ns3::Create<ns3::Packet>(wire - h.GetSerializedSize());
+  packet->AddHeader(h);
+  if (qp.next_psn < qp.sent_high) ++counters_.retransmitted_packets;
+  ++qp.next_psn;
+  qp.sent_high = std::max(qp.sent_high, qp.next_psn);
+  const Nanos now = sim_now();
+  const double gap = wire / qp.rate * 1e9 + qp.pacing_carry_ns;
+  const double whole = std::floor(gap);
+  qp.pacing_carry_ns = gap - whole;
+  qp.next_send = std::max(qp.next_send, now) + static_cast<Nanos>(whole);
+  if (qp.rate < line_rate_) {
+    qp.bytes_since_stage += wire;
+    if (qp.bytes_since_stage >= params_.dcqcn.byte_counter) {
+      qp.bytes_since_stage = 0;
+      ++qp.byte_stage;
+      raise_rate(qp);
+    }
+  }
+  arm_rto(qp);
+  port_->enqueue(packet, h);
+}
+
+void Rnic::send_control(FrameKind kind, int dst, std::uint32_t qp, std::uint32_t psn) {
+  RoceHeader h;
+  h.kind = kind;
+  h.src = endpoint_;
+  h.dst = dst;
+  h.qp = qp;
+  h.psn = psn;
+  h.priority = static_cast<std::uint8_t>(params_.control_priority);
+  // ACK, NAK and CNP are minimum-size frames.
+  auto packet = ns3::Create<ns3::Packet>(64 - h.GetSerializedSize());
+  packet->AddHeader(h);
+  port_->enqueue(packet, h);
+}
+
+void Rnic::on_receive(ns3::Ptr<ns3::Packet> packet, const RoceHeader& h) {
+  (void)packet;
+  if (h.dst != endpoint_) return;  // misdelivered: a NIC drops frames not for it
+  switch (h.kind) {
+    case FrameKind::data: on_data(h); break;
+    case FrameKind::ack: on_ack(h, false); break;
+    case FrameKind::nak: on_ack(h, true); break;
+    case FrameKind::cnp: on_cnp(h); break;
+    case FrameKind::pause: break;  // handled by the port
+  }
+}
+
+void Rnic::on_data(const RoceHeader& h) {
+  ReceiveQp& r = receiving_[h.qp];
+  const Nanos now = sim_now();
+  if (h.ecn_ce && (r.last_cnp < 0 || now - r.last_cnp >= params_.dcqcn.cnp_interval)) {
+    r.last_cnp = now;
+    ++counters_.cnp_sent;
+    send_control(FrameKind::cnp, h.src, h.qp, 0);
+  }
+  if (h.psn > r.expected) {
+    ++counters_.out_of_sequence;
+    if (r.nak_psn != r.expected || now - r.last_nak >= params_.transport.nak_interval) {
+      r.nak_psn = r.expected;
+      r.last_nak = now;
+      ++counters_.naks_sent;
+      send_control(FrameKind::nak, h.src, h.qp, r.expected);
+    }
+    return;
+  }
+  const bool in_order = h.psn == r.expected;
+  if (in_order) ++r.expected;
+  ++r.since_ack;
+  if (h.last || r.since_ack >= static_cast<std::uint32_t>(params_.transport.ack_every)) {
+    r.since_ack = 0;
+    send_control(FrameKind::ack, h.src, h.qp, r.expected);
+  }
+  if (in_order && h.last && !r.complete) {
+    r.complete = true;
+    if (delivered_) delivered_(h.qp);
+  }
+}
+
+void Rnic::on_ack(const RoceHeader& h, bool nak) {
+  auto it = sending_.find(h.qp);
+  if (it == sending_.end()) return;  // a late acknowledgement of a finished message
+  SendQp& qp = it->second;
+  if (nak) ++counters_.naks_received;
+  if (h.psn > qp.acked) {
+    qp.acked = h.psn;
+    qp.last_progress = sim_now();
+    qp.retries = 0;
+  }
+  if (nak && qp.next_psn > h.psn) qp.next_psn = h.psn;  // go back N
+  if (qp.acked >= qp.packets) {
+    ns3::Simulator::Cancel(qp.rto);
+    const std::uint32_t id = qp.id;
+    sending_.erase(it);
+    if (acked_) acked_(id);
+    return;
+  }
+  if (nak) pump();
+}
+
+// DCQCN reaction point: cut on a CNP, remember the rate to recover to.
+void Rnic::on_cnp(const RoceHeader& h) {
+  auto it = sending_.find(h.qp);
+  if (it == sending_.end()) return;
+  ++counters_.cnp_handled;
+  SendQp& qp = it->second;
+  const DcqcnParams& d = params_.dcqcn;
+  qp.target = qp.rate;
+  qp.rate = std::max(d.min_rate, qp.rate * (1 - qp.alpha / 2));
+  qp.alpha = (1 - d.alpha_gain) * qp.alpha + d.alpha_gain;
+  qp.cnp_since_tick = true;
+  qp.timer_stage = 0;
+  qp.byte_stage = 0;
+  qp.bytes_since_stage = 0;
+  if (!qp.ticking) {
+    qp.ticking = true;
+    const std::uint32_t id = qp.id;
+    ns3::Simulator::Schedule(ns3::NanoSeconds(d.rate_increase_interval), [this, id] { dcqcn_tick(id); });
+  }
+}
+
+// The paper's alpha timer and rate-increase timer share the 55 us period.
+void Rnic::dcqcn_tick(std::uint32_t id) {
+  auto it = sending_.find(id);
+  if (it == sending_.end()) return;
+  SendQp& qp = it->second;
+  const DcqcnParams& d = params_.dcqcn;
+  if (!qp.cnp_since_tick) qp.alpha *= 1 - d.alpha_gain;
+  qp.cnp_since_tick = false;
+  ++qp.timer_stage;
+  raise_rate(qp);
+  if (qp.rate >= line_rate_) {
+    qp.ticking = false;  // recovered: nothing to do until the next CNP
+    return;
+  }
+  ns3::Simulator::Schedule(ns3::NanoSeconds(d.rate_increase_interval), [this, id] { dcqcn_tick(id); });
+}
+
+void Rnic::raise_rate(SendQp& qp) {
+  const DcqcnParams& d = params_.dcqcn;
+  const int f = d.fast_recovery_steps;
+  if (std::max(qp.timer_stage, qp.byte_stage) < f) {
+    // fast recovery: close half the gap to the target
+  } else if (std::min(qp.timer_stage, qp.byte_stage) >= f) {
+    qp.target += d.hyper_increase_at_40g * line_rate_ / kBytesPerSecondAt40G;
+  } else {
+    qp.target += d.additive_increase_at_40g * line_rate_ / kBytesPerSecondAt40G;
+  }
+  qp.target = std::min(qp.target, line_rate_);
+  qp.rate = std::min(line_rate_, (qp.rate + qp.target) / 2);
+  if (line_rate_ - qp.rate < line_rate_ * 1e-3) qp.rate = line_rate_;
+}
+
+void Rnic::arm_rto(SendQp& qp) {
+  if (qp.rto.IsRunning()) return;
+  const std::uint32_t id = qp.id;
+  qp.rto = ns3::Simulator::Schedule(at_offset(qp.last_progress + params_.transport.retransmit_timeout),
+                                    [this, id] { on_rto(id); });
+}
+
+// Fires at the last progress plus the timeout; re-arms itself while
+// acknowledgements keep coming, so no timer is touched per ACK.
+void Rnic::on_rto(std::uint32_t id) {
+  auto it = sending_.find(id);
+  if (it == sending_.end()) return;
+  SendQp& qp = it->second;
+  if (qp.failed) return;
+  const Nanos now = sim_now();
+  if (now - qp.last_progress < params_.transport.retransmit_timeout) {
+    arm_rto(qp);
+    return;
+  }
+  ++counters_.timeouts;
+  if (++qp.retries > params_.transport.retry_count) {
+    qp.failed = true;  // the QP goes to the error state: nothing more is sent
+    ++counters_.qp_errors;
+    return;
+  }
+  qp.next_psn = qp.acked;
+  qp.last_progress = now;
+  arm_rto(qp);
+  pump();
+}
+
+void Rnic::storm_pause(Nanos until) {
+  ns3::Simulator::Cancel(storm_event_);
+  const Nanos now = sim_now();
+  if (now >= until) {
+    port_->send_pause(params_.data_priority, 0);
+    return;
+  }
+  const int quanta = params_.pfc.pause_quanta;
+  port_->send_pause(params_.data_priority, quanta);
+  // Renewed at half the pause time, so the class never resumes meanwhile.
+  const auto renew = static_cast<Nanos>(quanta * 64.0 / line_rate_ * 1e9 / 2);
+  storm_event_ = ns3::Simulator::Schedule(ns3::NanoSeconds(std::min(renew, until - now)),
+                                          [this, until] { storm_pause(until); });
+}
+
+}  // namespace gauntlet::sim::packet

@@ -1,0 +1,276 @@
+#include "sim/packet/roce_port.hpp"
+
+#include <ns3/queue-size.h>
+#include <ns3/simulator.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gauntlet::sim::packet {
+namespace {
+
+Nanos sim_now() { return ns3::Simulator::Now().GetNanoSeconds(); }
+
+ns3::Ptr<ns3::DropTailQueue<ns3::Packet>> unbounded_queue() {
+  auto queue = ns3::CreateObject<ns3::DropTailQueue<ns3::Packet>>();
+  // Admission is the switch's shared-buffer decision, not the queue's.
+  queue->SetMaxSize(ns3::QueueSize(ns3::QueueSizeUnit::BYTES, 1u << 31));
+  return queue;
+}
+
+// One PAUSE quantum is 512 bit times at the port's line rate.
+Nanos pause_duration(int quanta, double bytes_per_second) {
+  return static_cast<Nanos>(std::ceil(quanta * 64.0 / bytes_per_second * 1e9));
+}
+
+}  // namespace
+
+ns3::TypeId RocePort::GetTypeId() {
+  static ns3::TypeId tid =
+      ns3::TypeId("gauntlet::RocePort").SetParent<ns3::NetDevice>().SetGroupName("gauntlet").AddConstructor<RocePort>();
+  return tid;
+}
+
+RocePort::RocePort() {
+  for (auto& q : queues_) q = unbounded_queue();
+  pause_frames_ = unbounded_queue();
+}
+
+void RocePort::configure(double bytes_per_second, int data_priority, Rng rng) {
+  rate_ = bytes_per_second;
+  data_priority_ = data_priority;
+  rng_ = rng;
+}
+
+void RocePort::set_handlers(ReceiveHandler on_receive, DequeueHandler on_dequeue) {
+  on_receive_ = std::move(on_receive);
+  on_dequeue_ = std::move(on_dequeue);
+}
+
+void RocePort::attach(ns3::Ptr<RoceCable> cable) { cable_ = cable; }
+RocePort* RocePort::peer() const { return cable_ ? cable_->other(this) : nullptr; }
+ns3::Ptr<ns3::Channel> RocePort::GetChannel() const { return cable_; }
+
+double RocePort::queued_bytes(int priority) const { return queues_[static_cast<std::size_t>(priority)]->GetNBytes(); }
+
+double RocePort::queued_bytes() const {
+  double total = 0;
+  for (const auto& q : queues_) total += q->GetNBytes();
+  return total;
+}
+
+bool RocePort::paused(int priority) const { return paused_until_[static_cast<std::size_t>(priority)] > sim_now(); }
+
+const PortCounters& RocePort::counters() const {
+  const_cast<RocePort*>(this)->account_queue();
+  return counters_;
+}
+
+// Keeps the integral of queued bytes and the paused time up to now.
+void RocePort::account_queue() {
+  const Nanos now = sim_now();
+  counters_.queue_byte_ns += queued_bytes() * static_cast<double>(now - accounted_at_);
+  if (data_paused_since_ >= 0) {
+    counters_.paused_ns += now - std::max(data_paused_since_, accounted_at_);
+    data_paused_since_ = paused(data_priority_) ? now : -1;
+  }
+  accounted_at_ = now;
+}
+
+void RocePort::enqueue(ns3::Ptr<ns3::Packet> packet, const RoceHeader& header) {
+  if (down_) {
+    ++counters_.drops;
+    return;
+  }
+  account_queue();
+  queues_[header.priority % kPriorities]->Enqueue(packet);
+  try_transmit();
+}
+
+void RocePort::send_pause(int priority, int quanta) {
+  if (down_) return;
+  RoceHeader h;
+  h.kind = FrameKind::pause;
+  h.pause_class = static_cast<std::uint8_t>(priority);
+  h.pause_quanta = static_cast<std::uint16_t>(quanta);
+  // A PAUSE frame is a minimum-size (64-byte) Ethernet frame.
+  auto frame = ns3::Create<ns3::Packet>(64 - h.GetSerializedSize());
+  frame->AddHeader(h);
+  pause_frames_->Enqueue(frame);
+  ++counters_.pause_sent;
+  try_transmit();
+}
+
+void RocePort::try_transmit() {
+  if (busy_ || down_ || !cable_) return;
+  ns3::Ptr<ns3::Packet> next;
+  if (!pause_frames_->IsEmpty()) next = pause_frames_->Dequeue();
+  bool dequeued_data = false;
+  for (int p = kPriorities - 1; !next && p >= 0; --p) {
+    auto& q = queues_[static_cast<std::size_t>(p)];
+    if (q->IsEmpty() || paused(p)) continue;
+    account_queue();
+    next = q->Dequeue();
+    dequeued_data = true;
+  }
+  if (!next) return;
+  busy_ = true;
+  in_transmission_ = next;
+  // Whole nanoseconds per frame, the fractions carried to the next frame so
+  // the line rate is exact over many.
+  const double exact = next->GetSize() / (rate_ * rate_factor_) * 1e9 + carry_ns_;
+  const double whole = std::floor(exact);
+  carry_ns_ = exact - whole;
+  transmit_done_ = ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<std::int64_t>(whole)),
+                                            &RocePort::finish_transmit, this);
+  // Told last, with the port already busy: the handler may queue more.
+  if (dequeued_data && on_dequeue_) {
+    RoceHeader h;
+    next->PeekHeader(h);
+    on_dequeue_(next, h);
+  }
+}
+
+void RocePort::finish_transmit() {
+  busy_ = false;
+  ns3::Ptr<ns3::Packet> sent = in_transmission_;
+  in_transmission_ = nullptr;
+  ++counters_.tx_packets;
+  counters_.tx_bytes += sent->GetSize();
+  cable_->carry(this, sent);
+  try_transmit();
+}
+
+void RocePort::receive_from_cable(ns3::Ptr<ns3::Packet> packet) {
+  if (down_) return;
+  if (receive_loss_ > 0 && rng_.uniform() < receive_loss_) {
+    ++counters_.crc_errors;  // a corrupted frame fails its FCS check here
+    return;
+  }
+  ++counters_.rx_packets;
+  counters_.rx_bytes += packet->GetSize();
+  RoceHeader h;
+  packet->PeekHeader(h);
+  if (h.kind == FrameKind::pause) {
+    ++counters_.pause_received;
+    apply_pause(h.pause_class, h.pause_quanta);
+    return;
+  }
+  if (on_receive_) on_receive_(packet, h, *this);
+}
+
+void RocePort::apply_pause(int priority, int quanta) {
+  const auto p = static_cast<std::size_t>(priority % kPriorities);
+  account_queue();
+  const Nanos now = sim_now();
+  ns3::Simulator::Cancel(resume_events_[p]);
+  if (quanta == 0) {
+    paused_until_[p] = now;
+  } else {
+    const Nanos duration = pause_duration(quanta, rate_);
+    paused_until_[p] = now + duration;
+    if (static_cast<int>(p) == data_priority_ && data_paused_since_ < 0) data_paused_since_ = now;
+    resume_events_[p] = ns3::Simulator::Schedule(ns3::NanoSeconds(duration), [this] {
+      account_queue();
+      try_transmit();
+    });
+  }
+  if (!paused(data_priority_)) data_paused_since_ = -1;
+  try_transmit();
+}
+
+void RocePort::flush() {
+  account_queue();
+  for (auto& q : queues_)
+    while (!q->IsEmpty()) {
+      ns3::Ptr<ns3::Packet> dropped = q->Dequeue();
+      RoceHeader h;
+      dropped->PeekHeader(h);
+      if (on_dequeue_) on_dequeue_(dropped, h);  // frees its buffer
+      ++counters_.drops;
+    }
+  while (!pause_frames_->IsEmpty()) pause_frames_->Dequeue();
+}
+
+void RocePort::set_down(bool down) {
+  if (down == down_) return;
+  down_ = down;
+  if (down) {
+    flush();
+    return;
+  }
+  try_transmit();
+}
+
+void RocePort::set_rate_factor(double factor) { rate_factor_ = std::max(factor, 1e-6); }
+
+bool RocePort::SetMtu(const uint16_t mtu) {
+  mtu_ = mtu;
+  return true;
+}
+
+ns3::Address RocePort::GetMulticast(ns3::Ipv4Address group) const {
+  (void)group;
+  return {};
+}
+
+ns3::Address RocePort::GetMulticast(ns3::Ipv6Address group) const {
+  (void)group;
+  return {};
+}
+
+bool RocePort::Send(ns3::Ptr<ns3::Packet> packet, const ns3::Address& dest, uint16_t protocol) {
+  (void)dest;
+  (void)protocol;
+  RoceHeader h;
+  if (packet->PeekHeader(h) != h.GetSerializedSize()) return false;
+  enqueue(packet, h);
+  return true;
+}
+
+bool RocePort::SendFrom(ns3::Ptr<ns3::Packet> packet, const ns3::Address& source, const ns3::Address& dest,
+                        uint16_t protocol) {
+  (void)source;
+  return Send(packet, dest, protocol);
+}
+
+void RocePort::DoDispose() {
+  ns3::Simulator::Cancel(transmit_done_);
+  for (auto& e : resume_events_) ns3::Simulator::Cancel(e);
+  cable_ = nullptr;
+  node_ = nullptr;
+  on_receive_ = nullptr;
+  on_dequeue_ = nullptr;
+  ns3::NetDevice::DoDispose();
+}
+
+ns3::TypeId RoceCable::GetTypeId() {
+  static ns3::TypeId tid = ns3::TypeId("gauntlet::RoceCable").SetParent<ns3::Channel>().SetGroupName("gauntlet");
+  return tid;
+}
+
+void RoceCable::connect(ns3::Ptr<RocePort> a, ns3::Ptr<RocePort> b, Nanos latency) {
+  ends_ = {a, b};
+  latency_ = latency;
+  a->attach(this);
+  b->attach(this);
+}
+
+RocePort* RoceCable::other(const RocePort* port) const {
+  return ns3::PeekPointer(ends_[0]) == port ? ns3::PeekPointer(ends_[1]) : ns3::PeekPointer(ends_[0]);
+}
+
+void RoceCable::carry(const RocePort* from, ns3::Ptr<ns3::Packet> packet) {
+  RocePort* to = other(from);
+  if (from->down() || to->down()) return;
+  ns3::Simulator::Schedule(ns3::NanoSeconds(latency()), &RocePort::receive_from_cable, to, packet);
+}
+
+ns3::Ptr<ns3::NetDevice> RoceCable::GetDevice(std::size_t i) const { return ends_[i % 2]; }
+
+void RoceCable::DoDispose() {
+  ends_ = {};
+  ns3::Channel::DoDispose();
+}
+
+}  // namespace gauntlet::sim::packet

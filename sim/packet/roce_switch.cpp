@@ -1,0 +1,130 @@
+#include "sim/packet/roce_switch.hpp"
+
+#include <ns3/simulator.h>
+
+#include <algorithm>
+
+namespace gauntlet::sim::packet {
+namespace {
+constexpr double kBytesPerSecondAt40G = 40e9 / 8;
+}
+
+RoceSwitch::RoceSwitch(const RoceParams& params, Rng rng) : params_(params), rng_(rng) {}
+
+RoceSwitch::~RoceSwitch() {
+  for (auto& per_port : ingress_)
+    for (IngressQueue& q : per_port) ns3::Simulator::Cancel(q.renew);
+  for (ns3::EventId& e : storms_) ns3::Simulator::Cancel(e);
+}
+
+int RoceSwitch::add_port(ns3::Ptr<RocePort> port) {
+  const int index = ports();
+  ports_.push_back(port);
+  ingress_.emplace_back();
+  storms_.emplace_back();
+  port->set_handlers(
+      [this, index](ns3::Ptr<ns3::Packet> p, const RoceHeader& h, RocePort&) { on_receive(p, h, index); },
+      [this, index](ns3::Ptr<ns3::Packet> p, const RoceHeader&) { on_dequeue(p, index); });
+  return index;
+}
+
+Nanos RoceSwitch::pause_renewal(int port) const {
+  return static_cast<Nanos>(params_.pfc.pause_quanta * 64.0 / ports_[static_cast<std::size_t>(port)]->bytes_per_second() *
+                            1e9 / 2);
+}
+
+void RoceSwitch::on_receive(ns3::Ptr<ns3::Packet> packet, const RoceHeader& h, int ingress) {
+  const int egress = forwarding_ ? forwarding_(h) : -1;
+  if (egress < 0 || egress >= ports()) return;  // no route: the frame is dropped
+  RocePort& out = port(egress);
+  const double bytes = packet->GetSize();
+  const int priority = h.priority % kPriorities;
+  if (used_ + bytes > params_.pfc.buffer_bytes) {
+    out.count_drop();  // buffer overflow: only if PFC could not hold the sender back
+    return;
+  }
+  used_ += bytes;
+  queue(ingress, priority).bytes += bytes;
+  held_[packet->GetUid()] = {ingress, priority, bytes};
+  if (h.kind == FrameKind::data && ecn_mark(out, priority)) {
+    RoceHeader marked;
+    packet->RemoveHeader(marked);
+    marked.ecn_ce = true;
+    packet->AddHeader(marked);
+    out.count_ecn_mark();
+    out.enqueue(packet, marked);
+  } else {
+    out.enqueue(packet, h);
+  }
+  check_pause(ingress, priority);
+}
+
+// RED on the egress queue as DCQCN configures it, thresholds scaled from the
+// paper's 40 Gb/s figures to the port's line rate.
+bool RoceSwitch::ecn_mark(const RocePort& egress, int priority) {
+  const DcqcnParams& d = params_.dcqcn;
+  const double scale = egress.bytes_per_second() / kBytesPerSecondAt40G;
+  const double kmin = d.kmin_bytes_at_40g * scale;
+  const double kmax = d.kmax_bytes_at_40g * scale;
+  const double q = egress.queued_bytes(priority);
+  if (q <= kmin) return false;
+  if (q >= kmax) return true;
+  return rng_.uniform() < d.pmax * (q - kmin) / (kmax - kmin);
+}
+
+void RoceSwitch::on_dequeue(ns3::Ptr<ns3::Packet> packet, int egress) {
+  (void)egress;
+  auto it = held_.find(packet->GetUid());
+  if (it == held_.end()) return;
+  const Held held = it->second;
+  held_.erase(it);
+  used_ -= held.bytes;
+  queue(held.ingress, held.priority).bytes -= held.bytes;
+  check_resume(held.ingress, held.priority);
+}
+
+// Dynamic threshold: an ingress queue may hold alpha x the free buffer.
+void RoceSwitch::check_pause(int ingress, int priority) {
+  if (priority != params_.data_priority) return;  // only the lossless class is paused
+  IngressQueue& q = queue(ingress, priority);
+  const double threshold = params_.pfc.dynamic_threshold * (params_.pfc.buffer_bytes - used_);
+  if (q.pausing || q.bytes <= threshold) return;
+  q.pausing = true;
+  q.threshold = threshold;
+  port(ingress).send_pause(priority, params_.pfc.pause_quanta);
+  q.renew = ns3::Simulator::Schedule(ns3::NanoSeconds(pause_renewal(ingress)),
+                                     [this, ingress, priority] { renew_pause(ingress, priority); });
+}
+
+void RoceSwitch::check_resume(int ingress, int priority) {
+  IngressQueue& q = queue(ingress, priority);
+  if (!q.pausing) return;
+  const double frame = params_.transport.mtu_payload + params_.transport.header_bytes;
+  if (q.bytes > q.threshold - params_.pfc.resume_offset_mtus * frame) return;
+  q.pausing = false;
+  ns3::Simulator::Cancel(q.renew);
+  port(ingress).send_pause(priority, 0);  // XON
+}
+
+void RoceSwitch::renew_pause(int ingress, int priority) {
+  IngressQueue& q = queue(ingress, priority);
+  if (!q.pausing) return;
+  port(ingress).send_pause(priority, params_.pfc.pause_quanta);
+  q.renew = ns3::Simulator::Schedule(ns3::NanoSeconds(pause_renewal(ingress)),
+                                     [this, ingress, priority] { renew_pause(ingress, priority); });
+}
+
+void RoceSwitch::storm_pause(int index, Nanos until) {
+  auto& event = storms_[static_cast<std::size_t>(index)];
+  ns3::Simulator::Cancel(event);
+  const Nanos now = ns3::Simulator::Now().GetNanoSeconds();
+  if (now >= until) {
+    port(index).send_pause(params_.data_priority, 0);
+    return;
+  }
+  port(index).send_pause(params_.data_priority, params_.pfc.pause_quanta);
+  event = ns3::Simulator::Schedule(ns3::NanoSeconds(std::min(pause_renewal(index), until - now)),
+                                   [this, index, until] { storm_pause(index, until); });
+}
+
+}  // namespace gauntlet::sim::packet
