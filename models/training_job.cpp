@@ -1,12 +1,11 @@
 // The job's lifecycle: start, checkpoints, hangs, crashes, restarts,
-// re-placement and isolation. The iteration loop is in
-// training_job_iteration.cpp.
+// re-placement and isolation, and the fault hooks that set them off. The
+// iteration loop is in training_job_iteration.cpp.
 #include "models/training_job.hpp"
 
 #include <algorithm>
 
 #include "models/spare_layout.hpp"
-#include "models/training_job_outcome.hpp"
 #include "sim/component_id.hpp"
 
 namespace gauntlet::models {
@@ -17,12 +16,9 @@ TrainingJob::TrainingJob(const JobSpec& job, const sim::Topology& topology, sim:
       topology_(topology),
       engine_(engine),
       bus_(bus),
-      placement_(std::make_unique<Placement>(job, topology, plan_hosts(job, topology).job_hosts)),
-      speed_(static_cast<std::size_t>(topology.hosts() * topology.shape().gpus_per_host), 1.0),
-      fallback_(static_cast<std::size_t>(topology.endpoints())) {
-  for (std::size_t e = 0; e < fallback_.size(); ++e) fallback_[e] = static_cast<sim::EndpointId>(e);
-  spare_pool_ = plan_hosts(job, topology).spares;
-}
+      cluster_(topology),
+      hosts_(plan_hosts(job, topology).spares, cluster_, topology, job.spare_layout),
+      placement_(std::make_unique<Placement>(job, topology, plan_hosts(job, topology).job_hosts)) {}
 
 void TrainingJob::start(sim::Nanos at, sim::Nanos horizon) {
   horizon_ = horizon;
@@ -39,17 +35,8 @@ void TrainingJob::start(sim::Nanos at, sim::Nanos horizon) {
   });
 }
 
-void TrainingJob::set_gpu_speed(int host, int gpu, double speed) {
-  speed_[static_cast<std::size_t>(host * topology_.shape().gpus_per_host + gpu)] = speed;
-  ++compute_version_;
-}
-
-double TrainingJob::gpu_speed(int host, int gpu) const {
-  return speed_[static_cast<std::size_t>(host * topology_.shape().gpus_per_host + gpu)];
-}
-
 sim::EndpointId TrainingJob::rank_endpoint(int rank) const {
-  return fallback_[static_cast<std::size_t>(placement_->rank(rank).endpoint)];
+  return cluster_.traffic_endpoint(placement_->rank(rank).endpoint);
 }
 
 void TrainingJob::publish_event(int kind, const std::string& error, const std::vector<std::string>& components) {
@@ -67,6 +54,7 @@ void TrainingJob::publish_event(int kind, const std::string& error, const std::v
 // written are abandoned.
 void TrainingJob::interrupt() {
   if (steady_) end_steady_run(static_cast<std::uint64_t>((engine_.now() - steady_->start) / steady_->duration));
+  if (current_) current_->cancel();
   current_.reset();
   parked_ = false;  // a held job resumes into the hold again
   ++epoch_;
@@ -88,10 +76,10 @@ void TrainingJob::release() {
 
 void TrainingJob::write_checkpoint(bool then_reconfigure) {
   const std::uint64_t epoch = epoch_;
-  const std::uint64_t saved = progress_;
+  const std::uint64_t saved = ledger_.progress();
   engine_.schedule_at(engine_.now() + job_.checkpoint_cost, [this, epoch, saved, then_reconfigure] {
     if (epoch != epoch_) return;  // interrupted: the checkpoint was never committed
-    checkpoint_progress_ = saved;
+    ledger_.commit_checkpoint(saved);
     last_checkpoint_ = engine_.now();
     ++checkpoints_;
     publish_event(telemetry::JobEvent::CHECKPOINT, "", {});
@@ -101,7 +89,7 @@ void TrainingJob::write_checkpoint(bool then_reconfigure) {
     }
     // A planned stop right after a checkpoint: nothing to roll back.
     ++epoch_;
-    containers_.stop_all(engine_.now(), StopReason::reconfigure, {failed_hosts_, failed_gpus_, isolated_});
+    containers_.stop_all(engine_.now(), StopReason::reconfigure, trouble());
     state_ = JobState::waiting;
     try_restart();
   });
@@ -120,38 +108,16 @@ void TrainingJob::hang() {
 void TrainingJob::crash(const std::string& error) {
   interrupt();
   publish_event(telemetry::JobEvent::CRASH, error, {});
-  containers_.stop_all(engine_.now(), StopReason::restart, {failed_hosts_, failed_gpus_, isolated_});
-  roll_back();
+  stop_and_restart();
+}
+
+// Whatever the job was doing is abandoned: its containers stop, it rolls
+// back to its last checkpoint and restarts as soon as it can be placed.
+void TrainingJob::stop_and_restart() {
+  containers_.stop_all(engine_.now(), StopReason::restart, trouble());
+  ledger_.roll_back();
   state_ = JobState::waiting;
   try_restart();
-}
-
-void TrainingJob::roll_back() {
-  while (!timeline_.empty() && timeline_.back().first >= checkpoint_progress_) {
-    lost_time_ += static_cast<sim::Nanos>(timeline_.back().count) * timeline_.back().duration;
-    timeline_.pop_back();
-  }
-  if (!timeline_.empty()) {
-    IterationSpan& back = timeline_.back();
-    if (back.first + back.count > checkpoint_progress_) {
-      const std::uint64_t cut = back.first + back.count - checkpoint_progress_;
-      lost_time_ += static_cast<sim::Nanos>(cut) * back.duration;
-      back.count -= cut;
-    }
-  }
-  progress_ = checkpoint_progress_;
-}
-
-bool TrainingJob::host_usable(int host) const {
-  if (failed_hosts_.count(host) || isolated_.count(host)) return false;
-  auto it = failed_gpus_.lower_bound({host, 0});
-  return it == failed_gpus_.end() || it->first != host;
-}
-
-bool TrainingJob::placement_healthy() const {
-  for (int h : placement_->hosts())
-    if (!host_usable(h)) return false;
-  return true;
 }
 
 bool TrainingJob::affected(int host, int gpu) const {
@@ -162,33 +128,18 @@ bool TrainingJob::affected(int host, int gpu) const {
   return false;
 }
 
-int TrainingJob::spares_left() const {
-  int n = 0;
-  for (int h : spare_pool_) n += host_usable(h) ? 1 : 0;
-  return n;
-}
-
 // Waiting -> restarting: picks a usable host for every slot (a spare for
 // each unusable one) and resumes restart_cost later; keeps waiting when the
 // job cannot be placed.
 void TrainingJob::try_restart() {
   if (state_ != JobState::waiting) return;
-  std::vector<int> hosts = reconfigure_pending_ ? shifted_hosts() : placement_->hosts();
-  std::vector<int> pool = spare_pool_;
-  int taken = 0;
-  for (int& h : hosts) {
-    if (host_usable(h)) continue;
-    const auto spare = pick_spare(pool, h, topology_, job_.spare_layout, [&](int s) { return host_usable(s); });
-    if (!spare) return;  // wait for a repair
-    h = pool[*spare];
-    pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(*spare));
-    ++taken;
-  }
-  spares_used_ += taken;
+  const std::optional<std::vector<int>> hosts =
+      hosts_.restart_hosts(reconfigure_pending_ ? hosts_.shifted(placement_->hosts()) : placement_->hosts());
+  if (!hosts) return;  // wait for a repair
   reconfigure_pending_ = false;
   state_ = JobState::restarting;
   const std::uint64_t epoch = epoch_;
-  engine_.schedule_at(engine_.now() + job_.restart_cost, [this, epoch, hosts] {
+  engine_.schedule_at(engine_.now() + job_.restart_cost, [this, epoch, hosts = *hosts] {
     if (epoch != epoch_) return;
     if (hosts != placement_->hosts()) rebuild_placement(hosts);
     if (!placement_healthy()) {  // a host failed while the job was restarting
@@ -203,12 +154,7 @@ void TrainingJob::try_restart() {
 void TrainingJob::resume() {
   // NCCL picks RNICs when communicators are created: a repaired RNIC is used
   // again only from a restart on.
-  for (auto [host, nic] : pending_fallback_clear_) {
-    const auto e = static_cast<std::size_t>(topology_.endpoint(host, nic));
-    fallback_[e] = static_cast<sim::EndpointId>(e);
-  }
-  if (!pending_fallback_clear_.empty()) ++layout_version_;
-  pending_fallback_clear_.clear();
+  cluster_.restart_communicators();
   state_ = JobState::running;
   ++restarts_;
   last_checkpoint_ = engine_.now();
@@ -217,98 +163,51 @@ void TrainingJob::resume() {
   begin_iteration();
 }
 
-void TrainingJob::rebuild_placement(std::vector<int> hosts) {
-  const std::vector<int> old = placement_->hosts();
+void TrainingJob::rebuild_placement(const std::vector<int>& hosts) {
+  const std::vector<int> before = placement_->hosts();
   placement_ = std::make_unique<Placement>(job_, topology_, hosts);
-  ++layout_version_;
+  ++job_version_;
   last_.reset();
-  for (int h : hosts) spare_pool_.erase(std::remove(spare_pool_.begin(), spare_pool_.end(), h), spare_pool_.end());
-  for (int h : old) {
-    if (placement_->uses_host(h) || isolated_.count(h)) continue;
-    // A healthy host the job left stays in its pool; a broken one rejoins
-    // when it is repaired.
-    if (host_usable(h)) spare_pool_.push_back(h);
-    else replaced_.insert(h);
-  }
-  std::sort(spare_pool_.begin(), spare_pool_.end());
-}
-
-std::vector<int> TrainingJob::shifted_hosts() const {
-  std::vector<int> pool = placement_->hosts();
-  for (int h : spare_pool_)
-    if (host_usable(h)) pool.push_back(h);
-  std::sort(pool.begin(), pool.end());
-  std::vector<int> out;
-  for (int h : placement_->hosts()) {
-    const auto at = static_cast<std::size_t>(std::find(pool.begin(), pool.end(), h) - pool.begin());
-    out.push_back(pool[(at + 1) % pool.size()]);
-  }
-  return out;
+  hosts_.moved(before, *placement_);
 }
 
 // --- Fault hooks ---
 
 void TrainingJob::fail_gpu(int host, int gpu) {
-  failed_gpus_.insert({host, gpu});
+  cluster_.fail_gpu(host, gpu);
   if (state_ == JobState::running && affected(host, gpu)) hang();
 }
 
 void TrainingJob::fail_host(int host) {
-  failed_hosts_.insert(host);
+  cluster_.fail_host(host);
   if (state_ == JobState::running && affected(host, -1)) hang();
 }
 
 void TrainingJob::repair_gpu(int host, int gpu) {
-  failed_gpus_.erase({host, gpu});
-  release_host(host);
+  cluster_.repair_gpu(host, gpu);
+  on_repaired(host);
 }
 
 void TrainingJob::repair_host(int host) {
-  failed_hosts_.erase(host);
-  release_host(host);
+  cluster_.repair_host(host);
+  on_repaired(host);
 }
 
-// A host whose last fault was repaired comes back from isolation and rejoins
-// the job's pool if the job left it.
-void TrainingJob::release_host(int host) {
-  const bool broken = failed_hosts_.count(host) ||
-                      [&] {
-                        auto it = failed_gpus_.lower_bound({host, 0});
-                        return it != failed_gpus_.end() && it->first == host;
-                      }();
-  if (broken) return;
-  if (isolated_.erase(host) && !placement_->uses_host(host)) replaced_.insert(host);
-  if (replaced_.erase(host) && !placement_->uses_host(host)) {
-    spare_pool_.push_back(host);
-    std::sort(spare_pool_.begin(), spare_pool_.end());
-  }
+void TrainingJob::on_repaired(int host) {
+  if (cluster_.host_broken(host)) return;
+  hosts_.repaired(host, *placement_);
   if (state_ == JobState::waiting) try_restart();
 }
 
-bool TrainingJob::gpu_failed(int host, int gpu) const {
-  return failed_hosts_.count(host) || failed_gpus_.count({host, gpu});
-}
-
-bool TrainingJob::host_failed(int host) const { return failed_hosts_.count(host) > 0; }
-
 void TrainingJob::set_nic_fallback(int host, int nic, int fallback_nic) {
-  const auto e = static_cast<std::size_t>(topology_.endpoint(host, nic));
-  pending_fallback_clear_.erase(
-      std::remove(pending_fallback_clear_.begin(), pending_fallback_clear_.end(), std::pair{host, nic}),
-      pending_fallback_clear_.end());
-  fallback_[e] = topology_.endpoint(host, fallback_nic);
-  ++layout_version_;
+  cluster_.set_nic_fallback(host, nic, fallback_nic);
+  const sim::EndpointId e = topology_.endpoint(host, nic);
   bool used = false;
-  for (int r = 0; r < placement_->ranks() && !used; ++r) used = placement_->rank(r).endpoint == static_cast<int>(e);
+  for (int r = 0; r < placement_->ranks() && !used; ++r) used = placement_->rank(r).endpoint == e;
   // The step in flight had traffic on the dead link: NCCL retries it on the
   // fallback. A checkpoint being written is not affected.
-  if (state_ == JobState::running && used && (current_ || steady_)) {
-    interrupt();
-    begin_iteration();
-  }
+  if (state_ == JobState::running && used) restart_step();
 }
-
-void TrainingJob::clear_nic_fallback(int host, int nic) { pending_fallback_clear_.push_back({host, nic}); }
 
 void TrainingJob::fail_collective(const std::string& error) {
   if (state_ == JobState::running) crash(error);
@@ -330,26 +229,13 @@ int TrainingJob::isolate(const std::vector<std::string>& components) {
     hosts.insert(id->host);
   }
   publish_event(telemetry::JobEvent::ISOLATION, "", components);
-  int free_spares = spares_left();
-  for (int h : hosts) {
-    // The job cannot shrink: a host it uses leaves only if a spare takes
-    // its place.
-    if (placement_->uses_host(h) && !isolated_.count(h)) {
-      if (free_spares == 0) continue;
-      --free_spares;
-    }
-    isolated_.insert(h);
-  }
-  const int before = spares_used_;
-  if (state_ == JobState::running || state_ == JobState::hung || state_ == JobState::restarting ||
-      state_ == JobState::waiting) {
+  hosts_.isolate(hosts, *placement_);
+  const int before = hosts_.spares_used();
+  if (state_ != JobState::idle) {
     interrupt();
-    containers_.stop_all(engine_.now(), StopReason::restart, {failed_hosts_, failed_gpus_, isolated_});
-    roll_back();
-    state_ = JobState::waiting;
-    try_restart();
+    stop_and_restart();
   }
-  return spares_used_ - before;
+  return hosts_.spares_used() - before;
 }
 
 }  // namespace gauntlet::models

@@ -1,17 +1,21 @@
 #pragma once
 // A synchronous training job and its lifecycle.
 //
-// An iteration runs three phases, each a set of concurrent flows:
-//   1. expert-parallel all-to-all (ep > 1),
-//   2. the 1F1B pipeline: compute (tensor-parallel allreduces over NVLink on
-//      the critical path) and send/recv of activations between stages,
-//   3. data-parallel ring allreduce of the gradients.
-// The next iteration starts when the slowest rank is done. Every
-// checkpoint_interval the job stops for checkpoint_cost to write a
+// An iteration runs its phases as concurrent flows (models/iteration_run.hpp):
+// the expert-parallel all-to-all, the 1F1B pipeline and the data-parallel
+// ring allreduce. The next iteration starts when the slowest rank is done.
+// Every checkpoint_interval the job stops for checkpoint_cost to write a
 // checkpoint. A crash (collective watchdog, transport failure) or an
 // isolation rolls back to the last checkpoint and resumes restart_cost after
 // the hardware is available again: on spare hosts when the job has spares
 // left, otherwise on the same hosts once they are repaired.
+//
+// The job is reached by three kinds of callers, each through its own part:
+//   - injectors change the cluster's hardware through the fault hooks below,
+//     which update the ClusterState (models/cluster_state.hpp) and react;
+//   - policies and services act through the levers and read only what an
+//     operator could see (models/job_control.hpp);
+//   - the runner starts it and reads its progress (models/progress_ledger.hpp).
 //
 // Steady-state fast-forward: an iteration's timing depends only on the
 // network state, the GPUs' speeds and the placement. When all are unchanged
@@ -21,36 +25,27 @@
 // timings as simulating each one. Stretches double in length from the last
 // simulated iteration, so a new state shows in telemetry about as soon as
 // it has lasted as long again.
-//
-// Progress vs execution: the timeline holds the iterations that count as
-// progress. Iterations rolled back by a restart are removed from it (and
-// counted in lost_iterations()), so redone work never counts twice.
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "models/cluster_state.hpp"
 #include "models/collectives/flows.hpp"
 #include "models/container.hpp"
+#include "models/host_pool.hpp"
+#include "models/iteration_run.hpp"
 #include "models/job_rebalance.hpp"
 #include "models/job_spec.hpp"
 #include "models/placement.hpp"
+#include "models/progress_ledger.hpp"
 #include "sim/network_engine.hpp"
 #include "sim/telemetry_bus.hpp"
 
 namespace gauntlet::models {
-
-// Consecutive iterations with the same duration.
-struct IterationSpan {
-  std::uint64_t first = 0;  // 0-based iteration index
-  std::uint64_t count = 0;
-  sim::Nanos start = 0;
-  sim::Nanos duration = 0;
-};
 
 enum class JobState {
   idle,           // not started
@@ -77,14 +72,11 @@ class TrainingJob {
   const FlowOutcomeCache& flow_outcomes() const { return flow_outcomes_; }
   void set_change_horizon(ChangeHorizon next_change) { next_change_ = std::move(next_change); }
 
-  // A GPU's compute speed relative to nominal (1.0); takes effect from the
-  // next iteration.
-  void set_gpu_speed(int host, int gpu, double speed);
-  double gpu_speed(int host, int gpu) const;
-
   const JobSpec& spec() const { return job_; }
   const Placement& placement() const { return *placement_; }
   const sim::Topology& topology() const { return topology_; }
+  // The hardware as faults left it; for simulating it, never for deciding.
+  const ClusterState& cluster() const { return cluster_; }
   // The RNIC a rank's traffic uses now: its affine RNIC, or NCCL's fallback.
   sim::EndpointId rank_endpoint(int rank) const;
   JobState state() const { return state_; }
@@ -92,34 +84,38 @@ class TrainingJob {
   const ContainerSet& containers() const { return containers_; }
 
   // Progress: iterations that count (each index once), and their timeline.
-  const std::vector<IterationSpan>& timeline() const { return timeline_; }
-  std::uint64_t completed_iterations() const { return progress_; }
-  std::uint64_t progress_iterations() const { return progress_; }
+  const std::vector<IterationSpan>& timeline() const { return ledger_.timeline(); }
+  std::uint64_t completed_iterations() const { return ledger_.progress(); }
+  std::uint64_t progress_iterations() const { return ledger_.progress(); }
   // Every iteration that ran to completion, redone ones included.
-  std::uint64_t executed_iterations() const { return executed_; }
+  std::uint64_t executed_iterations() const { return ledger_.executed(); }
   // Iterations that completed but were rolled back by a restart, and the
   // time they had taken.
-  std::uint64_t lost_iterations() const { return executed_ - progress_; }
-  sim::Nanos lost_iteration_time() const { return lost_time_; }
+  std::uint64_t lost_iterations() const { return ledger_.executed() - ledger_.progress(); }
+  sim::Nanos lost_iteration_time() const { return ledger_.lost_time(); }
   std::uint64_t simulated_iterations() const { return simulated_iterations_; }
   int restarts() const { return restarts_; }
   int checkpoints() const { return checkpoints_; }
 
   // --- Fault hooks (the fault scheduler calls these) ---
+  // A GPU's compute speed relative to nominal (1.0); takes effect from the
+  // next iteration.
+  void set_gpu_speed(int host, int gpu, double speed) { cluster_.set_gpu_speed(host, gpu, speed); }
+  double gpu_speed(int host, int gpu) const { return cluster_.gpu_speed(host, gpu); }
   // Fail-stop: the GPU or host stops; the job hangs in its next collective
   // until the watchdog fires after collective_timeout (or a mitigation acts).
   void fail_gpu(int host, int gpu);
   void fail_host(int host);
   void repair_gpu(int host, int gpu);
   void repair_host(int host);
-  bool gpu_failed(int host, int gpu) const;
-  bool host_failed(int host) const;
+  bool gpu_failed(int host, int gpu) const { return cluster_.gpu_failed(host, gpu); }
+  bool host_failed(int host) const { return cluster_.host_failed(host); }
   // The RNIC's link is down: NCCL moves its GPUs' traffic to `fallback_nic`
   // of the same host without any error. The step in flight is retried on the
   // fallback. Traffic moves back only when the job's communicators are
   // re-created, i.e. at the next restart after clear_nic_fallback.
   void set_nic_fallback(int host, int nic, int fallback_nic);
-  void clear_nic_fallback(int host, int nic);
+  void clear_nic_fallback(int host, int nic) { cluster_.clear_nic_fallback(host, nic); }
   // A collective failed outright (transport retries exhausted): the job
   // crashes at once with the user-visible error.
   void fail_collective(const std::string& error);
@@ -137,9 +133,9 @@ class TrainingJob {
   // An isolated host stays out unless its fault is repaired. Returns the
   // number of spares this isolation took.
   int isolate(const std::vector<std::string>& components);
-  int spares_left() const;
-  int spares_used() const { return spares_used_; }
-  const std::set<int>& isolated_hosts() const { return isolated_; }
+  int spares_left() const { return hosts_.spares_left(); }
+  int spares_used() const { return hosts_.spares_used(); }
+  const std::set<int>& isolated_hosts() const { return hosts_.isolated(); }
 
   // --- Requests from detectors ---
   // Ends a steady stretch in flight at the first iteration boundary at or
@@ -177,7 +173,6 @@ class TrainingJob {
   void move_nic_traffic(int host, int nic, int to_nic, sim::Nanos pause);
 
  private:
-  struct Outcome;
   struct Steady {
     std::uint64_t first = 0;
     std::uint64_t count = 0;
@@ -189,11 +184,14 @@ class TrainingJob {
   void begin_iteration();
   bool try_fast_forward();
   void simulate_iteration();
-  void finish_iteration(std::shared_ptr<Outcome> outcome);
+  void finish_iteration(std::shared_ptr<IterationOutcome> outcome);
   void end_steady_run(std::uint64_t count);
   void publish_hang(sim::Nanos at);
   void after_iteration();
-  void record_span(sim::Nanos start, sim::Nanos duration, std::uint64_t count);
+  FlowReuse flow_reuse();
+  // The step in flight, if any, is abandoned and started again (after any
+  // pending pause): a lever or a path change applies from the next step.
+  void restart_step();
 
   // Lifecycle.
   void interrupt();
@@ -201,63 +199,48 @@ class TrainingJob {
   void write_checkpoint(bool then_reconfigure);
   void hang();
   void crash(const std::string& error);
-  void roll_back();
+  void stop_and_restart();
   void try_restart();
   void resume();
-  bool host_usable(int host) const;
-  void release_host(int host);
-  bool placement_healthy() const;
+  void on_repaired(int host);
+  HostTrouble trouble() const { return {cluster_.failed_hosts(), cluster_.failed_gpus(), hosts_.isolated()}; }
+  bool placement_healthy() const { return hosts_.all_usable(placement_->hosts()); }
   bool affected(int host, int gpu) const;
-  void rebuild_placement(std::vector<int> hosts);
-  std::vector<int> shifted_hosts() const;
+  void rebuild_placement(const std::vector<int>& hosts);
   sim::Nanos checkpoint_due() const { return last_checkpoint_ + job_.checkpoint_interval; }
 
   JobSpec job_;
   const sim::Topology& topology_;
   sim::NetworkEngine& engine_;
   sim::TelemetryBus& bus_;
+  ClusterState cluster_;
+  HostPool hosts_;
   std::unique_ptr<Placement> placement_;
-  std::vector<double> speed_;  // per (host, gpu) of the cluster
-  std::vector<sim::EndpointId> fallback_;  // per endpoint: where its traffic goes
-  std::vector<std::pair<int, int>> pending_fallback_clear_;
-  std::uint64_t compute_version_ = 0;
-  std::uint64_t layout_version_ = 0;
+  ProgressLedger ledger_;
+  std::uint64_t job_version_ = 0;  // bumped by every re-placement and work split
   bool fast_forward_ = true;
   bool stepwise_rings_ = false;
   FlowOutcomeCache flow_outcomes_;
-  FlowReuse flow_reuse();
   ChangeHorizon next_change_;
   sim::Nanos horizon_ = 0;
 
   JobState state_ = JobState::idle;
-  std::uint64_t epoch_ = 0;  // bumped on every interruption; stale callbacks compare it
+  std::uint64_t epoch_ = 0;  // bumped on every interruption; stale timers compare it
   std::shared_ptr<long> in_flight_ = std::make_shared<long>(0);  // engine flows of this job
   std::optional<Steady> steady_;
-  std::shared_ptr<Outcome> current_;   // the simulated iteration in flight
-  std::shared_ptr<Outcome> last_;      // the last simulated iteration, for fast-forward
+  std::shared_ptr<IterationRun> current_;        // the simulated iteration in flight
+  std::shared_ptr<IterationOutcome> last_;       // the last simulated iteration, for fast-forward
   bool reconfigure_pending_ = false;
   std::uint64_t steady_generation_ = 0;  // a cut steady stretch ignores its planned end
-  std::uint64_t executed_at_simulation_ = 0;  // executed_ after the last simulated iteration
+  std::uint64_t executed_at_simulation_ = 0;  // executed iterations after the last simulated one
   bool hold_requested_ = false;
   bool parked_ = false;                  // stopped at an iteration boundary by hold()
   std::function<void()> on_held_;
 
-  std::uint64_t progress_ = 0;         // next iteration index
-  std::uint64_t executed_ = 0;
   std::uint64_t simulated_iterations_ = 0;
-  std::uint64_t checkpoint_progress_ = 0;
   sim::Nanos last_checkpoint_ = 0;
-  sim::Nanos lost_time_ = 0;
   int restarts_ = 0;
   int checkpoints_ = 0;
-  std::vector<IterationSpan> timeline_;
-
-  std::set<std::pair<int, int>> failed_gpus_;
-  std::set<int> failed_hosts_;
-  std::set<int> isolated_;
-  std::set<int> replaced_;       // hosts the job left while broken; they rejoin its pool when repaired
-  std::vector<int> spare_pool_;  // healthy hosts the job may move to
-  int spares_used_ = 0;
   WorkSplit split_;
   ContainerSet containers_{job_.name, topology_, &bus_};
   sim::Nanos pending_pause_ = 0;  // a lever's pause, taken before the next iteration
