@@ -36,6 +36,10 @@ struct ActiveDetector {
   std::string name;
   std::unique_ptr<Detector> detector;
   const ExternalDetector* external = nullptr;  // set for exec: detectors
+  // Its probes run on a prober of its own, made at its first request: its
+  // own source-RNIC slots and loss draws, so no detector's probing delays or
+  // reshuffles another's.
+  std::unique_ptr<models::ProbeService> prober;
 };
 
 std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const DetectorRegistry& registry,
@@ -134,12 +138,18 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     detectors = make_detectors(observed, registry, topology);
   }
   const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job, scenario.mitigation_costs);
-  // The hosts' monitoring agents: probes on request, heartbeats throughout.
-  models::ProbeService probes(engine, bus, scenario.seed);
-  probes.set_overlay(&job.containers());  // overlay probes reach the job's live containers only
-  if (request.inject_faults) arm_probe_faults(probes, scenario.faults, topology, scenario.duration);
+  // The hosts' monitoring agents: heartbeats throughout, and probes on
+  // request. Each detector's prober starts the probe stream of the run's seed
+  // afresh, so a detector draws the same losses beside others as alone.
+  auto make_prober = [&] {
+    auto prober = std::make_unique<models::ProbeService>(engine, bus, scenario.seed);
+    prober->set_overlay(&job.containers());  // overlay probes reach the job's live containers only
+    if (request.inject_faults) arm_probe_faults(*prober, scenario.faults, topology, scenario.duration);
+    return prober;
+  };
+  const std::unique_ptr<models::ProbeService> agents = make_prober();
   if (std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) { return d.detector->reads_heartbeats(); }))
-    probes.start_heartbeats(kAgentHeartbeat, scenario.duration);
+    agents->start_heartbeats(kAgentHeartbeat, scenario.duration);
 
   // Function-level profiling, on only while a detector asked for it.
   // What faults change in telemetry beyond the data path: clocks, CPU share, skew.
@@ -209,7 +219,11 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     if (skewed) models::apply_host_clocks(effects, &batch);  // as the hosts' clocks stamp it
     for (ActiveDetector& d : detectors) {
       d.detector->observe(batch);
-      probes.submit(d.name, probe_orders(d.detector->take_probe_requests(), topology));
+      if (std::vector<models::ProbeOrder> orders = probe_orders(d.detector->take_probe_requests(), topology);
+          !orders.empty()) {
+        if (!d.prober) d.prober = make_prober();
+        d.prober->submit(d.name, orders);
+      }
       DetectorOutcome& result = outcome.detectors[d.name];
       for (Alert& alert : d.detector->take_alerts()) {
         alert.detector = d.name;
@@ -233,7 +247,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   }
   for (const ActiveDetector& d : detectors)
     if (d.external) outcome.detectors[d.name].status = d.external->status();
-  for (const ActiveDetector& d : detectors) outcome.detectors[d.name].probes_sent = probes.probes_sent(d.name);
+  for (const ActiveDetector& d : detectors)
+    if (d.prober) outcome.detectors[d.name].probes_sent = d.prober->probes_sent(d.name);
   for (const ActiveDetector& d : detectors) {
     const models::BenchmarkCost cost = benchmarks.cost(d.name);
     DetectorOutcome& result = outcome.detectors[d.name];
