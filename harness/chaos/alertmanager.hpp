@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/detectors/alert.hpp"
+#include "harness/scoring/records.hpp"
 
 namespace gauntlet::harness {
 
@@ -23,8 +24,9 @@ bool looks_like_alertmanager(const std::string& text);
 
 // Throws InputError (file:line:col) on malformed input. Alertmanager re-sends
 // an alert while it fires: one alert per (fingerprint or labels, startsAt).
-std::vector<Alert> parse_alertmanager(const std::string& text, const std::string& file_name,
-                                      const AlertmanagerOptions& options);
+// A component label that is not a component id is bad input too.
+AlertRecords parse_alertmanager(const std::string& text, const std::string& file_name,
+                                const AlertmanagerOptions& options);
 
 // RFC3339 with optional fraction and Z or +hh:mm; nullopt when malformed.
 std::optional<double> parse_rfc3339(const std::string& text);

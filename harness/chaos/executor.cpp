@@ -62,6 +62,7 @@ class Run {
   std::vector<real::FaultProgram> programs_;
   std::vector<bool> active_;
   std::vector<double> started_s_;
+  double t0_ = 0;  // Unix time the plan's clock starts at
   std::unique_ptr<real::Journal> journal_;
   std::string out_dir_, journal_path_, faults_path_, audit_path_;
 };
@@ -174,7 +175,7 @@ void Run::revert_fault(std::size_t i, const std::string& by) {
   double now = real::unix_now();
   journal_->append({{"event", "reverted"}, {"step", spec.id}, {"by", by}, {"commands", commands}, {"time_s", now}});
   active_[i] = false;
-  real::append_truth_line(faults_path_, spec.id, std::string(injectors::fault_type_name(spec.type)), spec.target,
+  real::append_truth_line(faults_path_, spec.id, std::string(injectors::fault_type_name(spec.type)), spec.target, t0_,
                           started_s_[i], now);
   bool clean = std::all_of(p.verify_reverted.begin(), p.verify_reverted.end(), check_passes);
   audit("reverted " + spec.id + " (" + by + ")" + (clean ? "" : " -- WARNING: post-revert check failed"));
@@ -234,9 +235,10 @@ int Run::execute() {
     return a.at != b.at ? a.at < b.at : a.order < b.order;
   });
 
-  const double t0 = real::unix_now();
+  t0_ = real::unix_now();
+  const double t0 = t0_;
   journal_->append({{"event", "begin"}, {"plan", plan_.name}, {"source", plan_.source_path}, {"pid", ::getpid()},
-                    {"faults_file", faults_path_}, {"audit_file", audit_path_}});
+                    {"faults_file", faults_path_}, {"audit_file", audit_path_}, {"t0_unix_s", t0}});
   real::append_audit(audit_path_, "begin plan " + plan_.name + " from " + plan_.source_path + " (pid " +
                                       std::to_string(::getpid()) + ")");
   double deadline = t0 + sim::to_seconds(plan_.end()) + kWatchdogGraceS;

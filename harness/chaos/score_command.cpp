@@ -1,22 +1,19 @@
 // gauntlet score: scores alerts from a real run (gauntlet alerts.jsonl or an
 // Alertmanager webhook payload) against the ground truth of a chaos run with
-// the same scorer as simulated runs.
+// the same scorer, summary writer and table as simulated runs.
 #include <boost/program_options.hpp>
 
-#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
-#include <nlohmann/json.hpp>
-
-#include "harness/chaos/alertmanager.hpp"
+#include "harness/chaos/score_inputs.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/report/score_table.hpp"
 #include "harness/scenario/input_error.hpp"
-#include "harness/scoring/records.hpp"
-#include "harness/scoring/score.hpp"
+#include "harness/scoring/summary.hpp"
 
 namespace gauntlet::cli {
 
@@ -24,55 +21,44 @@ namespace po = boost::program_options;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw harness::InputError(path, 1, 1, "cannot read file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-nlohmann::json score_json(const harness::DetectorScore& s) {
-  return {{"precision", s.precision},
-          {"recall", s.recall},
-          {"detection_latency_s",
-           {{"mean", s.detection_latency_s.mean}, {"p50", s.detection_latency_s.p50}, {"p95", s.detection_latency_s.p95}}},
-          {"localization_top1", s.localization_top1},
-          {"localization_top3", s.localization_top3},
-          {"localized", s.localized},
-          {"time_to_localize_s",
-           {{"mean", s.time_to_localize_s.mean}, {"p50", s.time_to_localize_s.p50}, {"p95", s.time_to_localize_s.p95}}},
-          {"alerts", s.alerts},
-          {"false_alerts", s.false_alerts},
-          {"false_isolations", s.false_isolations},
-          {"detected", s.detected},
-          {"scored_faults", s.scored_faults},
-          {"lost_iterations", s.lost_iterations},
-          {"lost_gpu_hours", s.lost_gpu_hours},
-          {"probes_sent", s.probes_sent},
-          {"telemetry_bytes", s.telemetry_bytes}};
+void write_summary(const std::string& out_dir, const std::string& text) {
+  std::filesystem::create_directories(out_dir);
+  const std::string tmp = out_dir + "/summary.json.tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, out_dir + "/summary.json");
 }
 
 }  // namespace
 
 int score_command(const Args& args) {
-  po::options_description opts("gauntlet score --truth faults.jsonl --alerts ALERTS [--out DIR]");
-  std::string truth, alerts_path, out_dir, format;
-  harness::AlertmanagerOptions am;
-  double grace = 60;
+  po::options_description opts("gauntlet score --truth faults.jsonl --alerts ALERTS [options]");
+  harness::ScoreInputOptions in;
+  std::string out_dir, format, clock, t0;
   opts.add_options()("help,h", "show this help")
-      ("truth", po::value(&truth)->required(), "ground truth faults.jsonl (from gauntlet run or gauntlet chaos)")
-      ("alerts", po::value(&alerts_path)->required(),
+      ("truth", po::value(&in.truth_path)->required(), "ground truth faults.jsonl (from gauntlet run or gauntlet chaos)")
+      ("alerts", po::value(&in.alerts_path)->required(),
        "alerts: gauntlet alerts.jsonl or a Prometheus Alertmanager webhook payload")
       ("out", po::value(&out_dir), "write summary.json here (default: print only)")
       ("format", po::value(&format)->default_value("auto"), "alerts format: auto, jsonl, alertmanager")
-      ("component-label", po::value(&am.component_label)->default_value("component"),
+      ("t0", po::value(&t0),
+       "wall-clock start of the truth's run (RFC3339 or Unix seconds); a chaos run's faults.jsonl carries it")
+      ("alerts-clock", po::value(&clock)->default_value("auto"),
+       "what alerts.jsonl's time_s counts from: run (the truth's start), unix, or auto (unix when every time is "
+       "past 2001-09-09)")
+      ("cluster", po::value(&in.cluster_path),
+       "scenario or chaos plan whose components the alerts must name; others are listed and their alerts false")
+      ("component-label", po::value(&in.alertmanager.component_label)->default_value("component"),
        "Alertmanager label holding the component id (e.g. h12.nic3)")
-      ("detector-label", po::value(&am.detector_label)->default_value("alertname"),
+      ("detector-label", po::value(&in.alertmanager.detector_label)->default_value("alertname"),
        "Alertmanager label naming the detector")
-      ("detector", po::value(&am.detector_name)->default_value("alertmanager"),
+      ("detector", po::value(&in.alertmanager.detector_name)->default_value("alertmanager"),
        "detector name when the detector label is missing")
-      ("grace", po::value(&grace)->default_value(60), "seconds after a fault's end an alert still matches it");
+      ("grace", po::value(&in.grace_s)->default_value(60), "seconds after a fault's end an alert still matches it");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(opts).run(), vm);
@@ -85,56 +71,78 @@ int score_command(const Args& args) {
     std::cerr << "gauntlet score: " << e.what() << "\n" << opts << "\n";
     return kExitBadInput;
   }
-  if (format != "auto" && format != "jsonl" && format != "alertmanager") {
+  const std::map<std::string, harness::AlertFormat> formats = {{"auto", harness::AlertFormat::automatic},
+                                                                {"jsonl", harness::AlertFormat::jsonl},
+                                                                {"alertmanager", harness::AlertFormat::alertmanager}};
+  const std::map<std::string, harness::AlertClock> clocks = {{"auto", harness::AlertClock::automatic},
+                                                              {"run", harness::AlertClock::run},
+                                                              {"unix", harness::AlertClock::unix_time}};
+  if (!formats.contains(format)) {
     std::cerr << "gauntlet score: --format must be auto, jsonl or alertmanager\n";
     return kExitBadInput;
   }
-
-  std::vector<harness::FaultEpisode> faults;
-  std::vector<harness::Alert> alerts;
-  try {
-    std::ifstream truth_in(truth);
-    if (!truth_in) throw harness::InputError(truth, 1, 1, "cannot read file");
-    faults = harness::read_faults_jsonl(truth_in, truth);
-    std::string text = read_text(alerts_path);
-    if (format == "alertmanager" || (format == "auto" && harness::looks_like_alertmanager(text))) {
-      alerts = harness::parse_alertmanager(text, alerts_path, am);
-    } else {
-      std::istringstream in(text);
-      alerts = harness::read_alerts_jsonl(in, alerts_path);
+  if (!clocks.contains(clock)) {
+    std::cerr << "gauntlet score: --alerts-clock must be auto, run or unix\n";
+    return kExitBadInput;
+  }
+  in.format = formats.at(format);
+  in.alert_clock = clocks.at(clock);
+  if (!std::isfinite(in.grace_s) || in.grace_s < 0) {
+    std::cerr << "gauntlet score: --grace must be a finite number of seconds, at least 0\n";
+    return kExitBadInput;
+  }
+  if (vm.count("t0")) {
+    in.t0_unix_s = harness::parse_t0(t0);
+    if (!in.t0_unix_s) {
+      std::cerr << "gauntlet score: --t0 '" << t0 << "' is neither an RFC3339 time nor Unix seconds\n";
+      return kExitBadInput;
     }
+  }
+
+  harness::ScoreInputs inputs;
+  try {
+    inputs = harness::read_score_inputs(in);
   } catch (const harness::InputError& e) {
     std::cerr << e.what() << "\n";
     return kExitBadInput;
   }
 
   harness::ScoringOptions options;
-  options.grace_s = grace;
-  for (const auto& f : faults) options.run_end_s = std::max(options.run_end_s, f.end_s.value_or(f.start_s));
-  for (const auto& a : alerts) options.run_end_s = std::max(options.run_end_s, a.time_s);
+  options.grace_s = in.grace_s;
+  options.known_component = inputs.known_component;
+  for (const auto& f : inputs.faults) options.run_end_s = std::max(options.run_end_s, f.end_s.value_or(f.start_s));
+  for (const auto& a : inputs.alerts) options.run_end_s = std::max(options.run_end_s, a.time_s);
 
+  std::vector<std::string> order;
   std::map<std::string, std::vector<harness::Alert>> by_detector;
-  for (const auto& a : alerts) by_detector[a.detector].push_back(a);
-  nlohmann::json detectors = nlohmann::json::object();
-  for (const auto& [name, list] : by_detector) detectors[name] = score_json(harness::score_detector(faults, list, options));
-  nlohmann::json summary = {{"scenario", std::filesystem::path(truth).parent_path().filename().string()},
-                            {"source", "real"},
-                            {"truth", truth},
-                            {"alerts", alerts_path},
-                            {"faults", faults.size()},
-                            {"detectors", detectors}};
-  std::cout << summary.dump(2) << "\n";
-  if (!out_dir.empty()) {
-    try {
-      std::filesystem::create_directories(out_dir);
-      std::string tmp = out_dir + "/summary.json.tmp";
-      std::ofstream(tmp) << summary.dump(2) << "\n";
-      std::filesystem::rename(tmp, out_dir + "/summary.json");
-    } catch (const std::exception& e) {
-      std::cerr << "gauntlet score: cannot write " << out_dir << ": " << e.what() << "\n";
-      return kExitRunFailed;
-    }
+  for (const auto& a : inputs.alerts) {
+    if (!by_detector.contains(a.detector)) order.push_back(a.detector);
+    by_detector[a.detector].push_back(a);
   }
+  harness::Summary summary;
+  summary.scenario = std::filesystem::path(in.truth_path).parent_path().filename().string();
+  summary.real = harness::RealRunInfo{in.truth_path, in.alerts_path, inputs.t0_unix_s};
+  summary.faults = inputs.faults;
+  summary.notes = inputs.notes;
+  std::map<std::string, harness::DetectorScore> scores;
+  for (const std::string& name : order) {
+    scores[name] = harness::score_detector(inputs.faults, by_detector[name], options);
+    summary.detectors.push_back({name, "ok", scores[name], std::nullopt});
+  }
+  const std::string text = harness::summary_json(summary);
+  std::cout << harness::score_table(order, scores);
+  for (const std::string& note : inputs.notes) std::cerr << "note: " << note << "\n";
+  if (out_dir.empty()) {
+    std::cout << text;
+    return kExitOk;
+  }
+  try {
+    write_summary(out_dir, text);
+  } catch (const std::exception& e) {
+    std::cerr << "gauntlet score: cannot write " << out_dir << ": " << e.what() << "\n";
+    return kExitRunFailed;
+  }
+  std::cout << "summary: " << out_dir << "/summary.json\n";
   return kExitOk;
 }
 

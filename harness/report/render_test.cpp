@@ -162,7 +162,7 @@ TEST_F(Browser, MonthScaleRunReportRenders) {
       score.faults.push_back(o);
       if (o.detected) run.alerts[name].push_back({f.start_s + o.detection_latency_s, name, "fail_slow", {}});
     }
-    score.lost_iterations = static_cast<double>(run.iterations_fault_free - run.iterations_faulty);
+    score.costs = RunCosts{0, static_cast<double>(run.iterations_fault_free - run.iterations_faulty), 0, 0, 0};
     run.scores[name] = score;
   }
   std::ofstream(dir_ / "month.html") << run_report_html(run);

@@ -163,7 +163,7 @@ RunView month_run(std::size_t slow_spans) {
   run.faults.push_back({"f1", "link_loss", "leaf3~spine2", 86400.0, 90000.0, true, false});
   run.detector_order = {"falcon"};
   DetectorScore score;
-  score.faults.push_back({"f1", true, true, 1, 40.0, std::nullopt, false, false});
+  score.faults.push_back({"f1", true, false, true, 1, 40.0, std::nullopt, 0, 0});
   run.scores["falcon"] = score;
   run.alerts["falcon"] = {{86440.0, "falcon", "fail_slow", {{"h5.gpu2", 0.9}}}};
   return run;
@@ -354,10 +354,10 @@ TEST(Plots, LongRunsPlotFromSpansWithBoundedPoints) {
 TEST(Plots, LatencyCdfLevelsOffAtRecall) {
   RunView run = month_run(1);
   DetectorScore& score = run.scores["falcon"];
-  score.faults = {{"f1", true, true, 1, 10.0, std::nullopt, false, false},
-                  {"f2", true, true, 1, 30.0, std::nullopt, false, false},
-                  {"f3", true, false, 0, 0.0, std::nullopt, false, false},
-                  {"f4", true, true, 1, 20.0, std::nullopt, false, false}};
+  score.faults = {{"f1", true, false, true, 1, 10.0, std::nullopt, 0, 0},
+                  {"f2", true, false, true, 1, 30.0, std::nullopt, 0, 0},
+                  {"f3", true, true, false, 0, 0.0, std::nullopt, 0, 0},
+                  {"f4", true, false, true, 1, 20.0, std::nullopt, 0, 0}};
   const std::string script = latency_cdf_script(run);
   // Sorted latencies 10, 20, 30 over 4 scored faults, then flat at 0.75.
   EXPECT_NE(script.find("10 0\n10 0.25\n20 0.5\n30 0.75\n39 0.75\n"), std::string::npos) << script;

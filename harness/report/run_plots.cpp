@@ -198,8 +198,10 @@ std::string lost_iterations_script(const RunView& run) {
   for (const std::string& name : run.detector_order) {
     std::string label;
     for (char c : name) label += c == '"' ? '\'' : c;
-    rows += "\"" + label + "\" " + number(run.scores.at(name).lost_iterations) + "\n";
-    highest = std::max(highest, run.scores.at(name).lost_iterations);
+    const std::optional<RunCosts>& costs = run.scores.at(name).costs;
+    if (!costs) continue;
+    rows += "\"" + label + "\" " + number(costs->lost_iterations) + "\n";
+    highest = std::max(highest, costs->lost_iterations);
   }
   std::string script = data_block("lost", rows);
   script += "set style fill solid 0.7 border -1\nset boxwidth 0.6\nunset key\nset grid ytics lc rgb '#e0e0e0'\n";

@@ -7,6 +7,7 @@
 #include "harness/report/json_file.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scoring/records.hpp"
+#include "harness/scoring/summary.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -157,23 +158,10 @@ RunView read_run_folder(const fs::path& dir) {
       if (a.detector == name) mine.push_back(a);
     DetectorScore score = score_detector(view.faults, mine, scoring);
     // The summary is authoritative for the aggregates (mitigation runs score
-    // each detector on a run of its own).
-    score.precision = number_or_zero(d, "precision");
-    score.recall = number_or_zero(d, "recall");
-    if (auto latency = d.find("detection_latency_s"); latency != d.end() && latency->is_object()) {
-      score.detection_latency_s.mean = number_or_zero(*latency, "mean");
-      score.detection_latency_s.p50 = number_or_zero(*latency, "p50");
-      score.detection_latency_s.p95 = number_or_zero(*latency, "p95");
-    }
-    score.localization_top1 = number_or_zero(d, "localization_top1");
-    score.localization_top3 = number_or_zero(d, "localization_top3");
-    score.false_alerts = static_cast<int>(number_or_zero(d, "false_alerts"));
-    score.false_isolations = static_cast<int>(number_or_zero(d, "false_isolations"));
-    score.lost_iterations = number_or_zero(d, "lost_iterations");
-    score.lost_gpu_hours = number_or_zero(d, "lost_gpu_hours");
-    score.probes_sent = static_cast<long long>(number_or_zero(d, "probes_sent"));
-    score.telemetry_bytes = static_cast<long long>(number_or_zero(d, "telemetry_bytes"));
-    if (d.contains("detected")) score.detected = static_cast<int>(number_or_zero(d, "detected"));
+    // each detector on a run of its own); the outcomes per fault come from here.
+    DetectorScore written = detector_score_from_json(d);
+    written.faults = std::move(score.faults);
+    score = std::move(written);
     view.scores[name] = score;
   }
   return view;

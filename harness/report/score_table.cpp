@@ -3,33 +3,43 @@
 #include <cstdio>
 
 namespace gauntlet::harness {
-namespace {
 
-std::string cell(const char* format, double value) {
+std::string figure_text(const std::optional<double>& value, const char* format) {
+  if (!value) return "-";
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
+  std::snprintf(buffer, sizeof buffer, format, *value);
   return buffer;
 }
 
-}  // namespace
+std::string class_counts(const ClassScore& c) { return std::to_string(c.detected) + "/" + std::to_string(c.scored_faults); }
 
 std::string score_table(const RunReport& report) { return score_table(report.detector_order, report.scores); }
 
 std::string score_table(const std::vector<std::string>& detector_order,
                         const std::map<std::string, DetectorScore>& scores) {
   std::string out;
-  char line[256];
-  std::snprintf(line, sizeof line, "%-12s %9s %7s %12s %10s %6s %8s %9s\n", "detector", "precision", "recall",
-                "latency_p50", "local_top1", "false", "lost_it", "lost_gpuh");
+  char line[320];
+  std::snprintf(line, sizeof line, "%-14s %6s %5s %9s %6s %6s %11s %5s %5s %9s %7s %8s %9s\n", "detector", "alerts",
+                "false", "precision", "faults", "recall", "latency_p50", "top1", "top3", "impactful", "latent",
+                "lost_it", "lost_gpuh");
   out += line;
   for (const std::string& name : detector_order) {
     const DetectorScore& s = scores.at(name);
-    const std::string latency = s.detected ? cell("%.1fs", s.detection_latency_s.p50) : "-";
-    std::snprintf(line, sizeof line, "%-12s %9.2f %7.2f %12s %10.2f %6d %8.1f %9.2f\n", name.c_str(), s.precision,
-                  s.recall, latency.c_str(), s.localization_top1, s.false_alerts, s.lost_iterations,
-                  s.lost_gpu_hours);
+    const ClassScore& all = s.overall;
+    std::optional<double> p50, lost, gpuh;
+    if (all.detection_latency_s) p50 = all.detection_latency_s->p50;
+    if (s.costs) lost = s.costs->lost_iterations, gpuh = s.costs->lost_gpu_hours;
+    std::snprintf(line, sizeof line, "%-14s %6d %5d %9s %6s %6s %11s %5s %5s %9s %7s %8s %9s\n", name.c_str(), s.alerts,
+                  s.false_alerts, figure_text(s.precision, "%.2f").c_str(), class_counts(all).c_str(),
+                  figure_text(all.recall, "%.2f").c_str(), figure_text(p50, "%.1fs").c_str(),
+                  figure_text(all.localization_top1, "%.2f").c_str(),
+                  figure_text(all.localization_top3, "%.2f").c_str(), class_counts(s.impactful).c_str(),
+                  class_counts(s.latent).c_str(), figure_text(lost, "%.1f").c_str(),
+                  figure_text(gpuh, "%.2f").c_str());
     out += line;
   }
+  out += "faults: detected/scored (impactful slowed the job, latent did not); latency and top1/top3 over the "
+         "detected; '-': nothing to measure\n";
   return out;
 }
 

@@ -8,17 +8,13 @@
 #include <stdexcept>
 
 #include "harness/scoring/records.hpp"
+#include "harness/scoring/summary.hpp"
 
 namespace gauntlet::harness {
 namespace {
 
 using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
-
-json latency_json(const DetectorScore& s) {
-  if (s.detected == 0) return nullptr;  // no detection: no latency to report
-  return {{"mean", s.detection_latency_s.mean}, {"p50", s.detection_latency_s.p50}, {"p95", s.detection_latency_s.p95}};
-}
 
 void write_file(const fs::path& path, const std::string& contents) {
   std::ofstream out(path, std::ios::binary);
@@ -31,49 +27,27 @@ void write_file(const fs::path& path, const std::string& contents) {
 
 std::string summary_json(const RunReport& report) {
   const Scenario& s = report.scenario;
-  json j;
-  j["scenario"] = s.name;
-  j["seed"] = s.seed;
-  j["engine"] = s.engine;
-  j["sim_seconds"] = sim::to_seconds(s.duration);
-  j["wall_seconds"] = report.wall_seconds;
-  j["iterations"] = {{"fault_free", report.fault_free.iterations()}, {"no_detector", report.faulty.iterations()}};
-  json detectors = json::object();
+  Summary summary;
+  summary.scenario = s.name;
+  summary.simulated = SimulatedRunInfo{s.seed,
+                                       s.engine,
+                                       sim::to_seconds(s.duration),
+                                       report.wall_seconds,
+                                       report.fault_free.iterations(),
+                                       report.faulty.iterations()};
   for (const std::string& name : report.detector_order) {
-    const DetectorScore& d = report.scores.at(name);
-    detectors[name] = {{"precision", d.precision},
-                       {"recall", d.recall},
-                       {"detection_latency_s", latency_json(d)},
-                       {"localization_top1", d.localization_top1},
-                       {"false_alerts", d.false_alerts},
-                       {"false_isolations", d.false_isolations},
-                       {"lost_iterations", d.lost_iterations},
-                       {"lost_gpu_hours", d.lost_gpu_hours},
-                       {"probes_sent", d.probes_sent},
-                       {"telemetry_bytes", d.telemetry_bytes},
-                       {"localization_top3", d.localization_top3},
-                       {"alerts", d.alerts},
-                       {"detected", d.detected},
-                       {"scored_faults", d.scored_faults}};
     const DetectorOutcome& run = report.faulty.detectors.at(name);
-    detectors[name]["profiling_seconds"] = run.profiling_seconds;
-    detectors[name]["profiling_overhead_s"] = run.profiling_overhead_s;
-    detectors[name]["status"] = run.status;
-    detectors[name]["benchmarks"] = run.benchmarks;
-    detectors[name]["benchmark_pause_s"] = run.benchmark_pause_s;
-    if (report.scenario.mitigation != "none") {
-      json actions = json::array();
+    DetectorRunFacts facts{run.profiling_seconds, run.profiling_overhead_s, run.benchmarks, run.benchmark_pause_s,
+                           nullptr};
+    if (s.mitigation != "none") {
+      facts.mitigation_actions = json::array();
       for (const MitigationAction& a : run.actions)
-        actions.push_back({{"time_s", a.time_s}, {"action", a.action}, {"components", a.components}});
-      detectors[name]["mitigation_actions"] = actions;
+        facts.mitigation_actions.push_back({{"time_s", a.time_s}, {"action", a.action}, {"components", a.components}});
     }
+    summary.detectors.push_back({name, run.status, report.scores.at(name), facts});
   }
-  j["detectors"] = detectors;
-  json faults = json::array();
-  for (const FaultEpisode& f : report.faults)
-    faults.push_back({{"id", f.id}, {"affected_job", f.affected_job}, {"benign", f.benign}});
-  j["faults"] = faults;
-  return j.dump(2) + "\n";
+  summary.faults = report.faults;
+  return harness::summary_json(summary);
 }
 
 std::string timeline_csv(const SimulationOutcome& run) {

@@ -183,11 +183,13 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
     }
     const DetectorOutcome& outcome = report.faulty.detectors.at(name);
     DetectorScore score = score_detector(report.faults, outcome.alerts, scoring);
-    score.lost_iterations = static_cast<double>(report.fault_free.iterations()) - progress;
-    score.lost_gpu_hours = score.lost_iterations * iteration_hours * scenario.job.gpus;
-    score.false_isolations = false_isolations(outcome.actions, report.faults, scoring);
-    score.probes_sent = outcome.probes_sent;
-    score.telemetry_bytes = report.faulty.telemetry_bytes;
+    RunCosts costs;
+    costs.lost_iterations = static_cast<double>(report.fault_free.iterations()) - progress;
+    costs.lost_gpu_hours = costs.lost_iterations * iteration_hours * scenario.job.gpus;
+    costs.false_isolations = false_isolations(outcome.actions, report.faults, scoring);
+    costs.probes_sent = outcome.probes_sent;
+    costs.telemetry_bytes = report.faulty.telemetry_bytes;
+    score.costs = costs;
     report.scores[name] = score;
     report.detector_order.push_back(name);
   }

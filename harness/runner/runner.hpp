@@ -32,8 +32,8 @@ struct RunReport {
 
 RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options);
 
-// Faults as episodes; a fault affected the job when iterations overlapping
-// its window ran slower than in the fault-free run.
+// Faults as episodes; a fault affected the job (impactful, else latent) when
+// iterations overlapping its window ran slower than in the fault-free run.
 std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const SimulationOutcome& faulty,
                                          const SimulationOutcome& fault_free);
 

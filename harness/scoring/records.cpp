@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "harness/scenario/input_error.hpp"
+#include "harness/scoring/json_text.hpp"
+#include "sim/component_id.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -51,7 +55,7 @@ struct Line {
   }
 };
 
-// Calls parse_line(Line, json object) for each non-blank line.
+// Calls parse_line(Line, json object, out) for each non-blank line.
 template <typename T, typename Parse>
 std::vector<T> read_lines(std::istream& in, const std::string& file_name, Parse parse_line) {
   std::vector<T> out;
@@ -62,20 +66,9 @@ std::vector<T> read_lines(std::istream& in, const std::string& file_name, Parse 
     if (!text.empty() && text.back() == '\r') text.pop_back();
     if (text.find_first_not_of(" \t") == std::string::npos) continue;
     Line line{file_name, text, number};
-    json j;
-    try {
-      j = json::parse(text);
-    } catch (const json::parse_error& e) {
-      // The parser counts bytes read up to and including the bad one; a line
-      // is parsed on its own, so that count is the column.
-      int column = static_cast<int>(std::clamp<std::size_t>(e.byte, 1, text.size() + 1));
-      std::string what = e.what();
-      // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: " prefix.
-      if (auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
-      throw InputError(file_name, number, column, "invalid JSON: " + what);
-    }
+    json j = parse_json_text(text, file_name, number);
     if (!j.is_object()) line.fail("", "expected a JSON object");
-    out.push_back(parse_line(line, j));
+    parse_line(line, j, out);
   }
   return out;
 }
@@ -105,11 +98,16 @@ void write_alert_line(std::ostream& out, const Alert& alert) {
   out << j.dump() << '\n';
 }
 
-std::vector<FaultEpisode> read_faults_jsonl(std::istream& in, const std::string& file_name) {
-  return read_lines<FaultEpisode>(in, file_name, [](const Line& line, const json& j) {
+FaultRecords read_fault_records(std::istream& in, const std::string& file_name) {
+  FaultRecords records;
+  std::map<std::string, int> id_lines;
+  std::optional<int> t0_line;
+  records.faults = read_lines<FaultEpisode>(in, file_name, [&](const Line& line, const json& j, auto& out) {
     FaultEpisode f;
     f.id = line.string(j, "id");
     if (f.id.empty()) line.fail("id", "'id' must not be empty");
+    if (auto [it, fresh] = id_lines.try_emplace(f.id, line.line_number); !fresh)
+      line.fail("id", "fault id '" + f.id + "' already used on line " + std::to_string(it->second));
     f.type = line.string(j, "type");
     if (auto t = j.find("target"); t != j.end() && !t->is_null()) {
       if (!t->is_string()) line.fail("target", "'target' must be a string or null");
@@ -123,12 +121,27 @@ std::vector<FaultEpisode> read_faults_jsonl(std::istream& in, const std::string&
     f.affected_job = line.flag(j, "affected_job", true);
     // A reconfigure is benign by definition; other types only when the file says so.
     f.benign = line.flag(j, "benign", f.type == "reconfigure");
-    return f;
+    if (auto t = j.find("t0_unix_s"); t != j.end() && !t->is_null()) {
+      const double t0 = line.number(j, "t0_unix_s");
+      if (records.t0_unix_s && *records.t0_unix_s != t0)
+        line.fail("t0_unix_s", "'t0_unix_s' differs from line " + std::to_string(*t0_line) + "'s");
+      records.t0_unix_s = t0;
+      t0_line = line.line_number;
+    } else if (records.t0_unix_s) {
+      line.fail("", "missing key 't0_unix_s' (line " + std::to_string(*t0_line) + " has one)");
+    }
+    out.push_back(std::move(f));
   });
+  return records;
 }
 
-std::vector<Alert> read_alerts_jsonl(std::istream& in, const std::string& file_name) {
-  return read_lines<Alert>(in, file_name, [](const Line& line, const json& j) {
+std::vector<FaultEpisode> read_faults_jsonl(std::istream& in, const std::string& file_name) {
+  return read_fault_records(in, file_name).faults;
+}
+
+AlertRecords read_alert_records(std::istream& in, const std::string& file_name) {
+  AlertRecords records;
+  records.alerts = read_lines<Alert>(in, file_name, [&](const Line& line, const json& j, auto& out) {
     Alert a;
     a.time_s = line.number(j, "time_s");
     a.detector = line.string(j, "detector");
@@ -141,12 +154,20 @@ std::vector<Alert> read_alerts_jsonl(std::istream& in, const std::string& file_n
         if (!item.is_object()) line.fail("suspects", "each suspect must be an object {id, score}");
         Suspect suspect;
         suspect.id = line.string(item, "id");
+        if (!sim::ComponentId::parse(suspect.id))
+          line.fail("suspects", "suspect '" + suspect.id + "' is not a component id (h12.gpu7, leaf3~spine1, ...)");
         suspect.score = item.contains("score") ? line.number(item, "score") : 0.0;
         a.suspects.push_back(std::move(suspect));
       }
     }
-    return a;
+    out.push_back(std::move(a));
+    records.lines.push_back(line.line_number);
   });
+  return records;
+}
+
+std::vector<Alert> read_alerts_jsonl(std::istream& in, const std::string& file_name) {
+  return read_alert_records(in, file_name).alerts;
 }
 
 }  // namespace gauntlet::harness

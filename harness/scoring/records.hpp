@@ -1,8 +1,11 @@
 #pragma once
 // The record files every run writes and `gauntlet score` reads:
-//   faults.jsonl  {"id","type","target","start_s","end_s"}  (end_s null when open-ended)
+//   faults.jsonl  {"id","type","target","start_s","end_s","affected_job","benign"}
+//                 (end_s null when open-ended; a chaos run adds "t0_unix_s", the
+//                 Unix time its times count from)
 //   alerts.jsonl  {"time_s","detector","kind","suspects":[{"id","score"}]}
 #include <istream>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -15,7 +18,19 @@ namespace gauntlet::harness {
 void write_fault_line(std::ostream& out, const FaultEpisode& fault);
 void write_alert_line(std::ostream& out, const Alert& alert);
 
-// Read whole files; malformed lines throw InputError naming file:line:col.
+struct FaultRecords {
+  std::vector<FaultEpisode> faults;
+  std::optional<double> t0_unix_s;  // where the file's times count from, when it says
+};
+struct AlertRecords {
+  std::vector<Alert> alerts;
+  std::vector<int> lines;  // each alert's line in the file
+};
+
+// Read whole files; malformed lines, repeated keys, repeated fault ids and
+// suspects that are not component ids throw InputError naming file:line:col.
+FaultRecords read_fault_records(std::istream& in, const std::string& file_name);
+AlertRecords read_alert_records(std::istream& in, const std::string& file_name);
 std::vector<FaultEpisode> read_faults_jsonl(std::istream& in, const std::string& file_name);
 std::vector<Alert> read_alerts_jsonl(std::istream& in, const std::string& file_name);
 

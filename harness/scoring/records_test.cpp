@@ -119,5 +119,37 @@ TEST(Records, MalformedLinesNameLineAndColumn) {
   EXPECT_GE(e.column(), 30);
 }
 
+TEST(Records, RepeatsAndNonComponentsAreRefused) {
+  // A key given twice would silently keep one of the two values.
+  InputError e = read_error(R"({"time_s": 1, "detector": "d", "kind": "network", "time_s": 900})", true);
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_EQ(e.column(), 51);  // the second "time_s"
+  EXPECT_NE(e.message().find("'time_s' appears twice"), std::string::npos) << e.what();
+  e = read_error(R"({"id": "f1", "type": "t", "start_s": 1})" "\n" R"({"id": "f1", "type": "t", "start_s": 5})", false);
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_NE(e.message().find("fault id 'f1' already used on line 1"), std::string::npos) << e.what();
+  // A path is not a component: it must not count as a detection.
+  e = read_error(R"({"time_s": 1, "detector": "d", "kind": "network", "suspects": [{"id": "../../etc/passwd"}]})",
+                 true);
+  EXPECT_NE(e.message().find("'../../etc/passwd' is not a component id"), std::string::npos) << e.what();
+  // Out of a double's range: bad input, not an abort.
+  e = read_error(R"({"time_s": 1e400, "detector": "d", "kind": "network"})", true);
+  EXPECT_NE(e.message().find("invalid JSON"), std::string::npos) << e.what();
+}
+
+TEST(Records, ChaosTruthCarriesItsWallClockStart) {
+  std::istringstream in(R"({"id": "f1", "type": "link_loss", "target": "h12.nic3", "start_s": 2.5, "end_s": 62.5, "t0_unix_s": 1700000000})"
+                        "\n"
+                        R"({"id": "f2", "type": "gpu_throttle", "target": "h12.gpu7", "start_s": 300, "end_s": 330, "t0_unix_s": 1700000000})");
+  const FaultRecords records = read_fault_records(in, "faults.jsonl");
+  ASSERT_TRUE(records.t0_unix_s);
+  EXPECT_DOUBLE_EQ(*records.t0_unix_s, 1700000000);
+  EXPECT_DOUBLE_EQ(records.faults[0].start_s, 2.5);
+  const InputError e = read_error(R"({"id": "a", "type": "t", "start_s": 1, "t0_unix_s": 5})" "\n"
+                                  R"({"id": "b", "type": "t", "start_s": 1, "t0_unix_s": 6})", false);
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_NE(e.message().find("differs"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gauntlet::harness

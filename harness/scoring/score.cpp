@@ -31,7 +31,46 @@ bool names(const Alert& alert, const std::string& target) {
   return std::any_of(alert.suspects.begin(), alert.suspects.end(), [&](const Suspect& s) { return s.id == target; });
 }
 
+// The figures of one class from its faults' outcomes.
+ClassScore class_score(const std::vector<const FaultOutcome*>& outcomes) {
+  ClassScore c;
+  std::vector<double> latencies, localize_times;
+  double top1 = 0, top3 = 0;
+  for (const FaultOutcome* o : outcomes) {
+    ++c.scored_faults;
+    if (!o->detected) continue;
+    ++c.detected;
+    latencies.push_back(o->detection_latency_s);
+    top1 += o->top1;
+    top3 += o->top3;
+    if (o->time_to_localize_s) {
+      ++c.localized;
+      localize_times.push_back(*o->time_to_localize_s);
+    }
+  }
+  if (c.scored_faults > 0) c.recall = static_cast<double>(c.detected) / c.scored_faults;
+  if (c.detected > 0) {
+    c.detection_latency_s = stats(latencies);
+    c.localization_top1 = top1 / c.detected;
+    c.localization_top3 = top3 / c.detected;
+  }
+  if (c.localized > 0) c.time_to_localize_s = stats(localize_times);
+  return c;
+}
+
 }  // namespace
+
+double localization_credit(const std::vector<Suspect>& suspects, const std::string& target, int k) {
+  auto named = std::find_if(suspects.begin(), suspects.end(), [&](const Suspect& s) { return s.id == target; });
+  if (target.empty() || named == suspects.end()) return 0;
+  int above = 0, tied = 0;  // suspects ranked strictly above the target, and its tie group (itself included)
+  for (const Suspect& s : suspects) {
+    if (s.score > named->score) ++above;
+    if (s.score == named->score) ++tied;
+  }
+  const int inside = std::clamp(k - above, 0, tied);
+  return static_cast<double>(inside) / tied;
+}
 
 DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std::vector<Alert>& alerts,
                              const ScoringOptions& options) {
@@ -56,6 +95,12 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
   std::vector<std::vector<const Alert*>> matched(faults.size());
   for (std::size_t ai : by_time) {
     const Alert& a = alerts[ai];
+    if (options.known_component && !a.suspects.empty() &&
+        std::none_of(a.suspects.begin(), a.suspects.end(),
+                     [&](const Suspect& s) { return options.known_component(s.id); })) {
+      ++score.false_alerts;
+      continue;
+    }
     std::optional<std::size_t> named, any;
     bool in_benign = false;
     for (std::size_t fi : by_start) {
@@ -76,13 +121,12 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
     }
   }
 
-  std::vector<double> latencies, localize_times;
-  int top1 = 0, top3 = 0;
   for (std::size_t fi = 0; fi < faults.size(); ++fi) {
     const FaultEpisode& f = faults[fi];
     FaultOutcome o;
     o.id = f.id;
-    o.scored = f.affected_job && !f.benign;
+    o.scored = !f.benign;
+    o.latent = o.scored && !f.affected_job;
     o.alerts = static_cast<int>(matched[fi].size());
     o.detected = !matched[fi].empty();
     if (o.detected) o.detection_latency_s = matched[fi].front()->time_s - f.start_s;
@@ -90,40 +134,29 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
     // rescue a wrong first localization.
     for (const Alert* a : matched[fi]) {
       if (a->suspects.empty()) continue;
-      o.top1 = a->suspects.front().id == f.target;
-      for (std::size_t k = 0; k < a->suspects.size() && k < 3; ++k) o.top3 = o.top3 || a->suspects[k].id == f.target;
+      o.top1 = localization_credit(a->suspects, f.target, 1);
+      o.top3 = localization_credit(a->suspects, f.target, 3);
       break;
     }
     for (const Alert* a : matched[fi])
-      if (!a->suspects.empty() && a->suspects.front().id == f.target) {
+      if (localization_credit(a->suspects, f.target, 1) == 1.0) {
         o.time_to_localize_s = a->time_s - f.start_s;
         break;
       }
-    if (o.scored) {
-      ++score.scored_faults;
-      if (o.detected) {
-        ++score.detected;
-        latencies.push_back(o.detection_latency_s);
-        top1 += o.top1;
-        top3 += o.top3;
-        if (o.time_to_localize_s) {
-          ++score.localized;
-          localize_times.push_back(*o.time_to_localize_s);
-        }
-      }
-    }
     score.faults.push_back(std::move(o));
   }
 
-  score.precision =
-      score.alerts == 0 ? 1.0 : static_cast<double>(score.alerts - score.false_alerts) / score.alerts;
-  score.recall = score.scored_faults == 0 ? 1.0 : static_cast<double>(score.detected) / score.scored_faults;
-  score.detection_latency_s = stats(latencies);
-  score.time_to_localize_s = stats(localize_times);
-  if (score.detected > 0) {
-    score.localization_top1 = static_cast<double>(top1) / score.detected;
-    score.localization_top3 = static_cast<double>(top3) / score.detected;
+  std::vector<const FaultOutcome*> all, impactful, latent;
+  for (const FaultOutcome& o : score.faults) {
+    if (!o.scored) continue;
+    all.push_back(&o);
+    (o.latent ? latent : impactful).push_back(&o);
   }
+  score.overall = class_score(all);
+  score.impactful = class_score(impactful);
+  score.latent = class_score(latent);
+  if (score.alerts > 0)
+    score.precision = static_cast<double>(score.alerts - score.false_alerts) / score.alerts;
   return score;
 }
 

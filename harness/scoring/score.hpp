@@ -1,7 +1,7 @@
 #pragma once
 // Scores alerts against injected faults. The same code scores a simulated run
 // and a real canary run (gauntlet score).
-#include <map>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,8 +17,10 @@ struct FaultEpisode {
   std::string target;  // empty for faults without a target (reconfigure)
   double start_s = 0;
   std::optional<double> end_s;  // none: lasted to the end of the run
-  bool affected_job = true;     // false: reported apart, not counted against recall
-  bool benign = false;          // ground truth says "no fault" (reconfigure): alerts on it are false
+  // false: a latent fault (it slowed no iteration); scored apart from the
+  // impactful ones, and as much a fault as they are
+  bool affected_job = true;
+  bool benign = false;  // ground truth says "no fault" (reconfigure): alerts on it are false
 };
 
 struct LatencyStats {
@@ -27,44 +29,54 @@ struct LatencyStats {
   double p95 = 0;
 };
 
-// How one fault fared; the aggregate below is computed from these.
+// How one fault fared; the aggregates below are computed from these.
 struct FaultOutcome {
   std::string id;
-  bool scored = false;    // affected the job and is not benign: counts toward recall
+  bool scored = false;    // not benign: counts toward recall
+  bool latent = false;    // scored, but did not slow the job
   bool detected = false;  // some alert matched it
   int alerts = 0;         // alerts matched to it
-  double detection_latency_s = 0;               // first matching alert - start (when detected)
-  std::optional<double> time_to_localize_s;     // first matching alert whose top suspect is the target
-  bool top1 = false;  // the first matching alert that names suspects has the target first
-  bool top3 = false;  // ... or among its first three
+  double detection_latency_s = 0;            // first matching alert - start (when detected)
+  std::optional<double> time_to_localize_s;  // first matching alert that ranks the target alone on top
+  // Credit of the first matching alert that names suspects (see localization_credit).
+  double top1 = 0;
+  double top3 = 0;
 };
 
-// Conventions for empty denominators, so aggregates stay plain numbers:
-// precision is 1.0 when there are no alerts (nothing raised was false) and
-// recall is 1.0 when no fault is scored (nothing could be missed); the counts
-// alerts, detected and scored_faults tell such vacuous values apart. Latency
-// and localization statistics are 0 when no fault was detected (localized).
-struct DetectorScore {
-  double precision = 0;
-  double recall = 0;
-  LatencyStats detection_latency_s;
-  double localization_top1 = 0;
-  double localization_top3 = 0;
-  int alerts = 0;
-  int false_alerts = 0;
+// Figures over one class of faults. A figure without evidence behind it is
+// empty: recall with no fault to find, latency and localization with no
+// detection. The counts are the denominators.
+struct ClassScore {
+  int scored_faults = 0;
+  int detected = 0;   // denominator of latency and localization
+  int localized = 0;  // faults whose target some matching alert ranked alone on top
+  std::optional<double> recall;                      // detected / scored_faults
+  std::optional<LatencyStats> detection_latency_s;   // over the detected faults
+  std::optional<double> localization_top1;           // mean credit over the detected faults
+  std::optional<double> localization_top3;
+  std::optional<LatencyStats> time_to_localize_s;    // over the localized faults
+};
+
+// What a detector cost in a simulated run, measured against the fault-free
+// counterfactual from the same seed.
+struct RunCosts {
   int false_isolations = 0;
-  int detected = 0;
-  int scored_faults = 0;      // faults that affected the job and count toward recall
-  // Localization is correct only when the top suspect equals the target id:
-  // naming a GPU's host for a GPU fault does not count.
-  LatencyStats time_to_localize_s;  // over faults whose target was ever named top suspect
-  int localized = 0;                // faults whose target some matching alert named top suspect
-  int benign_alerts = 0;            // false alerts raised during a benign episode (a reconfigure)
-  std::vector<FaultOutcome> faults;  // in the order of the input
   double lost_iterations = 0;
   double lost_gpu_hours = 0;
   long long probes_sent = 0;
   long long telemetry_bytes = 0;
+};
+
+struct DetectorScore {
+  int alerts = 0;
+  int false_alerts = 0;
+  int benign_alerts = 0;  // false alerts raised during a benign episode (a reconfigure)
+  std::optional<double> precision;  // (alerts - false_alerts) / alerts; empty with no alert
+  ClassScore overall;    // every non-benign fault
+  ClassScore impactful;  // the faults that slowed the job
+  ClassScore latent;     // the faults that did not
+  std::vector<FaultOutcome> faults;  // in the order of the input
+  std::optional<RunCosts> costs;     // a simulated run's; none for alerts scored from a real run
 };
 
 struct ScoringOptions {
@@ -72,15 +84,27 @@ struct ScoringOptions {
   // that work on windows of iterations report a little late.
   double grace_s = 60;
   double run_end_s = 0;  // where open-ended faults end
+  // Whether an id names a component of the cluster (unset: every id does).
+  // An alert whose suspects are all unknown is false: it named nothing there.
+  std::function<bool(const std::string&)> known_component;
 };
+
+// Localization credit of one alert for `target` among its top k suspects.
+// Suspects rank by score, highest first; suspects with equal scores share a
+// rank range, and the target gets the share of its range that lies within
+// the first k places. A target tied on top with one other suspect gets 1/2
+// for top-1; one tied with three others at places 2-5 gets 2/4 for top-3.
+// Not named: 0.
+double localization_credit(const std::vector<Suspect>& suspects, const std::string& target, int k);
 
 // Matching: each fault is an episode [start, end + grace] (end: end_s, or
 // run_end_s for open-ended faults; with run_end_s <= 0 they never close). An
 // alert matches the earliest-starting open non-benign episode whose target it
 // names among its suspects, else the earliest-starting open non-benign
 // episode (a detection without localization). Alerts matching nothing are
-// false, including those that fall only in benign episodes. Faults with
-// affected_job=false are not scored, but alerts matching them are not false.
+// false, including those that fall only in benign episodes. Latent faults
+// (affected_job=false) are matched and scored like the others and reported
+// in their own class.
 DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std::vector<Alert>& alerts,
                              const ScoringOptions& options);
 

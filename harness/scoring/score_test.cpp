@@ -15,12 +15,20 @@ FaultEpisode fault(std::string id, std::string target, double start, std::option
   return f;
 }
 
+// Suspects with distinct scores, best first.
 Alert alert(double t, std::vector<std::string> suspects = {}) {
   Alert a;
   a.time_s = t;
   a.detector = "x";
   a.kind = "fail_slow";
-  for (auto& s : suspects) a.suspects.push_back({s, 1.0});
+  double score = 1.0;
+  for (auto& s : suspects) a.suspects.push_back({s, score /= 2});
+  return a;
+}
+
+Alert ranked(double t, std::vector<Suspect> suspects) {
+  Alert a = alert(t);
+  a.suspects = std::move(suspects);
   return a;
 }
 
@@ -35,34 +43,39 @@ TEST(Score, PrecisionRecallLatencyAndLocalization) {
   std::vector<FaultEpisode> faults = {
       fault("f1", "h3.gpu2", 100, 200),   // detected at 110, top-1 right
       fault("f2", "h5.gpu0", 1000, 1100), // detected at 1030, host named: not top-1, not localized
-      fault("f3", "leaf1~spine0", 2000, 2100),  // detected late, in the grace period; second in list
+      fault("f3", "leaf1~spine0", 2000, 2100),  // detected late, in the grace period; ranked second
       fault("f4", "h7", 5000, std::nullopt),    // missed
   };
   std::vector<Alert> alerts = {
       alert(110, {"h3.gpu2"}),
       alert(1030, {"h5"}),
-      alert(2150, {"h1.nic0~leaf1", "leaf1~spine0"}),
+      ranked(2150, {{"h1.nic0~leaf1", 0.9}, {"leaf1~spine0", 0.5}}),
       alert(500),             // false: no episode open
       alert(2161, {"h0"}),    // false: f3 closed at 2160
   };
   DetectorScore s = score_detector(faults, alerts, opts());
   EXPECT_EQ(s.alerts, 5);
   EXPECT_EQ(s.false_alerts, 2);
-  EXPECT_DOUBLE_EQ(s.precision, 3.0 / 5.0);
-  EXPECT_EQ(s.scored_faults, 4);
-  EXPECT_EQ(s.detected, 3);
-  EXPECT_DOUBLE_EQ(s.recall, 0.75);
+  EXPECT_DOUBLE_EQ(*s.precision, 3.0 / 5.0);
+  EXPECT_EQ(s.overall.scored_faults, 4);
+  EXPECT_EQ(s.overall.detected, 3);
+  EXPECT_DOUBLE_EQ(*s.overall.recall, 0.75);
   // Latencies 10, 30, 150: mean 63.33, nearest-rank p50 = 30, p95 = 150.
-  EXPECT_NEAR(s.detection_latency_s.mean, 190.0 / 3.0, 1e-9);
-  EXPECT_DOUBLE_EQ(s.detection_latency_s.p50, 30);
-  EXPECT_DOUBLE_EQ(s.detection_latency_s.p95, 150);
-  EXPECT_DOUBLE_EQ(s.localization_top1, 1.0 / 3.0);
-  EXPECT_DOUBLE_EQ(s.localization_top3, 2.0 / 3.0);
-  EXPECT_EQ(s.localized, 1);
-  EXPECT_DOUBLE_EQ(s.time_to_localize_s.p50, 10);
+  EXPECT_NEAR(s.overall.detection_latency_s->mean, 190.0 / 3.0, 1e-9);
+  EXPECT_DOUBLE_EQ(s.overall.detection_latency_s->p50, 30);
+  EXPECT_DOUBLE_EQ(s.overall.detection_latency_s->p95, 150);
+  EXPECT_DOUBLE_EQ(*s.overall.localization_top1, 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(*s.overall.localization_top3, 2.0 / 3.0);
+  EXPECT_EQ(s.overall.localized, 1);
+  EXPECT_DOUBLE_EQ(s.overall.time_to_localize_s->p50, 10);
   ASSERT_EQ(s.faults.size(), 4u);
   EXPECT_FALSE(s.faults[1].time_to_localize_s);
   EXPECT_FALSE(s.faults[3].detected);
+  // Every fault here slowed the job: the latent class is empty, not perfect.
+  EXPECT_EQ(s.impactful.scored_faults, 4);
+  EXPECT_EQ(s.latent.scored_faults, 0);
+  EXPECT_FALSE(s.latent.recall);
+  EXPECT_FALSE(s.latent.detection_latency_s);
 }
 
 TEST(Score, NamedTargetBeatsEarlierOpenEpisode) {
@@ -72,70 +85,115 @@ TEST(Score, NamedTargetBeatsEarlierOpenEpisode) {
   EXPECT_EQ(s.faults[1].alerts, 1);  // named
   EXPECT_EQ(s.faults[0].alerts, 1);  // the anonymous one goes to the earliest open episode
   EXPECT_DOUBLE_EQ(s.faults[1].detection_latency_s, 50);
-  EXPECT_TRUE(s.faults[1].top1);
-  EXPECT_FALSE(s.faults[0].top1);
-  EXPECT_DOUBLE_EQ(s.precision, 1.0);
-  EXPECT_DOUBLE_EQ(s.localization_top1, 0.5);
+  EXPECT_DOUBLE_EQ(s.faults[1].top1, 1);
+  EXPECT_DOUBLE_EQ(s.faults[0].top1, 0);
+  EXPECT_DOUBLE_EQ(*s.precision, 1.0);
+  EXPECT_DOUBLE_EQ(*s.overall.localization_top1, 0.5);
 }
 
 TEST(Score, FirstNamingAlertDecidesLocalizationButTimeToLocalizeWaits) {
   // The timeout detector's pattern: a page without suspects, then a diagnosis.
   std::vector<FaultEpisode> faults = {fault("f", "h4.gpu6", 100, std::nullopt)};
-  std::vector<Alert> alerts = {alert(1900), alert(2500, {"h4"}), alert(12700, {"h4.gpu6", "h4"})};
+  std::vector<Alert> alerts = {alert(1900), alert(2500, {"h4"}), ranked(12700, {{"h4.gpu6", 1}, {"h4", 0.5}})};
   DetectorScore s = score_detector(faults, alerts, opts(20000));
-  EXPECT_DOUBLE_EQ(s.detection_latency_s.mean, 1800);
-  EXPECT_DOUBLE_EQ(s.localization_top1, 0.0);  // the first naming alert said h4
-  EXPECT_DOUBLE_EQ(s.localization_top3, 0.0);
+  EXPECT_DOUBLE_EQ(s.overall.detection_latency_s->mean, 1800);
+  EXPECT_DOUBLE_EQ(*s.overall.localization_top1, 0.0);  // the first naming alert said h4
+  EXPECT_DOUBLE_EQ(*s.overall.localization_top3, 0.0);
   ASSERT_TRUE(s.faults[0].time_to_localize_s);
   EXPECT_DOUBLE_EQ(*s.faults[0].time_to_localize_s, 12600);
-  EXPECT_DOUBLE_EQ(s.time_to_localize_s.mean, 12600);
+  EXPECT_DOUBLE_EQ(s.overall.time_to_localize_s->mean, 12600);
 }
 
-TEST(Score, BenignEpisodesAndUnaffectedFaults) {
+TEST(Score, LatentFaultsAreScoredInTheirOwnClass) {
   FaultEpisode reconf = fault("r", "", 100, 200);
   reconf.type = "reconfigure";
   reconf.benign = true;
-  FaultEpisode agent = fault("g", "h2.agent", 1000, 1100);
-  agent.affected_job = false;
-  FaultEpisode real = fault("f", "h1.gpu1", 150, 400);
+  FaultEpisode latent = fault("g", "h2.nic1.ft", 1000, 1100);
+  latent.affected_job = false;
+  FaultEpisode impactful = fault("f", "h1.gpu1", 150, 400);
   std::vector<Alert> alerts = {
-      alert(120, {"h0.gpu0"}),  // only the reconfigure is open: false
-      alert(160),               // f is open too: matches f
-      alert(1010, {"h2.agent"}),  // matches the unaffected fault: not false, not scored
+      alert(120, {"h0.gpu0"}),       // only the reconfigure is open: false
+      alert(160),                    // f is open too: matches f
+      alert(1040, {"h2.nic1.ft"}),   // names the latent fault within its window: a true positive
   };
-  DetectorScore s = score_detector({reconf, agent, real}, alerts, opts());
+  DetectorScore s = score_detector({reconf, latent, impactful}, alerts, opts());
   EXPECT_EQ(s.false_alerts, 1);
   EXPECT_EQ(s.benign_alerts, 1);
-  EXPECT_DOUBLE_EQ(s.precision, 2.0 / 3.0);
-  EXPECT_EQ(s.scored_faults, 1);
-  EXPECT_EQ(s.detected, 1);
-  EXPECT_DOUBLE_EQ(s.recall, 1.0);
-  EXPECT_TRUE(s.faults[1].detected);
-  EXPECT_FALSE(s.faults[1].scored);
-  EXPECT_DOUBLE_EQ(s.detection_latency_s.mean, 10);
+  EXPECT_DOUBLE_EQ(*s.precision, 2.0 / 3.0);
+  EXPECT_EQ(s.overall.scored_faults, 2);  // the benign episode is never scored
+  EXPECT_EQ(s.overall.detected, 2);
+  EXPECT_EQ(s.impactful.scored_faults, 1);
+  EXPECT_DOUBLE_EQ(s.impactful.detection_latency_s->mean, 10);
+  EXPECT_DOUBLE_EQ(*s.impactful.localization_top1, 0.0);
+  EXPECT_EQ(s.latent.scored_faults, 1);
+  EXPECT_DOUBLE_EQ(*s.latent.recall, 1.0);
+  EXPECT_DOUBLE_EQ(s.latent.detection_latency_s->p50, 40);
+  EXPECT_DOUBLE_EQ(*s.latent.localization_top1, 1.0);
+  EXPECT_TRUE(s.faults[1].latent);
+  EXPECT_FALSE(s.faults[0].scored);
 }
 
 TEST(Score, OpenEndedFaultsCloseAtRunEnd) {
   std::vector<FaultEpisode> faults = {fault("f", "h1", 100, std::nullopt)};
   DetectorScore inside = score_detector(faults, {alert(1050)}, opts(1000));
-  EXPECT_EQ(inside.detected, 1);
+  EXPECT_EQ(inside.overall.detected, 1);
   DetectorScore after = score_detector(faults, {alert(1061)}, opts(1000));
-  EXPECT_EQ(after.detected, 0);
+  EXPECT_EQ(after.overall.detected, 0);
   EXPECT_EQ(after.false_alerts, 1);
-  EXPECT_DOUBLE_EQ(after.precision, 0.0);
-  EXPECT_DOUBLE_EQ(after.recall, 0.0);
+  EXPECT_DOUBLE_EQ(*after.precision, 0.0);
+  EXPECT_DOUBLE_EQ(*after.overall.recall, 0.0);
 }
 
-TEST(Score, EmptyConventions) {
+TEST(Score, NoEvidenceMeansNoFigure) {
   DetectorScore none = score_detector({}, {}, opts());
-  EXPECT_DOUBLE_EQ(none.precision, 1.0);
-  EXPECT_DOUBLE_EQ(none.recall, 1.0);
+  EXPECT_FALSE(none.precision);  // no alert: not 1.0
+  EXPECT_FALSE(none.overall.recall);  // no fault: not 1.0
   EXPECT_EQ(none.alerts, 0);
-  EXPECT_EQ(none.scored_faults, 0);
+  EXPECT_EQ(none.overall.scored_faults, 0);
   DetectorScore silent = score_detector({fault("f", "h1", 0, 10)}, {}, opts());
-  EXPECT_DOUBLE_EQ(silent.precision, 1.0);
-  EXPECT_DOUBLE_EQ(silent.recall, 0.0);
-  EXPECT_DOUBLE_EQ(silent.localization_top1, 0.0);
+  EXPECT_FALSE(silent.precision);
+  EXPECT_DOUBLE_EQ(*silent.overall.recall, 0.0);
+  EXPECT_FALSE(silent.overall.localization_top1);
+  EXPECT_FALSE(silent.overall.detection_latency_s);
+  EXPECT_FALSE(silent.overall.time_to_localize_s);
+}
+
+TEST(Score, TiesShareTheCredit) {
+  const std::vector<Suspect> two_on_top = {{"leaf1~spine0", 0.5}, {"leaf2~spine0", 0.5}, {"h1.nic0~leaf1", 0.1}};
+  EXPECT_DOUBLE_EQ(localization_credit(two_on_top, "leaf1~spine0", 1), 0.5);
+  EXPECT_DOUBLE_EQ(localization_credit(two_on_top, "leaf2~spine0", 1), 0.5);  // list order does not matter
+  EXPECT_DOUBLE_EQ(localization_credit(two_on_top, "leaf1~spine0", 3), 1.0);
+  EXPECT_DOUBLE_EQ(localization_credit(two_on_top, "h1.nic0~leaf1", 1), 0.0);
+  EXPECT_DOUBLE_EQ(localization_credit(two_on_top, "h1.nic0~leaf1", 3), 1.0);
+  EXPECT_DOUBLE_EQ(localization_credit(two_on_top, "h9", 3), 0.0);
+  // Ranked by score, not by place in the list; four tied at places 2-5.
+  const std::vector<Suspect> spread = {{"a", 0.1}, {"b", 0.1}, {"top", 0.9}, {"c", 0.1}, {"d", 0.1}};
+  EXPECT_DOUBLE_EQ(localization_credit(spread, "top", 1), 1.0);
+  EXPECT_DOUBLE_EQ(localization_credit(spread, "a", 1), 0.0);
+  EXPECT_DOUBLE_EQ(localization_credit(spread, "a", 3), 2.0 / 4.0);
+
+  // In a score: a tied first naming alert gives half a top-1, and the target
+  // counts as localized only once an alert ranks it alone on top.
+  std::vector<FaultEpisode> faults = {fault("f", "leaf1~spine0", 100, 400)};
+  std::vector<Alert> alerts = {ranked(130, {{"leaf2~spine0", 0.5}, {"leaf1~spine0", 0.5}}),
+                               ranked(160, {{"leaf1~spine0", 0.8}, {"leaf2~spine0", 0.2}})};
+  DetectorScore s = score_detector(faults, alerts, opts());
+  EXPECT_DOUBLE_EQ(*s.overall.localization_top1, 0.5);
+  EXPECT_DOUBLE_EQ(*s.overall.localization_top3, 1.0);
+  EXPECT_DOUBLE_EQ(*s.faults[0].time_to_localize_s, 60);
+  // Swapping the tied pair's order changes nothing.
+  std::swap(alerts[0].suspects[0], alerts[0].suspects[1]);
+  EXPECT_DOUBLE_EQ(*score_detector(faults, alerts, opts()).overall.localization_top1, 0.5);
+}
+
+TEST(Score, AlertsNamingOnlyUnknownComponentsAreFalse) {
+  std::vector<FaultEpisode> faults = {fault("f", "h1.gpu0", 100, 400)};
+  ScoringOptions o = opts();
+  o.known_component = [](const std::string& id) { return id.starts_with("h1"); };
+  DetectorScore s = score_detector(faults, {alert(150, {"h999.gpu0"}), alert(200, {"h999.gpu1", "h1.gpu0"})}, o);
+  EXPECT_EQ(s.false_alerts, 1);
+  EXPECT_EQ(s.faults[0].alerts, 1);
+  EXPECT_DOUBLE_EQ(s.faults[0].detection_latency_s, 100);  // the one naming h1.gpu0
 }
 
 TEST(Score, PercentilesUseNearestRank) {
@@ -147,10 +205,10 @@ TEST(Score, PercentilesUseNearestRank) {
     alerts.push_back(alert(start + i + 1, {"h" + std::to_string(i)}));  // latencies 1..20
   }
   DetectorScore s = score_detector(faults, alerts, opts(100000));
-  EXPECT_DOUBLE_EQ(s.detection_latency_s.p50, 10);  // ceil(0.5 * 20) = 10th
-  EXPECT_DOUBLE_EQ(s.detection_latency_s.p95, 19);  // ceil(0.95 * 20) = 19th
-  EXPECT_DOUBLE_EQ(s.detection_latency_s.mean, 10.5);
-  EXPECT_DOUBLE_EQ(s.localization_top1, 1.0);
+  EXPECT_DOUBLE_EQ(s.overall.detection_latency_s->p50, 10);  // ceil(0.5 * 20) = 10th
+  EXPECT_DOUBLE_EQ(s.overall.detection_latency_s->p95, 19);  // ceil(0.95 * 20) = 19th
+  EXPECT_DOUBLE_EQ(s.overall.detection_latency_s->mean, 10.5);
+  EXPECT_DOUBLE_EQ(*s.overall.localization_top1, 1.0);
 }
 
 }  // namespace

@@ -87,6 +87,7 @@ JournalState read_journal(const std::string& path) {
       state.plan = e.value("plan", "");
       state.faults_file = e.value("faults_file", "");
       state.audit_file = e.value("audit_file", "");
+      state.t0_unix_s = e.value("t0_unix_s", e.value("time_s", 0.0));
     } else if (event == "intent") {
       PendingStep step;
       step.step = e.value("step", "");
@@ -121,7 +122,7 @@ int revert_pending(const std::string& journal_path, const std::string& by, std::
     double now = unix_now();
     journal.append({{"event", "reverted"}, {"step", it->step}, {"by", by}, {"commands", commands}, {"time_s", now}});
     if (!state.faults_file.empty() && it->step == it->fault)
-      append_truth_line(state.faults_file, it->fault, it->type, it->target, it->intent_s, now);
+      append_truth_line(state.faults_file, it->fault, it->type, it->target, state.t0_unix_s, it->intent_s, now);
     if (!state.audit_file.empty())
       append_audit(state.audit_file, "reverted " + it->fault + " (" + it->type + " on " + it->target + ") by " + by);
     ++count;
@@ -130,8 +131,13 @@ int revert_pending(const std::string& journal_path, const std::string& by, std::
 }
 
 void append_truth_line(const std::string& path, const std::string& id, const std::string& type,
-                       const std::string& target, double start_s, double end_s) {
-  nlohmann::json line = {{"id", id}, {"type", type}, {"target", target}, {"start_s", start_s}, {"end_s", end_s}};
+                       const std::string& target, double t0_unix_s, double start_unix_s, double end_unix_s) {
+  nlohmann::json line = {{"id", id},
+                         {"type", type},
+                         {"target", target},
+                         {"start_s", start_unix_s - t0_unix_s},
+                         {"end_s", end_unix_s - t0_unix_s},
+                         {"t0_unix_s", t0_unix_s}};
   make_parent(path);
   write_all_synced(path, line.dump() + "\n", true);
 }

@@ -51,6 +51,7 @@ struct JournalState {
   std::string plan;
   std::string faults_file;  // where ground truth lines go ("" = none)
   std::string audit_file;
+  double t0_unix_s = 0;  // when the run began
   std::vector<PendingStep> pending;  // intents without a reverted entry, oldest first
 };
 
@@ -66,8 +67,11 @@ JournalState read_journal(const std::string& path);
 int revert_pending(const std::string& journal_path, const std::string& by, std::string* report = nullptr);
 
 // One ground-truth line in the simulator's faults.jsonl schema.
+// One ground-truth line; start and end are Unix times, written as seconds
+// since the run's start t0 (the same base as a simulated run's) with t0 itself
+// as t0_unix_s, so alerts stamped by a wall clock can be aligned.
 void append_truth_line(const std::string& path, const std::string& id, const std::string& type,
-                       const std::string& target, double start_s, double end_s);
+                       const std::string& target, double t0_unix_s, double start_unix_s, double end_unix_s);
 
 void append_audit(const std::string& path, const std::string& line);
 
