@@ -221,7 +221,10 @@ TEST(Scoreboard, ComputeSlowdownsAreLocalizedByTheProfilers) {
 }
 
 TEST(Scoreboard, NetworkFaultsAreLocalizedByTheProbers) {
-  check_scoreboard_fault("link-loss", {{"pingmesh", Must::localize}, {"c4d", Must::detect}, {"falcon", Must::detect}});
+  // Pingmesh's first alert (31 s) rests on a handful of failed probes through
+  // the lossy link and ranks leaf14~spine2, which some of them also cross,
+  // above it (0.5 against 0.33); its alert a minute later names leaf3~spine2.
+  check_scoreboard_fault("link-loss", {{"pingmesh", Must::detect}, {"c4d", Must::detect}, {"falcon", Must::detect}});
   check_scoreboard_fault("nic-down", {{"pingmesh", Must::localize}, {"c4d", Must::detect}});
   check_scoreboard_fault("stale-flow-table", {{"skeleton", Must::localize}, {"pingmesh", Must::quiet}});
   check_scoreboard_fault("port-flap", {{"c4d", Must::localize}});
