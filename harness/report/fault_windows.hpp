@@ -4,7 +4,9 @@
 // is the median duration of the iterations that ran entirely inside that
 // window, so the one step a fault's onset cuts through does not blur it.
 // "Before" and "after" are windows as long as the fault's own, clipped to
-// the run.
+// the run and to stretches no other fault is active in: they end at the
+// nearest other fault's edge, and there is none when another fault is
+// active at the fault's onset (before) or at its end (after).
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +21,8 @@ struct FaultWindowTimes {
   double start_s = 0, end_s = 0;
   std::optional<double> before_s, during_s, after_s;  // none: no whole iteration fits
   std::optional<double> fault_free_during_s;          // the same window of the fault-free run
+  // The other fault active at the onset (end), leaving no clean stretch before (after).
+  std::string before_overlaps, after_overlaps;
 };
 
 // Median duration (seconds) of the iterations that started at or after

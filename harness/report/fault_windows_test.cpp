@@ -46,5 +46,41 @@ TEST(FaultWindows, BeforeDuringAfterAreWindowsAsLongAsTheFault) {
       << table;
 }
 
+TEST(FaultWindows, BeforeAndAfterStopAtOtherFaults) {
+  auto episode = [](std::string id, double start, double end) {
+    FaultEpisode f;
+    f.id = std::move(id);
+    f.type = "gpu_throttle";
+    f.target = "h0.gpu0";
+    f.start_s = start;
+    f.end_s = end;
+    return f;
+  };
+  // f1 slows steps to 2 s over 10-20 s, f2 to 3 s over 24-30 s, f3 overlaps
+  // f2's end (28-40 s, 4 s steps); 1 s steps elsewhere.
+  const std::vector<models::IterationSpan> faulty = {{0, 10, 0, sim::kSecond},
+                                                     {10, 5, 10 * sim::kSecond, 2 * sim::kSecond},
+                                                     {15, 4, 20 * sim::kSecond, sim::kSecond},
+                                                     {19, 2, 24 * sim::kSecond, 3 * sim::kSecond},
+                                                     {21, 3, 30 * sim::kSecond, 4 * sim::kSecond},
+                                                     {24, 20, 42 * sim::kSecond, sim::kSecond}};
+  const std::vector<models::IterationSpan> clean = {{0, 60, 0, sim::kSecond}};
+  const auto windows = fault_window_times({episode("f1", 10, 20), episode("f2", 24, 30), episode("f3", 28, 40)},
+                                          faulty, clean, 60);
+  // f1's after stops where f2 begins (20-24 s: 1 s steps), not at 30 s inside f2.
+  EXPECT_EQ(windows[0].after_s, 1.0);
+  // f2's before starts where f1 ended (20-24 s); f3 is active at f2's end: no after.
+  EXPECT_EQ(windows[1].before_s, 1.0);
+  EXPECT_FALSE(windows[1].after_s);
+  EXPECT_EQ(windows[1].after_overlaps, "f3");
+  EXPECT_EQ(windows[2].before_overlaps, "f2");
+  EXPECT_FALSE(windows[2].before_s);
+  EXPECT_EQ(windows[2].after_s, 1.0);
+  const std::string table = fault_window_table(windows);
+  EXPECT_NE(table.find("f2 gpu_throttle h0.gpu0 24.0-30.0 s: before 1.000 s, during 3.000 s (+200.0%), after - (f3 active)"),
+            std::string::npos)
+      << table;
+}
+
 }  // namespace
 }  // namespace gauntlet::harness
