@@ -1,0 +1,59 @@
+// A scenario whose only fault is latent (a lossy link no ring crosses):
+// the probers' detections are scored, the others show null figures rather
+// than perfect ones.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "harness/detectors/registry.hpp"
+#include "harness/runner/outputs.hpp"
+#include "harness/runner/runner.hpp"
+#include "harness/scenario/loader.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+TEST(LatentFault, ProbersAreScoredAndTheRestShowNothing) {
+  const DetectorRegistry registry = builtin_detectors();
+  const Scenario scenario = load_scenario(std::string(GAUNTLET_SOURCE_DIR) + "/scenarios/latent-link-loss.yaml", registry);
+  const RunReport report = run_scenario(scenario, registry, RunOptions{});
+  ASSERT_EQ(report.faults.size(), 1u);
+  EXPECT_FALSE(report.faults[0].affected_job) << "no iteration may slow: the link carries no ring";
+  const nlohmann::json summary = nlohmann::json::parse(summary_json(report));
+  EXPECT_EQ(summary["faults"][0]["class"], "latent");
+
+  // Pingmesh probes each round (every 30 s from 1 s) and judges a round's
+  // results at the next one: an alert comes 31 s after the 300 s onset, or a
+  // whole number of rounds later when a round's probes through the link
+  // all got through. It names the link.
+  const nlohmann::json& pingmesh = summary["detectors"]["pingmesh"];
+  const nlohmann::json& latent = pingmesh["latent"];
+  EXPECT_EQ(latent["scored_faults"], 1);
+  ASSERT_EQ(latent["detected"], 1);
+  const double latency = latent["detection_latency_s"]["p50"].get<double>();
+  EXPECT_GE(latency, 31.0);
+  EXPECT_LE(latency, 91.0);
+  EXPECT_DOUBLE_EQ(std::fmod(latency - 31.0, 30.0), 0.0) << latency;
+  EXPECT_DOUBLE_EQ(latent["localization_top1"].get<double>(), 1.0);
+  EXPECT_EQ(pingmesh["false_alerts"], 0);
+  EXPECT_DOUBLE_EQ(pingmesh["precision"].get<double>(), 1.0);
+  EXPECT_TRUE(pingmesh["impactful"]["recall"].is_null());  // there was no impactful fault
+  EXPECT_EQ(summary["detectors"]["skeleton"]["latent"]["detected"], 1);
+
+  // The job never slowed: nothing for the iteration watchers to show, and
+  // no perfect figures for them either.
+  for (const char* name : {"timeout", "falcon", "c4d", "eroica"}) {
+    const nlohmann::json& d = summary["detectors"][name];
+    EXPECT_EQ(d["alerts"], 0) << name;
+    EXPECT_TRUE(d["precision"].is_null()) << name;
+    EXPECT_DOUBLE_EQ(d["latent"]["recall"].get<double>(), 0.0) << name;
+    EXPECT_TRUE(d["detection_latency_s"].is_null()) << name;
+    EXPECT_TRUE(d["localization_top1"].is_null()) << name;
+    EXPECT_TRUE(d["impactful"]["recall"].is_null()) << name;
+    EXPECT_DOUBLE_EQ(d["lost_iterations"].get<double>(), 0.0) << name;
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::harness
