@@ -1,10 +1,7 @@
 // End-to-end checks of the gauntlet binary: the demo's scores, determinism,
 // and bad input rejected with exit code 2 and nothing written.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -12,46 +9,12 @@
 #include <sstream>
 #include <string>
 
+#include "gauntlet_cli.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path scratch_root() { return fs::temp_directory_path() / ("gauntlet-cli-test-" + std::to_string(::getpid())); }
-
-// Removes this process's scratch folders when the tests end.
-class ScratchCleanup : public ::testing::Environment {
- public:
-  void TearDown() override { fs::remove_all(scratch_root()); }
-};
-const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
-
-fs::path scratch(const std::string& name) {
-  fs::path dir = scratch_root() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir.parent_path());
-  return dir;
-}
-
-Result gauntlet(const std::string& args) {
-  const fs::path out = scratch("stdout"), err = scratch("stderr");
-  const std::string command = std::string(GAUNTLET_BINARY_DIR) + "/gauntlet " + args + " >" + out.string() + " 2>" +
-                              err.string() + " </dev/null";
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
+using namespace cli_test;
 
 nlohmann::json without_wall_time(const std::string& summary) {
   nlohmann::json j = nlohmann::json::parse(summary);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "harness/cli/commands.hpp"
@@ -41,6 +42,15 @@ int run_command(const Args& args) {
   }
   if (out_dir.empty())
     out_dir = (std::filesystem::path("results") / scenario.name / std::to_string(scenario.seed)).string();
+  // Checked and locked before simulating: a refusal costs nothing, and no
+  // other run can take the folder meanwhile.
+  std::optional<harness::ClaimedFolder> out;
+  try {
+    out.emplace(harness::ClaimedFolder::claim(out_dir));
+  } catch (const std::exception& e) {  // OutputRefused, or a folder gauntlet may not read
+    std::fprintf(stderr, "gauntlet run: --out %s: %s\n", out_dir.c_str(), e.what());
+    return kExitBadInput;
+  }
 
   harness::RunOptions options;
   options.show_progress = vm.count("no-progress") == 0 && ::isatty(STDERR_FILENO);
@@ -58,7 +68,7 @@ int run_command(const Args& args) {
     return kExitRunFailed;
   }
   try {
-    harness::write_run_results(report, out_dir);
+    harness::write_run_results(report, *out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cannot write results to %s: %s\n", out_dir.c_str(), e.what());
     return kExitRunFailed;

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "harness/cli/unsigned_option.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/loader.hpp"
 
@@ -12,7 +13,7 @@ namespace gauntlet::cli {
 namespace po = boost::program_options;
 
 void add_scenario_options(po::options_description& options, ScenarioOptions& out) {
-  options.add_options()("seed", po::value<unsigned long long>(), "override the scenario's seed")(
+  options.add_options()("seed", po::value<UnsignedOption>(), "override the scenario's seed")(
       "detectors", po::value(&out.detectors), "comma-separated detectors instead of the scenario's")(
       "mitigation", po::value(&out.mitigation), "none | isolate-restart | falcon-ladder");
 }
@@ -41,7 +42,7 @@ int parse_command_line(const Args& args, const po::options_description& options,
     std::cerr << options;
     return kExitBadInput;
   }
-  if (vm.count("seed")) scenario.seed = vm["seed"].as<unsigned long long>();
+  if (vm.count("seed")) scenario.seed = vm["seed"].as<UnsignedOption>().value;
   return -1;
 }
 

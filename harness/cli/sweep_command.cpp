@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/unsigned_option.hpp"
 #include "harness/report/aggregate.hpp"
 #include "harness/report/json_file.hpp"
 #include "harness/scenario/input_error.hpp"
@@ -37,11 +38,12 @@ bool parse_shard(const std::string& text, std::size_t& index, std::size_t& count
 int sweep_command(const Args& args) {
   po::options_description visible("gauntlet sweep SWEEP.yaml [options]");
   std::string path, shard_text, emit, out_dir, image = "gauntlet:latest";
-  std::size_t jobs = 1, shards = 0;
-  visible.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs), "local worker processes (default 1)")(
+  UnsignedOption jobs_option{1}, shards_option{0};
+  visible.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs_option),
+                                                    "local worker processes (default 1)")(
       "shard", po::value(&shard_text), "run only shard I of N (0-based): I/N")(
       "emit", po::value(&emit), "print a cluster launcher instead of running: k8s (Indexed Job) or slurm (array)")(
-      "shards", po::value(&shards), "with --emit: number of shards (default: one per cell)")(
+      "shards", po::value(&shards_option), "with --emit: number of shards (default: one per cell)")(
       "image", po::value(&image), "with --emit k8s: container image holding gauntlet (default gauntlet:latest)")(
       "out", po::value(&out_dir), "results folder (default: the sweep's out)")(
       "no-progress", "no progress on stderr");
@@ -57,6 +59,7 @@ int sweep_command(const Args& args) {
     std::fprintf(stderr, "gauntlet sweep: %s\n", e.what());
     return kExitBadInput;
   }
+  const std::size_t jobs = jobs_option.value, shards = shards_option.value;
   if (vm.count("help")) {
     std::cout << visible;
     return kExitOk;
@@ -74,8 +77,11 @@ int sweep_command(const Args& args) {
     std::fprintf(stderr, "--emit: expected k8s or slurm, got '%s'\n", emit.c_str());
     return kExitBadInput;
   }
-  if (jobs == 0) {
-    std::fprintf(stderr, "--jobs: must be at least 1\n");
+  // Each worker is a process running a whole simulation; more than this
+  // only thrashes the machine.
+  constexpr std::size_t kMaxJobs = 256;
+  if (jobs == 0 || jobs > kMaxJobs) {
+    std::fprintf(stderr, "--jobs: must be from 1 to %zu\n", kMaxJobs);
     return kExitBadInput;
   }
 

@@ -2,15 +2,18 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 extern char** environ;
 
@@ -26,10 +29,30 @@ std::string slurp(const fs::path& path) {
   return s.str();
 }
 
+constexpr std::string_view kPlotFolderPrefix = "gauntlet-plot-";
+
+// Plot folders are named gauntlet-plot-PID-XXXXXX; one whose process is gone
+// was left by a killed run.
+void remove_abandoned_plot_folders(const fs::path& temp) {
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(temp, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kPlotFolderPrefix, 0) != 0) continue;
+    const std::string rest = name.substr(kPlotFolderPrefix.size());
+    pid_t pid = 0;
+    const auto [stop, parse_error] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
+    if (parse_error != std::errc() || stop == rest.data() || *stop != '-' || pid <= 0) continue;
+    if (::kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), error);
+  }
+}
+
 class TempFolder {
  public:
   TempFolder() {
-    std::string pattern = (fs::temp_directory_path() / "gauntlet-plot-XXXXXX").string();
+    const fs::path temp = fs::temp_directory_path();
+    remove_abandoned_plot_folders(temp);
+    std::string pattern =
+        (temp / (std::string(kPlotFolderPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
     if (::mkdtemp(pattern.data()) == nullptr)
       throw std::runtime_error(std::string("cannot create a temporary folder: ") + std::strerror(errno));
     path_ = pattern;

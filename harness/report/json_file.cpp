@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/runner/results_folder.hpp"
 #include "harness/scenario/input_error.hpp"
 
 namespace gauntlet::harness {
@@ -37,16 +38,15 @@ nlohmann::ordered_json read_json_file(const std::filesystem::path& path) {
 void write_file_atomically(const std::filesystem::path& path, const std::string& contents) {
   const std::filesystem::path staging =
       path.parent_path() / ("." + path.filename().string() + ".partial-" + std::to_string(::getpid()));
-  {
-    std::ofstream out(staging, std::ios::binary);
-    out << contents;
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(staging);
-      throw std::runtime_error("cannot write " + path.string());
-    }
+  try {
+    write_file_durably(staging, contents);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(staging, ignored);
+    throw;
   }
   std::filesystem::rename(staging, path);
+  fsync_folder(std::filesystem::absolute(path).parent_path());
 }
 
 }  // namespace gauntlet::harness

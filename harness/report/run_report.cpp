@@ -105,9 +105,9 @@ std::string run_report_html(const RunView& run) {
   return html::page("gauntlet: " + run.scenario, body);
 }
 
-void write_run_results(const RunReport& report, const std::filesystem::path& out_dir) {
+void write_run_results(const RunReport& report, const ClaimedFolder& out) {
   const RunView view = view_of(report);
-  write_run_outputs(report, out_dir, {{"trace.json", trace_json(report)}, {"report.html", run_report_html(view)}});
+  write_run_outputs(report, out, {{"trace.json", trace_json(report)}, {"report.html", run_report_html(view)}});
 }
 
 }  // namespace gauntlet::harness

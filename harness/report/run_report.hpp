@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/report/run_view.hpp"
+#include "harness/runner/results_folder.hpp"
 
 namespace gauntlet::harness {
 
@@ -12,7 +13,7 @@ namespace gauntlet::harness {
 std::string run_report_html(const RunView& run);
 
 // Writes summary.json, faults.jsonl, alerts.jsonl, timeline.csv (runner),
-// trace.json and report.html into out_dir, atomically.
-void write_run_results(const RunReport& report, const std::filesystem::path& out_dir);
+// trace.json and report.html into the claimed folder, replacing it whole.
+void write_run_results(const RunReport& report, const ClaimedFolder& out);
 
 }  // namespace gauntlet::harness

@@ -65,7 +65,7 @@ TEST(TraceRuns, OneProcessPerRunWithEachDetectorsAlertsAndActions) {
   ASSERT_EQ(scenario.mitigation, "isolate-restart");
   const RunReport report = run_scenario(scenario, builtin_detectors(), RunOptions{});
   const fs::path dir = fs::temp_directory_path() / ("gauntlet-trace-test-" + std::to_string(::getpid()));
-  write_run_results(report, dir);
+  write_run_results(report, ClaimedFolder::claim(dir));
   const json summary = read_json(dir / "summary.json");
   const json trace = read_json(dir / "trace.json");
   std::map<std::string, std::vector<double>> reported_alerts;

@@ -168,7 +168,7 @@ TEST(ContainersCsv, IsWrittenWithTheRunsOtherFiles) {
   report.faulty.containers_csv = "id,host,rnics,start_s,stop_s,reason\nllm/c0.0,h0,h0.nic0,0.000000000,,\n";
   const std::filesystem::path out =
       std::filesystem::temp_directory_path() / ("containers-csv-" + std::to_string(::getpid()));
-  write_run_outputs(report, out);
+  write_run_outputs(report, ClaimedFolder::claim(out));
   std::ifstream in(out / "containers.csv");
   std::stringstream text;
   text << in.rdbuf();

@@ -1,8 +1,5 @@
 #include "harness/runner/outputs.hpp"
 
-#include <unistd.h>
-
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -15,13 +12,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
-
-void write_file(const fs::path& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::binary);
-  out << contents;
-  out.flush();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
 
 }  // namespace
 
@@ -64,39 +54,18 @@ std::string timeline_csv(const SimulationOutcome& run) {
   return out.str();
 }
 
-void write_folder_atomically(const fs::path& out_dir, const std::vector<std::pair<std::string, std::string>>& files) {
-  const fs::path target = fs::absolute(out_dir).lexically_normal();
-  fs::create_directories(target.parent_path());
-  const fs::path staging = target.parent_path() / ("." + target.filename().string() + ".partial-" +
-                                                   std::to_string(::getpid()));
-  fs::remove_all(staging);
-  fs::create_directories(staging);
-  try {
-    for (const auto& [name, contents] : files) write_file(staging / name, contents);
-    const fs::path old = target.parent_path() / ("." + target.filename().string() + ".old-" +
-                                                 std::to_string(::getpid()));
-    if (fs::exists(target)) fs::rename(target, old);
-    fs::rename(staging, target);
-    fs::remove_all(old);
-  } catch (...) {
-    fs::remove_all(staging);
-    throw;
-  }
-}
-
-void write_run_outputs(const RunReport& report, const fs::path& out_dir,
-                       const std::vector<std::pair<std::string, std::string>>& extra_files) {
+void write_run_outputs(const RunReport& report, const ClaimedFolder& out, const FileList& extra_files) {
   std::ostringstream faults, alerts;
   for (const FaultEpisode& f : report.faults) write_fault_line(faults, f);
   for (const std::string& name : report.detector_order)
     for (const Alert& a : report.faulty.detectors.at(name).alerts) write_alert_line(alerts, a);
-  std::vector<std::pair<std::string, std::string>> files = {{"summary.json", summary_json(report)},
+  FileList files = {{"summary.json", summary_json(report)},
                                                              {"faults.jsonl", faults.str()},
                                                              {"alerts.jsonl", alerts.str()},
                                                              {"timeline.csv", timeline_csv(report.faulty)},
                                                              {"containers.csv", report.faulty.containers_csv}};
   files.insert(files.end(), extra_files.begin(), extra_files.end());
-  write_folder_atomically(out_dir, files);
+  out.replace_with(files);
 }
 
 }  // namespace gauntlet::harness

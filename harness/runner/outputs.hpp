@@ -1,12 +1,13 @@
 #pragma once
 // Writes a run's files (summary.json, faults.jsonl, alerts.jsonl,
 // timeline.csv, containers.csv, plus extra files such as the report's trace.json and
-// report.html from harness/report) into a folder atomically: everything is written
-// to a sibling temporary folder that replaces the target only when complete,
-// so a failed or interrupted run never leaves half a result.
+// report.html from harness/report) into a claimed results folder, replaced
+// whole (see results_folder.hpp), so a failed or interrupted run never leaves
+// half a result.
 #include <filesystem>
 #include <string>
 
+#include "harness/runner/results_folder.hpp"
 #include "harness/runner/runner.hpp"
 
 namespace gauntlet::harness {
@@ -14,11 +15,6 @@ namespace gauntlet::harness {
 std::string summary_json(const RunReport& report);
 std::string timeline_csv(const SimulationOutcome& run);
 
-void write_run_outputs(const RunReport& report, const std::filesystem::path& out_dir,
-                       const std::vector<std::pair<std::string, std::string>>& extra_files = {});
-
-// Replaces out_dir with a folder holding exactly `files` (name -> contents).
-void write_folder_atomically(const std::filesystem::path& out_dir,
-                             const std::vector<std::pair<std::string, std::string>>& files);
+void write_run_outputs(const RunReport& report, const ClaimedFolder& out, const FileList& extra_files = {});
 
 }  // namespace gauntlet::harness
