@@ -30,6 +30,8 @@ std::string join(const std::vector<std::string>& items) {
 
 void Source::fail(const YAML::Mark& at, const std::string& message) const {
   const SourcePos pos = to_pos(at);
+  // An empty file's root has no position: point at the file's start.
+  if (pos.line == 0) throw InputError(file_name_, 1, 1, message);
   throw InputError(file_name_, pos.line, pos.column, message);
 }
 
@@ -99,6 +101,9 @@ void MapView::fail_missing(std::string_view key, const std::string& why) const {
 
 std::string read_text(const Source& source, const Field& field) {
   if (!field.value.IsScalar() || field.value.Scalar().empty()) fail_type(source, field, "a non-empty string");
+  if (field.value.Scalar().size() > kMaxTextChars)
+    source.fail(field.value_mark, "'" + field.name + "' has " + std::to_string(field.value.Scalar().size()) +
+                                      " characters, more than the limit of " + std::to_string(kMaxTextChars));
   return field.value.Scalar();
 }
 

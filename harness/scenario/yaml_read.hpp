@@ -66,6 +66,8 @@ std::string key_of(const Field& field);  // last component of the dotted name
 std::string describe(const YAML::Node& node);  // "a map", "a sequence", "'abc'", "nothing"
 
 // Scalar readers. Each fails at the value with the expected form in the message.
+// Names, targets and commands: at most this long.
+inline constexpr std::size_t kMaxTextChars = 4096;
 std::string read_text(const Source& source, const Field& field);
 long long read_integer(const Source& source, const Field& field, long long min, long long max);
 std::uint64_t read_unsigned(const Source& source, const Field& field);

@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <stdexcept>
 
 #include "harness/scenario/input_error.hpp"
@@ -45,13 +47,39 @@ CellInfo cell_info(const SweepSpec& spec, const SweepCell& cell) {
   return {spec.name, spec.scenarios[cell.scenario].name, cell_params(spec, cell), cell.seed};
 }
 
+namespace {
+
+bool safe_in_name(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_'; }
+
+std::string hash_hex(const std::string& text) {
+  std::uint32_t hash = 2166136261u;  // FNV-1a: stable across runs and builds
+  for (unsigned char c : text) hash = (hash ^ c) * 16777619u;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", hash);
+  return hex;
+}
+
+// A value or path as it appears in a folder name: as written when short and
+// made of safe characters; otherwise a readable prefix and a hash of the
+// whole text, so that long values fit a file name and values that differ
+// only in unsafe characters stay apart (cell.json keeps the value itself).
+std::string name_part(const std::string& text, std::size_t max_chars) {
+  if (!text.empty() && text.size() <= max_chars && std::all_of(text.begin(), text.end(), safe_in_name)) return text;
+  std::string readable = text.substr(0, std::min<std::size_t>(text.size(), max_chars / 2));
+  for (char& c : readable)
+    if (!safe_in_name(c)) c = '_';
+  return readable + "-" + hash_hex(text);
+}
+
+}  // namespace
+
 std::filesystem::path cell_folder(const SweepSpec& spec, const SweepCell& cell) {
+  constexpr std::size_t kMaxValueChars = 32, kMaxFolderName = 200;  // NAME_MAX is 255 bytes
   std::string slug;
-  for (const auto& [path, value] : cell_params(spec, cell)) slug += (slug.empty() ? "" : ",") + path + "=" + value;
+  for (const auto& [path, value] : cell_params(spec, cell))
+    slug += (slug.empty() ? "" : ",") + name_part(path, kMaxValueChars) + "=" + name_part(value, kMaxValueChars);
   if (slug.empty()) slug = "base";
-  for (char& c : slug)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '=' && c != ',' && c != '-' && c != '_')
-      c = '_';
+  if (slug.size() > kMaxFolderName) slug = slug.substr(0, kMaxFolderName - 9) + "-" + hash_hex(slug);
   if (slug.front() == '.') slug.front() = '_';
   return spec.out / spec.scenarios[cell.scenario].name / slug / ("seed-" + std::to_string(cell.seed));
 }

@@ -83,7 +83,7 @@ int run_one_cell(const SweepSpec& spec, const SweepCell& cell, const DetectorReg
   try {
     // report.html per cell is left out (gnuplot for thousands of cells);
     // `gauntlet report CELL_FOLDER` draws it on demand.
-    write_run_outputs(report, cell_folder(spec, cell),
+    write_run_outputs(report, ClaimedFolder::claim(cell_folder(spec, cell)),
                       {{"trace.json", trace_json(report)}, {"cell.json", cell_json(cell_info(spec, cell))}});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "\n%s: cannot write results: %s\n", what.c_str(), e.what());

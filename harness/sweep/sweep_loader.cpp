@@ -1,7 +1,8 @@
-#include <fstream>
-#include <sstream>
+#include <limits>
+#include <unordered_set>
 
 #include "harness/scenario/input_error.hpp"
+#include "harness/scenario/input_file.hpp"
 #include "harness/scenario/loader.hpp"
 #include "harness/scenario/yaml_read.hpp"
 #include "harness/sweep/overrides.hpp"
@@ -27,26 +28,31 @@ std::vector<std::uint64_t> read_seeds(const Source& source, const Field& field) 
     MapView range(source, field);
     range.allow_only({"first", "count"}, "(seeds: {first: N, count: K})");
     const std::uint64_t first = yaml_read::read_unsigned(source, range.require("first"));
-    const long long count = yaml_read::read_integer(source, range.require("count"), 1, 100000);
+    const long long count = yaml_read::read_integer(source, range.require("count"), 1, kMaxSweepSeeds);
+    if (first > std::numeric_limits<std::uint64_t>::max() - static_cast<std::uint64_t>(count - 1))
+      source.fail(range.field("first").value_mark,
+                  "seeds: first + count - 1 exceeds the largest seed, 18446744073709551615");
     for (long long i = 0; i < count; ++i) seeds.push_back(first + static_cast<std::uint64_t>(i));
   } else {
+    std::unordered_set<std::uint64_t> listed;
     for (const Field& item : yaml_read::read_sequence(source, field)) {
       const std::uint64_t seed = yaml_read::read_unsigned(source, item);
-      for (std::uint64_t s : seeds)
-        if (s == seed) source.fail(item.value_mark, "seed " + std::to_string(seed) + " is listed twice");
+      if (!listed.insert(seed).second) source.fail(item.value_mark, "seed " + std::to_string(seed) + " is listed twice");
       seeds.push_back(seed);
     }
   }
   if (seeds.empty()) source.fail(field.value_mark, "seeds: give at least one seed");
+  if (seeds.size() > static_cast<std::size_t>(kMaxSweepSeeds))
+    source.fail(field.value_mark, "seeds: at most " + std::to_string(kMaxSweepSeeds) + " seeds");
   return seeds;
 }
 
 std::string read_file(const std::string& path, const Source& source, const YAML::Mark& mark) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) source.fail(mark, "cannot read scenario file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  try {
+    return read_input_file(path);
+  } catch (const InputError& e) {
+    source.fail(mark, "scenario file '" + path + "': " + e.message());
+  }
 }
 
 // Loads a rewritten tree; errors are re-raised at `mark` in the sweep file
@@ -62,15 +68,32 @@ void check_loads(const Source& source, const YAML::Mark& mark, const std::string
   }
 }
 
+// Every grid point is loaded once per scenario to validate it, and every cell
+// is a run: both are bounded before any of that work starts.
+void check_sweep_size(const Source& source, const MapView& map, const SweepSpec& spec, std::size_t scenarios) {
+  std::size_t points = std::max<std::size_t>(scenarios, 1);
+  const YAML::Mark at = map.has("grid") ? map.field("grid").key_mark : map.field("scenarios").key_mark;
+  for (std::size_t a = 0; a <= spec.grid.size(); ++a) {
+    if (a > 0) points *= spec.grid[a - 1].values.size();
+    if (points > kMaxSweepGridPoints)
+      source.fail(at,
+                  "grid: more than " + std::to_string(kMaxSweepGridPoints) +
+                      " combinations of scenarios and grid values (each is loaded to check it); split the sweep");
+  }
+  if (points * spec.seeds.size() > kMaxSweepCells)
+    source.fail(map.field("seeds").value_mark,
+                "the sweep has " + std::to_string(points) + " x " + std::to_string(spec.seeds.size()) +
+                    " cells, more than the limit of " + std::to_string(kMaxSweepCells) + "; split the sweep");
+}
+
 }  // namespace
 
 SweepSpec load_sweep(const std::string& path, const DetectorRegistry& registry) {
   const Source source(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 1, 1, "cannot read the file");
+  const std::string text = read_input_file(path);
   YAML::Node root;
   try {
-    root = YAML::Load(in);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     source.fail(e.mark, e.msg);
   }
@@ -104,10 +127,12 @@ SweepSpec load_sweep(const std::string& path, const DetectorRegistry& registry) 
       SweepAxis axis{entry.name.substr(grid.name().size() + 1), entry.key_mark, {}};
       if (axis.path == "seed" || axis.path == "name")
         source.fail(entry.key_mark, "grid: '" + axis.path + "' cannot be swept (use seeds: for seeds)");
+      std::unordered_set<std::string> listed;
       for (const Field& item : yaml_read::read_sequence(source, entry)) {
+        if (axis.values.size() == kMaxSweepGridPoints)
+          source.fail(item.value_mark, "grid: more than " + std::to_string(kMaxSweepGridPoints) + " values on one axis");
         std::string text = item.value.IsScalar() ? item.value.Scalar() : YAML::Dump(item.value);
-        for (const SweepValue& v : axis.values)
-          if (v.text == text) source.fail(item.value_mark, "grid: value '" + text + "' is listed twice");
+        if (!listed.insert(text).second) source.fail(item.value_mark, "grid: value '" + text + "' is listed twice");
         axis.values.push_back({std::move(text), item.value, item.value_mark});
       }
       if (axis.values.empty()) source.fail(entry.value_mark, "grid: '" + axis.path + "' needs at least one value");
@@ -116,6 +141,7 @@ SweepSpec load_sweep(const std::string& path, const DetectorRegistry& registry) 
   }
 
   const Field scenarios = map.require("scenarios");
+  if (scenarios.value.IsSequence()) check_sweep_size(source, map, spec, scenarios.value.size());
   const fs::path base = fs::path(path).parent_path();
   for (const Field& item : yaml_read::read_sequence(source, scenarios)) {
     const std::string relative = yaml_read::read_text(source, item);

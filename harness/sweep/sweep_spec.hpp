@@ -34,6 +34,11 @@
 
 namespace gauntlet::harness {
 
+// Limits, so that a typo in a grid cannot keep the loader busy for hours.
+inline constexpr long long kMaxSweepSeeds = 100000;
+inline constexpr std::size_t kMaxSweepGridPoints = 1000;  // scenarios x grid combinations
+inline constexpr std::size_t kMaxSweepCells = 100000;     // grid points x seeds
+
 struct SweepValue {
   std::string text;  // as written, for folder names and tables
   YAML::Node node;

@@ -139,6 +139,53 @@ TEST_F(SweepFiles, ErrorsPointIntoTheSweepFile) {
   expect_error_at(load("name: x\nscenarios: [demo.yaml]\nseeds: [1]\ndetectors: [nope]\n"), 4, 1, "nope");
 }
 
+TEST_F(SweepFiles, LongGridValuesGiveShortDistinctFolderNames) {
+  const std::string long_name(400, 'a');
+  const SweepSpec spec = load_sweep(write("name: x\nscenarios: [demo.yaml]\nseeds: [1]\ngrid:\n  job.name: [" +
+                                          long_name + ", " + long_name + "b, 'a/b', a_b]\n"),
+                                    registry_);
+  std::set<fs::path> folders;
+  for (const SweepCell& cell : expand_cells(spec)) {
+    const fs::path folder = cell_folder(spec, cell);
+    EXPECT_LE(folder.parent_path().filename().string().size(), 200u) << folder;
+    folders.insert(folder);
+    fs::create_directories(dir_ / folder);  // each name is one the file system takes
+  }
+  EXPECT_EQ(folders.size(), 4u) << "values differing past the prefix or in unsafe characters stay apart";
+  EXPECT_EQ(cell_folder(spec, expand_cells(spec)[3]), fs::path("results/sweeps/x/demo/job.name=a_b/seed-1"));
+}
+
+TEST_F(SweepFiles, SeedRangePastTheLargestSeedIsRefused) {
+  auto load = [&](const std::string& seeds) {
+    return [&, seeds] { load_sweep(write("name: x\nscenarios: [demo.yaml]\nseeds: " + seeds + "\n"), registry_); };
+  };
+  expect_error_at(load("{first: 18446744073709551615, count: 2}"), 3, 16, "exceeds the largest seed");
+  const SweepSpec last = load_sweep(write("name: x\nscenarios: [demo.yaml]\nseeds: {first: 18446744073709551615, "
+                                          "count: 1}\n"),
+                                    registry_);
+  EXPECT_EQ(last.seeds, std::vector<std::uint64_t>{18446744073709551615ull});
+}
+
+TEST_F(SweepFiles, AnEmptyFileIsReportedAtItsStart) {
+  expect_error_at([&] { load_sweep(write(""), registry_); }, 1, 1, "a sweep file is a map");
+}
+
+TEST_F(SweepFiles, AGridOfAMillionCombinationsIsRefusedBeforeLoadingAny) {
+  std::string grid;
+  for (const char* path : {"faults.0.rate", "faults.1.slowdown", "job.checkpoint_interval", "job.checkpoint_cost",
+                           "duration", "seed_offset"}) {
+    grid += std::string("  ") + path + ": [";
+    for (int v = 0; v < 10; ++v) grid += (v ? ", " : "") + std::to_string(v + 1);
+    grid += "]\n";
+  }
+  expect_error_at([&] { load_sweep(write("name: x\nscenarios: [demo.yaml]\nseeds: [1]\ngrid:\n" + grid), registry_); },
+                  4, 1, "more than 1000 combinations");
+  expect_error_at([&] { load_sweep(write("name: x\nscenarios: [demo.yaml]\nseeds: {first: 1, count: 100000}\n"
+                                         "grid:\n  faults.0.rate: [0.01, 0.02]\n"),
+                                   registry_); },
+                  3, 8, "more than the limit of 100000");
+}
+
 TEST(Emit, KubernetesIndexedJobRunsEveryShard) {
   EmitOptions options;
   options.sweep_path = "scenarios/sweeps/demo-loss.yaml";
