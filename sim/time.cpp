@@ -65,8 +65,8 @@ std::optional<Nanos> parse_duration(std::string_view text, std::string* error) {
   Nanos whole = 0;
   if (!integral.empty()) {
     auto [ptr, ec] = std::from_chars(integral.data(), integral.data() + integral.size(), whole);
-    if (ec != std::errc() || whole > INT64_MAX / unit->scale) {
-      fail(error, "bad duration " + quoted + ": too large");
+    if (ec != std::errc() || whole > kMaxDuration / unit->scale) {
+      fail(error, "bad duration " + quoted + ": longer than the limit of " + format_duration(kMaxDuration));
       return std::nullopt;
     }
   }
@@ -81,7 +81,11 @@ std::optional<Nanos> parse_duration(std::string_view text, std::string* error) {
       continue;
     }
     place /= 10;
-    value += (c - '0') * place;
+    value += (c - '0') * place;  // below one unit of the whole part: cannot overflow
+  }
+  if (value > kMaxDuration) {
+    fail(error, "bad duration " + quoted + ": longer than the limit of " + format_duration(kMaxDuration));
+    return std::nullopt;
   }
   return value;
 }
@@ -93,6 +97,12 @@ std::string format_duration(Nanos value) {
   return std::to_string(value) + "ns";
 }
 
-Nanos from_seconds(double seconds) { return static_cast<Nanos>(std::llround(seconds * 1e9)); }
+Nanos from_seconds(double seconds) {
+  const double ns = seconds * 1e9;
+  // Out of range (or NaN) would be undefined behaviour in llround: clamp.
+  if (!(ns < 9.2e18)) return ns > 0 ? INT64_MAX : 0;
+  if (!(ns > -9.2e18)) return INT64_MIN;
+  return static_cast<Nanos>(std::llround(ns));
+}
 
 }  // namespace gauntlet::sim

@@ -25,6 +25,21 @@ TEST(Duration, RejectsMalformedText) {
   }
 }
 
+TEST(Duration, NothingWrapsAroundAndTheLimitHolds) {
+  std::string error;
+  // 9223372036.9s is past INT64_MAX ns: it once parsed to a negative value.
+  for (const char* bad : {"9223372036.9s", "9223372036s", "106751d", "10001d"}) {
+    EXPECT_FALSE(parse_duration(bad, &error).has_value()) << bad;
+    EXPECT_NE(error.find("limit"), std::string::npos) << error;
+  }
+  EXPECT_EQ(parse_duration("10000d"), kMaxDuration);
+  EXPECT_EQ(saturating_add(INT64_MAX - 1, 5), INT64_MAX);
+  EXPECT_EQ(saturating_add(INT64_MIN + 1, -5), INT64_MIN);
+  EXPECT_EQ(saturating_add(3, 4), 7);
+  EXPECT_EQ(from_seconds(1e300), INT64_MAX);
+  EXPECT_EQ(from_seconds(-1e300), INT64_MIN);
+}
+
 TEST(Duration, FormatRoundTrips) {
   for (Nanos v : {Nanos{0}, Nanos{1}, 999 * kNanosecond, 104 * kMicrosecond, 1500 * kMillisecond, 30 * kMinute,
                   25 * kHour, 30 * kDay, kDay + 1})

@@ -1,6 +1,8 @@
 #include "sim/topology.hpp"
 
+#include <limits>
 #include <stdexcept>
+#include <string>
 
 namespace gauntlet::sim {
 
@@ -13,6 +15,13 @@ Topology::Topology(const ClusterShape& shape) : shape_(shape) {
   require(shape.rnics_per_host <= shape.gpus_per_host, "rnics_per_host cannot exceed gpus_per_host");
   require(shape.host_link_gbps > 0 && shape.fabric_link_gbps > 0, "link bandwidths must be positive");
   require(shape.link_latency >= 0, "link latency cannot be negative");
+  // Endpoints and links are numbered with int: the counts must fit one.
+  const long long rnics = static_cast<long long>(shape.hosts) * shape.rnics_per_host;
+  const long long fabric_links = static_cast<long long>(shape.leaves) * shape.spines;
+  const long long gpus = static_cast<long long>(shape.hosts) * shape.gpus_per_host;
+  require(rnics + fabric_links <= std::numeric_limits<int>::max() && gpus <= std::numeric_limits<int>::max(),
+          "the cluster has more RNICs, links or GPUs than can be numbered (" + std::to_string(rnics) +
+              " RNICs, " + std::to_string(fabric_links) + " fabric links, " + std::to_string(gpus) + " GPUs)");
   int groups;
   if (shape.rail_optimized) {
     require(shape.leaves % shape.rnics_per_host == 0,

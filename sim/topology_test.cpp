@@ -65,5 +65,17 @@ TEST(Topology, RejectsUnwirableShapes) {
   EXPECT_THROW(Topology{s}, std::invalid_argument);
 }
 
+TEST(Topology, RefusesCountsThatCannotBeNumbered) {
+  // 300M hosts x 8 RNICs once wrapped int and aborted in a vector resize.
+  ClusterShape s = rail_shape();
+  s.hosts = 300'000'000;
+  EXPECT_THROW(Topology{s}, std::invalid_argument);
+  s = rail_shape();
+  s.leaves = 80'000;
+  s.spines = 80'000;
+  s.rail_optimized = false;
+  EXPECT_THROW(Topology{s}, std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace gauntlet::sim

@@ -77,11 +77,21 @@ int recover_command(const Args& args) {
   }
   try {
     std::string report;
-    int n = injectors::real::revert_pending(journal, "recover", &report);
+    const injectors::real::RecoverResult result = injectors::real::revert_pending(journal, "recover", &report);
     std::cout << report;
-    std::cout << (n == 0 ? "nothing to recover: every applied fault in " + journal + " is already reverted\n"
-                         : "reverted " + std::to_string(n) + " fault(s) listed in " + journal + "\n");
+    if (result.reverted == 0 && result.failed == 0)
+      std::cout << "nothing to recover: every applied fault in " + journal + " is already reverted\n";
+    if (result.reverted > 0)
+      std::cout << "reverted " + std::to_string(result.reverted) + " fault(s) listed in " + journal + "\n";
+    if (result.failed > 0) {
+      std::cerr << "gauntlet recover: " << result.failed << " fault(s) could not be reverted and are still listed in "
+                << journal << "; fix the cause and run recover again\n";
+      return kExitRunFailed;
+    }
     return kExitOk;
+  } catch (const injectors::real::JournalError& e) {
+    std::cerr << e.what() << "\n";
+    return kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "gauntlet recover: " << e.what() << "\n";
     return kExitBadInput;

@@ -225,5 +225,63 @@ TEST_F(ChaosRun, FailingAbortCommandRevertsAtOnce) {
   EXPECT_EQ(net.snapshot(), before);
 }
 
+TEST_F(ChaosRun, AFailingSiteRevertIsRetriedReportedAndLeftForRecover) {
+  GAUNTLET_REQUIRE_NETNS();
+  NetnsPair net;
+  ASSERT_TRUE(net.ok());
+  const std::string fixed = (dir_ / "fixed").string();
+  std::string p = plan("  - {type: link_loss, target: h0.nic0, at: 0s, duration: 200ms, rate: 0.2, mechanism: site,"
+                       " site: {apply: [[\"true\"]], revert: [[test, -e, " + fixed + "]]}}\n");
+  EXPECT_EQ(run({"chaos", p, "--apply", "--netns", net.a, "--journal", journal()}), 1);
+  EXPECT_NE(slurp(dir_ / "stderr").find("revert of f1 failed"), std::string::npos) << slurp(dir_ / "stderr");
+  EXPECT_NE(slurp(dir_ / "audit.log").find("FAILED to revert f1"), std::string::npos);
+  EXPECT_EQ(count_of(slurp(journal()), "\"exit\":1"), 3) << "retried";
+  ASSERT_EQ(real::read_journal(journal()).pending.size(), 1u) << "still listed for recover";
+  // A new run refuses while the fault may still be in place.
+  EXPECT_EQ(run({"chaos", p, "--apply", "--netns", net.a, "--journal", journal()}), 2);
+  EXPECT_EQ(run({"recover", "--journal", journal()}), 1);
+  std::ofstream(fixed) << "1";
+  EXPECT_EQ(run({"recover", "--journal", journal()}), 0);
+  EXPECT_TRUE(real::read_journal(journal()).pending.empty());
+}
+
+TEST_F(ChaosRun, AGarbageJournalIsAnErrorNotNothingToRecover) {
+  GAUNTLET_REQUIRE_NETNS();
+  std::ofstream(journal()) << "garbage\n";
+  EXPECT_EQ(run({"recover", "--journal", journal()}), 2);
+  EXPECT_NE(slurp(dir_ / "stderr").find(journal() + ":1:1:"), std::string::npos) << slurp(dir_ / "stderr");
+  EXPECT_EQ(slurp(dir_ / "stdout").find("nothing to recover"), std::string::npos);
+}
+
+TEST_F(ChaosRun, TwoRunsOfOnePlanKeepTheirOwnNftTables) {
+  GAUNTLET_REQUIRE_NETNS();
+  if (!real::tool_exists("nft")) GTEST_SKIP() << "nft is not installed";
+  NetnsPair net;
+  ASSERT_TRUE(net.ok());
+  auto loss_for = [&](const std::string& duration) {
+    const fs::path copy = dir_ / ("plan-" + duration + ".yaml");
+    fs::copy_file(plan("  - {type: link_loss, target: h0.nic0, at: 0s, duration: " + duration +
+                       ", rate: 0.1, mechanism: nft}\n"),
+                  copy);
+    return copy.string();
+  };
+  const std::string long_plan = loss_for("30s"), short_plan = loss_for("300ms");
+  const std::string first_journal = (dir_ / "first" / "journal.jsonl").string();
+  const pid_t first = start({"chaos", long_plan, "--apply", "--netns", net.a, "--journal", first_journal});
+  ASSERT_TRUE(wait_for([&] { return slurp(first_journal).find("\"event\":\"applied\"") != std::string::npos; }, 15));
+  child_ = -1;
+  // The second run of the same plan applies and reverts its own fault...
+  EXPECT_EQ(run({"chaos", short_plan, "--apply", "--netns", net.a, "--journal", (dir_ / "second" / "j.jsonl").string()}),
+            0)
+      << slurp(dir_ / "stderr");
+  // ...and the first run's table is still there.
+  const std::string tables = real::run_command(real::wrap(net.in_a(), {"nft", "list", "tables"})).output;
+  EXPECT_NE(tables.find("gauntlet_t_f1_" + std::to_string(first)), std::string::npos) << tables;
+  child_ = first;
+  ::kill(first, SIGTERM);
+  EXPECT_EQ(wait_exit(), 1);
+  EXPECT_EQ(real::run_command(real::wrap(net.in_a(), {"nft", "list", "tables"})).output, "");
+}
+
 }  // namespace
 }  // namespace gauntlet::harness

@@ -61,8 +61,10 @@ class Run {
   std::ostream& err_;
   std::vector<real::FaultProgram> programs_;
   std::vector<bool> active_;
+  std::vector<bool> applied_;  // the apply completed, so a failing revert leaves the fault in place
   std::vector<double> started_s_;
   double t0_ = 0;  // Unix time the plan's clock starts at
+  int failed_reverts_ = 0;
   std::unique_ptr<real::Journal> journal_;
   std::string out_dir_, journal_path_, faults_path_, audit_path_;
 };
@@ -94,7 +96,9 @@ bool Run::build_programs() {
   out_ << "kernel: netem=" << context.caps.netem << " flower=" << context.caps.flower << " htb=" << context.caps.htb
        << " nft=" << context.caps.nft << " (probed by " << context.caps.method << ")\n";
   for (const ChaosFault& f : plan_.faults) {
-    context.tag = plan_.name + "_" + f.real.spec.id;
+    // The pid makes names (nft tables, cgroups, OVS cookies) unique per run,
+    // so one run's revert cannot remove another run's fault.
+    context.tag = plan_.name + "_" + f.real.spec.id + "_" + std::to_string(::getpid());
     std::replace(context.tag.begin(), context.tag.end(), '-', '_');
     try {
       programs_.push_back(real::build_program(f.real, context));
@@ -161,6 +165,7 @@ bool Run::apply_fault(std::size_t i) {
       ok = false;
     }
   journal_->append({{"event", ok ? "applied" : "apply_failed"}, {"step", spec.id}, {"commands", commands}});
+  applied_[i] = ok;
   audit((ok ? "applied " : "FAILED to apply ") + spec.id + " " + std::string(injectors::fault_type_name(spec.type)) +
         " on " + spec.target + " via " + p.mechanism + (p.note.empty() ? "" : " (" + p.note + ")"));
   return ok;
@@ -171,10 +176,25 @@ void Run::revert_fault(std::size_t i, const std::string& by) {
   const auto& spec = plan_.faults[i].real.spec;
   const auto& p = programs_[i];
   nlohmann::json commands = nlohmann::json::array();
-  for (const auto& argv : p.revert) commands.push_back(real::command_record(argv, real::run_command(argv)));
+  std::string failure;
+  for (const auto& argv : p.revert) {
+    const real::CommandResult r = real::run_revert_command(argv, commands);
+    if (!r.ok() && failure.empty()) failure = real::display(argv) + " exited " + std::to_string(r.exit_code);
+  }
   double now = real::unix_now();
-  journal_->append({{"event", "reverted"}, {"step", spec.id}, {"by", by}, {"commands", commands}, {"time_s", now}});
   active_[i] = false;
+  if (applied_[i] && !failure.empty()) {
+    // The fault may still be in place: it stays pending in the journal for
+    // `gauntlet recover`, and the run fails.
+    journal_->append(
+        {{"event", "revert_failed"}, {"step", spec.id}, {"by", by}, {"commands", commands}, {"time_s", now}});
+    ++failed_reverts_;
+    err_ << "revert of " << spec.id << " failed: " << failure << "; run 'gauntlet recover --journal "
+         << journal_path_ << "' once it can succeed\n";
+    audit("FAILED to revert " + spec.id + " (" + by + "): " + failure + "; it is still in place");
+    return;
+  }
+  journal_->append({{"event", "reverted"}, {"step", spec.id}, {"by", by}, {"commands", commands}, {"time_s", now}});
   real::append_truth_line(faults_path_, spec.id, std::string(injectors::fault_type_name(spec.type)), spec.target, t0_,
                           started_s_[i], now);
   bool clean = std::all_of(p.verify_reverted.begin(), p.verify_reverted.end(), check_passes);
@@ -207,6 +227,9 @@ int Run::execute() {
     }
     journal_ = std::make_unique<real::Journal>(journal_path_);
     std::ofstream(faults_path_, std::ios::trunc).close();  // this run's ground truth only
+  } catch (const real::JournalError& e) {
+    err_ << e.what() << "; nothing was changed\n";
+    return 2;
   } catch (const std::exception& e) {
     err_ << e.what() << "\n";
     return 1;
@@ -222,6 +245,7 @@ int Run::execute() {
   g_stop_signal = 0;
 
   active_.assign(plan_.faults.size(), false);
+  applied_.assign(plan_.faults.size(), false);
   started_s_.assign(plan_.faults.size(), 0);
   std::vector<Event> events;
   for (std::size_t i = 0; i < plan_.faults.size(); ++i) {
@@ -289,8 +313,13 @@ int Run::execute() {
     revert_all("abort: " + stop_reason);
     code = 1;
   }
-  journal_->append({{"event", "end"}, {"status", code == 0 ? "completed" : "aborted: " + stop_reason}});
-  real::append_audit(audit_path_, code == 0 ? "plan completed" : "plan aborted: " + stop_reason);
+  std::string status = code == 0 ? "completed" : "aborted: " + stop_reason;
+  if (failed_reverts_ > 0) {
+    status += (code == 0 ? "" : "; ") + std::string("with ") + std::to_string(failed_reverts_) + " failed revert(s)";
+    code = 1;
+  }
+  journal_->append({{"event", "end"}, {"status", status}});
+  real::append_audit(audit_path_, "plan " + status);
   watchdog->release();
   out_ << "ground truth: " << faults_path_ << "\njournal: " << journal_path_ << "\naudit log: " << audit_path_ << "\n";
   return code;

@@ -102,5 +102,13 @@ faults:
                      "  - {type: link_loss, target: h12.nic3, at: 2m, duration: 2m, rate: 0.1}\n"), "");
 }
 
+TEST(ChaosPlan, AFarStartCannotWrapAroundMaxDuration) {
+  // at + duration once wrapped to a negative end, passing the plan-length check.
+  EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 9223372036s, duration: 1m, rate: 0.1}\n")
+                .find("longer than the limit"), std::string::npos);
+  EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 9999d, duration: 10m, rate: 0.1}\n")
+                .find("longer than safety.max_duration"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gauntlet::harness

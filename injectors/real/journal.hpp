@@ -6,7 +6,8 @@
 // Events: begin {plan, pid, faults_file, audit_file}, intent {step, fault,
 // type, target, mechanism, revert: [argv...]} (written BEFORE the apply),
 // applied / apply_failed {step, commands}, action {step, commands},
-// reverted {step, by, commands}, watchdog {pid, deadline_s}, end {status}.
+// reverted {step, by, commands}, revert_failed {step, by, commands} (the step
+// stays pending), watchdog {pid, deadline_s}, end {status}.
 // Every event carries time_s (Unix seconds).
 #include <string>
 #include <vector>
@@ -21,7 +22,9 @@ double unix_now();
 
 class Journal {
  public:
-  // Opens for appending, creating parent directories. Throws InjectionError.
+  // Opens for appending, creating parent directories. A torn last line (a
+  // crash mid-write) is ended first, so the next entry starts a line of its
+  // own. Throws InjectionError.
   explicit Journal(std::string path);
   ~Journal();
   Journal(const Journal&) = delete;
@@ -45,6 +48,7 @@ struct PendingStep {
   std::string target;
   std::vector<Argv> revert;
   double intent_s = 0;
+  bool applied = false;  // its apply completed: a revert that fails leaves the fault in place
 };
 
 struct JournalState {
@@ -55,16 +59,31 @@ struct JournalState {
   std::vector<PendingStep> pending;  // intents without a reverted entry, oldest first
 };
 
-// Throws InjectionError when the file cannot be read; skips a torn last line
-// (a crash in the middle of a write) but rejects garbage elsewhere.
+// A journal that is not one: "file:line:col: message".
+class JournalError : public InjectionError {
+ public:
+  using InjectionError::InjectionError;
+};
+
+// Throws InjectionError when the file cannot be read and JournalError when
+// it holds anything but journal entries. A torn line (a prefix of an entry,
+// left by a crash in the middle of a write) is skipped wherever it is.
 JournalState read_journal(const std::string& path);
 
-// Runs the revert of every pending step, newest first, and records each as
-// reverted. Failures of individual revert commands are kept in the journal but
-// do not stop the others: the reverts are written to be idempotent, so "already
-// gone" errors are expected after a partial apply. Returns the number of steps
-// reverted; 0 means there was nothing to do.
-int revert_pending(const std::string& journal_path, const std::string& by, std::string* report = nullptr);
+// Runs a revert command, retrying a failure a few times (a busy device, a
+// lock held by another tool); every attempt is added to `records`.
+CommandResult run_revert_command(const Argv& argv, nlohmann::json& records);
+
+struct RecoverResult {
+  int reverted = 0;
+  int failed = 0;  // applied steps whose revert kept failing; still pending
+};
+
+// Runs the revert of every pending step, newest first. A step whose revert
+// fails after its apply had completed is recorded as revert_failed and stays
+// pending; one that never finished applying is recorded as reverted anyway,
+// since its reverts are idempotent and "already gone" errors are expected.
+RecoverResult revert_pending(const std::string& journal_path, const std::string& by, std::string* report = nullptr);
 
 // One ground-truth line in the simulator's faults.jsonl schema.
 // One ground-truth line; start and end are Unix times, written as seconds
