@@ -61,4 +61,17 @@ TEST(Sweep, NegativeOrHugeJobCountsAreRefused) {
   EXPECT_EQ(gauntlet("sweep scenarios/sweeps/demo-loss.yaml --emit slurm --shards -3").exit_code, 2);
 }
 
+TEST(Run, AJobThatCompletesNoIterationIsAFailedRun) {
+  // Every figure of such a run would be vacuous: recall 1.00 over nothing.
+  const fs::path dir = scratch("no-iteration");
+  fs::create_directories(dir);
+  std::string text = slurp("scenarios/demo.yaml");
+  text.replace(text.find("compute_per_iteration: 2s"), 25, "compute_per_iteration: 30m");
+  std::ofstream(dir / "slow.yaml") << text;
+  const Result r = gauntlet("run " + (dir / "slow.yaml").string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("completed no iteration"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 }  // namespace

@@ -67,6 +67,14 @@ int run_command(const Args& args) {
                  static_cast<unsigned long long>(scenario.seed), e.what());
     return kExitRunFailed;
   }
+  if (report.fault_free.iterations() == 0) {
+    // Nothing to score: every figure would be vacuous (recall 1.00 of nothing).
+    std::fprintf(stderr,
+                 "run failed (reproduce with --seed %llu): the job completed no iteration in %s of simulated time "
+                 "even without faults; check compute_per_iteration, the transfer sizes and the link speeds\n",
+                 static_cast<unsigned long long>(scenario.seed), sim::format_duration(scenario.duration).c_str());
+    return kExitRunFailed;
+  }
   try {
     harness::write_run_results(report, *out);
   } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/scenario_options.hpp"
 #include "harness/scenario/input_error.hpp"
+#include "harness/scenario/limits.hpp"
 #include "injectors/spec/fault_spec.hpp"
 
 namespace gauntlet::cli {
@@ -21,6 +22,9 @@ int validate_command(const Args& args) {
                 scenario_options.path.c_str(), s.name.c_str(), static_cast<unsigned long long>(s.seed),
                 sim::format_duration(s.duration).c_str(), s.cluster.hosts, s.job.gpus, s.faults.size(),
                 s.detectors.size());
+    const harness::RunEstimate estimate = harness::estimate_run(s);
+    std::printf("  estimate: %.3g events, %.0f MiB at most (limits %.3g events, %.0f MiB)\n", estimate.events,
+                estimate.bytes / (1 << 20), harness::kMaxEstimatedEvents, harness::kMaxEstimatedBytes / (1 << 20));
     for (const injectors::FaultSpec& f : s.faults)
       std::printf("  %s %s %s at %s%s\n", f.id.c_str(), std::string(injectors::fault_type_name(f.type)).c_str(),
                   f.target.c_str(), sim::format_duration(f.start).c_str(),

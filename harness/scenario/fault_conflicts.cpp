@@ -1,5 +1,7 @@
 #include "harness/scenario/fault_conflicts.hpp"
 
+#include <iterator>
+
 #include "sim/component_id.hpp"
 
 namespace gauntlet::harness::detail {
@@ -40,8 +42,10 @@ std::optional<std::string> FaultConflicts::check(const injectors::FaultSpec& fau
   const sim::Nanos end = fault.end() ? *fault.end() : run_end_;
 
   if (auto it = windows_.find({fault.type, fault.target}); it != windows_.end()) {
-    for (const Window& w : it->second) {
-      if (w.start < end && fault.start < w.end)
+    auto before_end = it->second.lower_bound(end);
+    if (before_end != it->second.begin()) {
+      const Window& w = std::prev(before_end)->second;
+      if (fault.start < w.end)
         return describe_fault(fault) + " overlaps another " + std::string(injectors::fault_type_name(fault.type)) +
                " on the same target from " + sim::format_duration(w.start) +
                (w.end == run_end_ ? " to the end of the run" : " to " + sim::format_duration(w.end)) + " (line " +
@@ -67,7 +71,9 @@ std::optional<std::string> FaultConflicts::check(const injectors::FaultSpec& fau
 void FaultConflicts::add(const injectors::FaultSpec& fault, int origin_line) {
   if (fault.target.empty()) return;
   const Window window{fault.start, fault.end() ? *fault.end() : run_end_, origin_line};
-  windows_[{fault.type, fault.target}].push_back(window);
+  // An empty window overlaps nothing, and would share its start with the
+  // window after it.
+  if (window.start < window.end) windows_[{fault.type, fault.target}].emplace(window.start, window);
   const int host = owning_host(fault.target);
   if (host < 0) return;
   HostState& h = hosts_[host];

@@ -35,7 +35,10 @@ class FaultConflicts {
   };
 
   sim::Nanos run_end_;
-  std::map<std::pair<injectors::FaultType, std::string>, std::vector<Window>> windows_;
+  // Per type and target, by start. check() runs before every add(), so the
+  // windows of one key are disjoint and only the last one starting before a
+  // new window ends can overlap it: one lookup instead of a scan.
+  std::map<std::pair<injectors::FaultType, std::string>, std::map<sim::Nanos, Window>> windows_;
   std::map<int, HostState> hosts_;
 };
 

@@ -13,6 +13,8 @@
 #include "harness/scenario/fault_entries.hpp"
 #include "models/spare_layout.hpp"
 #include "harness/scenario/input_error.hpp"
+#include "harness/scenario/input_file.hpp"
+#include "harness/scenario/limits.hpp"
 #include "harness/scenario/yaml_read.hpp"
 
 namespace gauntlet::harness {
@@ -268,6 +270,7 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
 
   const Field cluster_field = top.require("cluster");
   scenario.cluster = read_cluster(source, cluster_field);
+  check_cluster_limits(source, cluster_field, scenario.cluster);
   std::optional<sim::Topology> topology;
   try {
     topology.emplace(scenario.cluster);
@@ -288,6 +291,7 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
     if (m != scenario.mitigation) scenario.mitigation_costs.clear();  // they were the file's policy's
     scenario.mitigation = m;
   }
+  check_scenario_limits(source, top, scenario);
   return scenario;
 }
 
@@ -322,11 +326,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file_na
 }
 
 Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors, const LoadOverrides& overrides) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, std::string("cannot read the scenario file: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_scenario(text.str(), path, detectors, overrides);
+  return parse_scenario(read_input_file(path), path, detectors, overrides);
 }
 
 }  // namespace gauntlet::harness

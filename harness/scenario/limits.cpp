@@ -1,0 +1,126 @@
+#include "harness/scenario/limits.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gauntlet::harness {
+namespace {
+
+using yaml_read::Field;
+using yaml_read::MapView;
+using yaml_read::Source;
+
+// Per-item resident bytes, rounded up so that the estimate bounds the peak
+// RSS measured for demo (42 MiB), scale-4096 (141 MiB), scale-16384 (319 MiB)
+// and the 4,096-GPU month (119 MiB) from above.
+constexpr double kBytesPerComponent = 4096;   // topology, counters, telemetry state
+constexpr double kBytesPerFlow = 512;          // one connection's flow in a collective round
+constexpr double kBytesPerFault = 1024;        // spec, schedule entries, ground truth
+constexpr double kBytesBase = 80.0 * (1 << 20);
+constexpr double kSteadyBlockSeconds = 600;
+
+std::string number(double value) {
+  char text[32];
+  const bool whole = value == std::floor(value) && std::fabs(value) < 1e6;
+  std::snprintf(text, sizeof text, whole ? "%.0f" : "%.3g", value);
+  return text;
+}
+
+void require_at_most(const Source& source, const MapView& map, std::string_view key, double value, double limit) {
+  if (!map.has(key) || value <= limit) return;
+  const Field field = map.field(key);
+  source.fail(field.value_mark, "'" + field.name + "' is " + number(value) + ", more than the limit of " + number(limit));
+}
+
+void require_within(const Source& source, const MapView& map, std::string_view key, double value, double low,
+                    double high) {
+  if (!map.has(key) || (value >= low && value <= high)) return;
+  const Field field = map.field(key);
+  source.fail(field.value_mark, "'" + field.name + "' must be within " + number(low) + ".." + number(high) + ", got " +
+                                    number(value));
+}
+
+double fault_events(const injectors::FaultSpec& fault, sim::Nanos run) {
+  const sim::Nanos start = std::min(fault.start, run);
+  const sim::Nanos end = std::min(fault.end().value_or(run), run);
+  double events = 2;
+  if (fault.type == injectors::FaultType::port_flap && fault.params.period > 0)
+    events += 2.0 * static_cast<double>(std::max<sim::Nanos>(end - start, 0)) / static_cast<double>(fault.params.period);
+  return events;
+}
+
+}  // namespace
+
+RunEstimate estimate_run(const Scenario& scenario) {
+  const sim::ClusterShape& c = scenario.cluster;
+  RunEstimate e;
+  e.components = static_cast<double>(c.hosts) * (c.gpus_per_host + 2.0 * c.rnics_per_host + 3) + c.leaves + c.spines +
+                 static_cast<double>(c.leaves) * c.spines;
+  const double seconds = sim::to_seconds(scenario.duration);
+  e.telemetry_blocks = e.components * std::ceil(seconds / kSteadyBlockSeconds);
+  for (const injectors::FaultSpec& fault : scenario.faults) e.fault_events += fault_events(fault, scenario.duration);
+  const double flows = static_cast<double>(scenario.job.gpus) * scenario.job.channels * 4;  // ring neighbours, both ways
+  // Every fault event changes the iteration and so the flows of the next one.
+  e.events = e.telemetry_blocks + e.fault_events * (1 + flows / 1024);
+  e.bytes = kBytesBase + e.components * kBytesPerComponent + flows * kBytesPerFlow +
+            static_cast<double>(scenario.faults.size()) * kBytesPerFault;
+  return e;
+}
+
+void check_cluster_limits(const Source& source, const Field& cluster_field, const sim::ClusterShape& shape) {
+  const MapView map(source, cluster_field);
+  require_at_most(source, map, "hosts", shape.hosts, kMaxHosts);
+  require_at_most(source, map, "gpus_per_host", shape.gpus_per_host, kMaxPerHost);
+  require_at_most(source, map, "rnics_per_host", shape.rnics_per_host, kMaxPerHost);
+  require_at_most(source, map, "spines", shape.spines, kMaxSwitches);
+  require_at_most(source, map, "leaves", shape.leaves, kMaxSwitches);
+  require_within(source, map, "host_link_gbps", shape.host_link_gbps, kMinLinkGbps, kMaxLinkGbps);
+  require_within(source, map, "fabric_link_gbps", shape.fabric_link_gbps, kMinLinkGbps, kMaxLinkGbps);
+  if (map.has("link_latency") && shape.link_latency > kMaxLinkLatency)
+    source.fail(map.field("link_latency").value_mark, "'" + map.field("link_latency").name + "' is " +
+                                                          sim::format_duration(shape.link_latency) +
+                                                          ", more than the limit of " +
+                                                          sim::format_duration(kMaxLinkLatency));
+}
+
+void check_scenario_limits(const Source& source, const MapView& top, const Scenario& scenario) {
+  const MapView job(source, top.field("job"));
+  const JobSpec& j = scenario.job;
+  require_at_most(source, job, "gpus", j.gpus, kMaxJobGpus);
+  require_at_most(source, job, "channels", j.channels, kMaxChannels);
+  require_at_most(source, job, "microbatches", j.microbatches, kMaxMicrobatches);
+  for (auto [key, bytes] : {std::pair<std::string_view, std::uint64_t>{"gradient_bytes", j.gradient_bytes},
+                            {"activation_bytes", j.activation_bytes},
+                            {"tp_bytes", j.tp_bytes},
+                            {"alltoall_bytes", j.alltoall_bytes}})
+    require_at_most(source, job, key, static_cast<double>(bytes), static_cast<double>(kMaxTransferBytes));
+
+  const double seconds = std::max(sim::to_seconds(scenario.duration), 1.0);
+  const YAML::Mark faults_mark = top.has("faults") ? top.field("faults").key_mark : top.mark();
+  for (const injectors::FaultSpec& fault : scenario.faults) {
+    if (fault.type != injectors::FaultType::port_flap || fault.params.period <= 0) continue;
+    const double per_second = 2.0 * sim::kSecond / static_cast<double>(fault.params.period);
+    if (per_second > kMaxFaultEventsPerSecond)
+      source.fail(faults_mark, fault.id + " (port_flap on " + fault.target + ") flaps every " +
+                                   sim::format_duration(fault.params.period) + ": " + number(per_second) +
+                                   " events per simulated second, more than the limit of " +
+                                   number(kMaxFaultEventsPerSecond));
+  }
+  const RunEstimate e = estimate_run(scenario);
+  if (e.fault_events / seconds > kMaxFaultEventsPerSecond)
+    source.fail(faults_mark, "the faults make " + number(e.fault_events / seconds) +
+                                 " events per simulated second on average, more than the limit of " +
+                                 number(kMaxFaultEventsPerSecond));
+  if (e.events > kMaxEstimatedEvents)
+    source.fail(top.field("duration").value_mark,
+                "the run would take about " + number(e.events) + " events (" + number(e.components) +
+                    " components over " + sim::format_duration(scenario.duration) + ", " + number(e.fault_events) +
+                    " fault events), more than the limit of " + number(kMaxEstimatedEvents));
+  if (e.bytes > kMaxEstimatedBytes)
+    source.fail(top.field("cluster").key_mark, "the run would need about " + number(e.bytes / (1 << 20)) +
+                                                   " MiB, more than the limit of " +
+                                                   number(kMaxEstimatedBytes / (1 << 20)) + " MiB");
+}
+
+}  // namespace gauntlet::harness
