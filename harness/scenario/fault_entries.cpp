@@ -250,6 +250,10 @@ void place_scheduled(const Source& source, const Entry& entry, Nanos run_duratio
                                                                    std::to_string(kMaxFaults) + " faults");
   total *= periods;
   if (entry.count) total = std::min(total, static_cast<std::size_t>(*entry.count));
+  // The total is checked entry by entry, before this one is allocated.
+  if (total > kMaxFaults - std::min(out.size(), kMaxFaults))
+    source.fail(entry.at_mark, "with this entry the scenario would produce more than " + std::to_string(kMaxFaults) +
+                                   " faults");
   for (std::size_t n = 0; n < total; ++n) {
     FaultSpec fault;
     fault.type = entry.info->type;

@@ -84,6 +84,14 @@ TEST(ScenarioLimits, TheEstimateRefusesWhatWouldNotFitInMemory) {
   EXPECT_EQ(demo.fault_events, 4);
 }
 
+TEST(ScenarioLimits, TheFaultTotalIsCheckedBeforeEachEveryEntryIsExpanded) {
+  // Two entries of 600,000 faults each: the second is refused at its own line.
+  expect_refused("  - {type: gpu_throttle, target: h5.gpu2, at: 12m, duration: 5m, slowdown: 0.2}",
+                 "  - {type: gpu_throttle, target: h5.gpu2, at: 0s, every: 2ms, duration: 1ms, slowdown: 0.2}\n"
+                 "  - {type: gpu_throttle, target: h5.gpu3, at: 0s, every: 2ms, duration: 1ms, slowdown: 0.2}",
+                 "30:47", "would produce more than 1000000 faults");
+}
+
 TEST(ScenarioLimits, LongStringsAndHugeOrSpecialFilesAreRefused) {
   expect_refused("  name: llm", "  name: " + std::string(5000, 'x'), "19:9", "limit of 4096");
   const std::filesystem::path big =
