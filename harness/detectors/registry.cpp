@@ -159,7 +159,9 @@ std::optional<DetectorParams> DetectorRegistry::resolve(const DetectorInfo& info
   for (const auto& [key, value] : raw) {
     // "name" selects the detector in a scenario's map form; it is not a parameter.
     if (key == "name") continue;
-    bool known = std::any_of(info.params.begin(), info.params.end(), [&](const auto& p) { return p.name == key; });
+    // An init-capture: clang before 16 cannot capture a structured binding.
+    bool known = std::any_of(info.params.begin(), info.params.end(),
+                             [&name = key](const auto& p) { return p.name == name; });
     if (!known) {
       std::string list;
       for (const auto& p : info.params) list += (list.empty() ? "" : ", ") + p.name;
