@@ -13,13 +13,15 @@ case "$mode" in
   *) echo "usage: $0 demo|test|build" >&2; exit 2 ;;
 esac
 
-# Build dependencies, plus the tools the real-injector tests drive.
+# Build dependencies (python3-protobuf for the Python detector SDK), plus
+# the tools the real-injector tests drive.
 packages=(
   g++ cmake make pkg-config
   libsimgrid-dev libns3-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   gnuplot-nox
+  python3-protobuf
 )
 if [ "$mode" = test ]; then
   packages+=(iproute2 nftables iputils-ping stress-ng chromium libpng-dev)

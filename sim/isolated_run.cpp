@@ -1,5 +1,6 @@
 #include "sim/isolated_run.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,7 +31,9 @@ void write_all(int fd, const std::string& data) {
 
 Child spawn(const std::function<std::string()>& body) {
   int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  // Close-on-exec, so that no program a run starts (an exec: detector, its
+  // children) holds a result pipe open past the run.
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   std::fflush(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));

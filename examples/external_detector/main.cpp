@@ -1,7 +1,7 @@
 // iteration-watch: an example external detector for `gauntlet run
-// --detectors exec:PATH`. It reads telemetry batches from stdin and answers
-// each with one reply on stdout, both length-delimited protobuf
-// (sim/proto/telemetry.proto, sim/proto/detector_protocol.proto).
+// --detectors exec:PATH`. It reads a DetectorStart and then telemetry
+// batches from stdin and answers each batch with one reply on stdout, both
+// length-delimited protobuf (docs/protocol.md).
 //
 // What it does: keeps the median of the job's recent iteration times (the
 // slowest worker's, since synchronous training waits for it) and raises a
@@ -107,6 +107,15 @@ int main(int argc, char** argv) {
   google::protobuf::io::FileInputStream in(0);
   google::protobuf::io::FileOutputStream out(1);
   bool clean_eof = false;
+  // The first message describes the cluster and the cadence; this detector
+  // needs only to know that it speaks the same protocol version.
+  gauntlet::protocol::DetectorStart start;
+  if (!google::protobuf::util::ParseDelimitedFromZeroCopyStream(&start, &in, &clean_eof)) return 1;
+  if (start.protocol_version() != gauntlet::protocol::VERSION_CURRENT) {
+    std::fprintf(stderr, "iteration-watch: protocol version %d, expected %d\n", start.protocol_version(),
+                 gauntlet::protocol::VERSION_CURRENT);
+    return 1;
+  }
   for (;;) {
     Batch batch;  // parsing merges into a message, so each batch gets a fresh one
     if (!google::protobuf::util::ParseDelimitedFromZeroCopyStream(&batch, &in, &clean_eof)) break;

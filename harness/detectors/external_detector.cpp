@@ -1,49 +1,16 @@
 #include "harness/detectors/external_detector.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
-#include <thread>
 
+#include "harness/detectors/external_detector_process.hpp"
 #include "sim/component_id.hpp"
-#include "sim/proto/detector_protocol.pb.h"
-
-extern char** environ;
 
 namespace gauntlet::harness {
 namespace {
 
 constexpr std::size_t kMaxReplyBytes = 64u << 20;
-
-sim::Nanos wall_now() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-int poll_ms(sim::Nanos deadline_ns) {
-  const sim::Nanos left = deadline_ns - wall_now();
-  return left <= 0 ? 0 : static_cast<int>((left + 999'999) / 1'000'000);
-}
-
-std::string varint(std::uint64_t value) {
-  std::string out;
-  do {
-    auto byte = static_cast<char>(value & 0x7f);
-    value >>= 7;
-    if (value) byte = static_cast<char>(byte | 0x80);
-    out.push_back(byte);
-  } while (value);
-  return out;
-}
 
 bool has_unknown(const google::protobuf::Message& m) {
   return !m.GetReflection()->GetUnknownFields(m).empty();
@@ -51,6 +18,38 @@ bool has_unknown(const google::protobuf::Message& m) {
 
 bool valid_kind(const std::string& kind) {
   return kind == "fail_stop" || kind == "fail_slow" || kind == "network" || kind == "monitor";
+}
+
+// Protobuf keeps unknown fields silently; in a reply they mean the detector
+// wrote something else (or another schema), so they are garbage here.
+bool any_unknown(const protocol::DetectorReply& reply) {
+  bool unknown = has_unknown(reply);
+  for (const auto& a : reply.alerts()) {
+    unknown = unknown || has_unknown(a);
+    for (const auto& s : a.suspects()) unknown = unknown || has_unknown(s);
+  }
+  for (const auto& p : reply.probes()) unknown = unknown || has_unknown(p);
+  for (const auto& p : reply.profiling()) unknown = unknown || has_unknown(p);
+  for (const auto& b : reply.benchmarks()) unknown = unknown || has_unknown(b);
+  return unknown;
+}
+
+void add_topology(const sim::Topology& topology, protocol::Topology* out) {
+  const sim::ClusterShape& shape = topology.shape();
+  out->set_hosts(static_cast<std::uint32_t>(shape.hosts));
+  out->set_gpus_per_host(static_cast<std::uint32_t>(shape.gpus_per_host));
+  out->set_rnics_per_host(static_cast<std::uint32_t>(shape.rnics_per_host));
+  out->set_leaves(static_cast<std::uint32_t>(shape.leaves));
+  out->set_spines(static_cast<std::uint32_t>(shape.spines));
+  out->set_rail_optimized(shape.rail_optimized);
+  out->set_link_latency_ns(shape.link_latency);
+  for (int link = 0; link < topology.links(); ++link) {
+    protocol::Link* l = out->add_links();
+    l->set_id(topology.link_name(link));
+    l->set_fabric(topology.is_fabric_link(link));
+    l->set_gbps(topology.link_bytes_per_second(link) * 8 / 1e9);
+  }
+  for (std::string& id : topology.component_names()) out->add_components(std::move(id));
 }
 
 }  // namespace
@@ -103,203 +102,125 @@ std::optional<std::vector<std::string>> split_command_line(const std::string& co
   return words;
 }
 
-ExternalConfig external_config_from(const std::map<std::string, std::string>& params) {
+std::optional<ExternalConfig> parse_external_config(const std::map<std::string, std::string>& params,
+                                                    std::string* error, std::string* bad_key) {
   ExternalConfig config;
   for (const auto& [key, value] : params) {
     if (key == "name") continue;
-    if (key != "reply_timeout")
-      throw std::invalid_argument("unknown parameter '" + key + "' for an exec: detector (known: reply_timeout)");
+    *bad_key = key;
+    if (key != "reply_timeout") {
+      *error = "unknown parameter '" + key + "' for an exec: detector (known: reply_timeout)";
+      return std::nullopt;
+    }
     std::string why;
     auto ns = sim::parse_duration(value, &why);
-    if (!ns || *ns <= 0) throw std::invalid_argument("exec: detector parameter 'reply_timeout': " + (ns ? "must be positive" : why));
+    if (!ns || *ns <= 0) {
+      *error = "exec: detector parameter 'reply_timeout': " + (ns ? "must be positive" : why);
+      return std::nullopt;
+    }
     config.reply_timeout = *ns;
   }
   return config;
 }
 
-ExternalDetector::ExternalDetector(const std::string& name, ExternalConfig config) : name_(name), config_(config) {
-  // A detector that dies makes our next write fail with EPIPE; the default
-  // SIGPIPE would kill the whole run instead.
-  ::signal(SIGPIPE, SIG_IGN);
-  start(name.substr(std::string(kPrefix).size()));
+ExternalConfig external_config_from(const std::map<std::string, std::string>& params) {
+  std::string error, bad_key;
+  auto config = parse_external_config(params, &error, &bad_key);
+  if (!config) throw std::invalid_argument(error);
+  return *config;
 }
 
-ExternalDetector::~ExternalDetector() { stop(); }
-
-void ExternalDetector::start(const std::string& command) {
+ExternalDetector::ExternalDetector(const std::string& name, ExternalConfig config, ExternalRunInfo run)
+    : name_(name), config_(config), run_(std::move(run)) {
   std::string error;
-  auto argv_words = split_command_line(command, &error);
-  if (!argv_words) return fail("cannot parse the command: " + error);
-  int in_pipe[2], out_pipe[2];
-  if (::pipe2(in_pipe, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    ::close(in_pipe[0]);
-    ::close(in_pipe[1]);
-    return fail(std::string("pipe: ") + std::strerror(errno));
+  auto argv = split_command_line(name.substr(std::string(kPrefix).size()), &error);
+  if (!argv) {
+    fail("cannot parse the command: " + error);
+    return;
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in_pipe[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
-  std::vector<char*> argv;
-  for (std::string& w : *argv_words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  const int rc = ::posix_spawnp(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(in_pipe[0]);
-  ::close(out_pipe[1]);
-  to_child_ = in_pipe[1];
-  from_child_ = out_pipe[0];
-  if (rc != 0) {
-    pid_ = -1;
-    return fail("cannot start '" + (*argv_words)[0] + "': " + std::strerror(rc));
-  }
-  ::fcntl(to_child_, F_SETFL, ::fcntl(to_child_, F_GETFL) | O_NONBLOCK);
-  ::fcntl(from_child_, F_SETFL, ::fcntl(from_child_, F_GETFL) | O_NONBLOCK);
+  process_ = std::make_unique<DetectorProcess>(std::move(*argv), config_.reply_timeout);
+  if (!process_->start_error().empty()) fail(process_->start_error());
+}
+
+ExternalDetector::~ExternalDetector() {
+  if (process_) process_->stop(!failed());
 }
 
 void ExternalDetector::fail(const std::string& reason) {
   if (failed()) return;
   failure_ = reason;
   std::fprintf(stderr, "detector %s failed: %s; the run goes on without it\n", name_.c_str(), reason.c_str());
-  stop();
+  if (!process_) return;
+  process_->stop(false);
+  const std::string tail = process_->stderr_tail();
+  if (!tail.empty())
+    std::fprintf(stderr, "detector %s: the last %zu bytes of its stderr:\n%s%s", name_.c_str(), tail.size(),
+                 tail.c_str(), tail.back() == '\n' ? "" : "\n");
 }
 
-void ExternalDetector::stop() {
-  if (to_child_ >= 0) ::close(std::exchange(to_child_, -1));  // EOF: a well-behaved detector exits
-  if (pid_ > 0 && !wait_status_) {
-    int status = 0;
-    // A failed detector is not waited for; a finished one gets a moment to exit.
-    const sim::Nanos deadline = wall_now() + (failed() ? 0 : sim::kSecond);
-    while (::waitpid(pid_, &status, WNOHANG) == 0) {
-      if (wall_now() >= deadline) {
-        ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    wait_status_ = status;
-  }
-  if (from_child_ >= 0) ::close(std::exchange(from_child_, -1));
+std::string ExternalDetector::start_message() const {
+  protocol::DetectorStart start;
+  start.set_protocol_version(protocol::VERSION_CURRENT);
+  start.set_detector(name_);
+  if (run_.topology) add_topology(*run_.topology, start.mutable_topology());
+  protocol::Job* job = start.mutable_job();
+  job->set_name(run_.job_name);
+  job->set_gpus(static_cast<std::uint32_t>(run_.job_gpus));
+  job->set_hosts(static_cast<std::uint32_t>(run_.job_hosts));
+  job->set_spare_hosts(static_cast<std::uint32_t>(run_.spare_hosts));
+  protocol::Cadence* cadence = start.mutable_cadence();
+  cadence->set_batch_period_ns(run_.batch_period);
+  cadence->set_sample_period_ns(run_.batch_period);
+  cadence->set_heartbeat_period_ns(run_.heartbeat_period);
+  cadence->set_steady_samples_max_ns(10 * sim::kMinute);
+  cadence->set_run_duration_ns(run_.duration);
+  cadence->set_reply_timeout_ns(config_.reply_timeout);
+  return start.SerializeAsString();
 }
 
-std::string ExternalDetector::exit_description() {
-  // The child closed its end; give it a moment to be reaped.
-  if (pid_ > 0 && !wait_status_) {
-    int status = 0;
-    const sim::Nanos deadline = wall_now() + sim::kSecond;
-    pid_t got = 0;
-    while ((got = ::waitpid(pid_, &status, WNOHANG)) == 0 && wall_now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    if (got == pid_) wait_status_ = status;
-  }
-  if (!wait_status_) return "closed its stdout";
-  const int status = *wait_status_;
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status))
-    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) + ")";
-  return "ended";
+bool ExternalDetector::known_component(const std::string& id) const {
+  const auto parsed = sim::ComponentId::parse(id);
+  return parsed && (!run_.topology || run_.topology->contains(*parsed));
 }
 
-bool ExternalDetector::write_all(const std::string& bytes, sim::Nanos deadline_ns) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(to_child_, bytes.data() + done, bytes.size() - done);
-    if (n > 0) {
-      done += static_cast<std::size_t>(n);
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) {
-      pollfd p{to_child_, POLLOUT, 0};
-      if (::poll(&p, 1, poll_ms(deadline_ns)) == 0) {
-        fail("did not read its batch within " + sim::format_duration(config_.reply_timeout));
-        return false;
-      }
-      continue;
-    }
-    fail("stopped reading its stdin: " + exit_description());
-    return false;
+std::string ExternalDetector::check(const std::string& payload, protocol::DetectorReply* reply) const {
+  const bool parsed = reply->ParseFromString(payload);
+  if (!parsed || any_unknown(*reply)) {
+    const std::string stray = process_->stray_text_in_last_frame();
+    if (!stray.empty()) return stray;
+    return parsed ? "malformed reply: fields a DetectorReply does not have"
+                  : "malformed reply: the bytes are not a DetectorReply";
   }
-  return true;
-}
-
-bool ExternalDetector::read_exact(std::size_t count, std::string* out, sim::Nanos deadline_ns) {
-  char chunk[65536];
-  while (buffered_.size() < count) {
-    pollfd p{from_child_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, poll_ms(deadline_ns));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      fail("no reply within " + sim::format_duration(config_.reply_timeout));
-      return false;
-    }
-    const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
-    if (n > 0) {
-      buffered_.append(chunk, static_cast<std::size_t>(n));
-    } else if (n == 0) {
-      fail(buffered_.empty() ? exit_description() : "reply cut short; " + exit_description());
-      return false;
-    } else if (errno != EAGAIN && errno != EINTR) {
-      fail(std::string("reading its stdout: ") + std::strerror(errno));
-      return false;
-    }
-  }
-  *out = buffered_.substr(0, count);
-  buffered_.erase(0, count);
-  return true;
-}
-
-std::optional<std::string> ExternalDetector::read_reply(sim::Nanos deadline_ns) {
-  std::uint64_t length = 0;
-  for (int shift = 0;; shift += 7) {
-    if (shift >= 35) {
-      fail("malformed reply: the length prefix is not a varint under 2^32");
-      return std::nullopt;
-    }
-    std::string byte;
-    if (!read_exact(1, &byte, deadline_ns)) return std::nullopt;
-    const auto b = static_cast<unsigned char>(byte[0]);
-    length |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) break;
-  }
-  if (length > kMaxReplyBytes) {
-    fail("malformed reply: length prefix says " + std::to_string(length) + " bytes (limit " +
-         std::to_string(kMaxReplyBytes) + ")");
-    return std::nullopt;
-  }
-  std::string payload;
-  if (!read_exact(static_cast<std::size_t>(length), &payload, deadline_ns)) return std::nullopt;
-  return payload;
-}
-
-void ExternalDetector::apply(const std::string& payload, sim::Nanos now) {
-  protocol::DetectorReply reply;
-  if (!reply.ParseFromString(payload)) return fail("malformed reply: the bytes are not a DetectorReply");
-  // Protobuf keeps unknown fields silently; in a reply they mean the detector
-  // wrote something else (or another schema), so they are garbage here.
-  bool unknown = has_unknown(reply);
-  for (const auto& a : reply.alerts()) {
-    unknown = unknown || has_unknown(a);
-    for (const auto& s : a.suspects()) unknown = unknown || has_unknown(s);
-  }
-  for (const auto& p : reply.probes()) unknown = unknown || has_unknown(p);
-  for (const auto& p : reply.profiling()) unknown = unknown || has_unknown(p);
-  for (const auto& b : reply.benchmarks()) unknown = unknown || has_unknown(b);
-  if (unknown) return fail("malformed reply: fields a DetectorReply does not have");
-  for (const auto& a : reply.alerts()) {
+  if (reply->alerts_size() > kMaxAlertsPerReply)
+    return std::to_string(reply->alerts_size()) + " alerts in one reply (limit " + std::to_string(kMaxAlertsPerReply) +
+           ")";
+  if (reply->probes_size() > kMaxProbesPerReply)
+    return std::to_string(reply->probes_size()) + " probe requests in one reply (limit " +
+           std::to_string(kMaxProbesPerReply) + ")";
+  for (const auto& a : reply->alerts()) {
     if (!valid_kind(a.kind()))
-      return fail("alert kind '" + a.kind() + "' is not one of fail_stop, fail_slow, network, monitor");
-    for (const auto& s : a.suspects())
-      if (!sim::ComponentId::parse(s.id())) return fail("alert suspect '" + s.id() + "' is not a component id");
+      return "alert kind '" + a.kind() + "' is not one of fail_stop, fail_slow, network, monitor";
+    if (a.suspects_size() > kMaxSuspectsPerAlert)
+      return "an alert with " + std::to_string(a.suspects_size()) + " suspects (limit " +
+             std::to_string(kMaxSuspectsPerAlert) + ")";
+    for (const auto& s : a.suspects()) {
+      if (!sim::ComponentId::parse(s.id())) return "alert suspect '" + s.id() + "' is not a component id";
+      if (!known_component(s.id())) return "alert suspect '" + s.id() + "' is not in the cluster";
+    }
   }
-  for (const auto& p : reply.probes())
-    if (!sim::ComponentId::parse(p.src()) || !sim::ComponentId::parse(p.dst()))
-      return fail("probe request '" + p.src() + "' -> '" + p.dst() + "' does not name two RNICs");
-  for (const auto& p : reply.profiling())
-    if (p.duration_ns() < 0) return fail("profiling request with a negative duration");
+  for (const auto& p : reply->probes()) {
+    const auto src = sim::ComponentId::parse(p.src()), dst = sim::ComponentId::parse(p.dst());
+    if (!src || !dst || src->kind != sim::ComponentKind::nic || dst->kind != sim::ComponentKind::nic)
+      return "probe request '" + p.src() + "' -> '" + p.dst() + "' does not name two RNICs";
+    if (!known_component(p.src()) || !known_component(p.dst()))
+      return "probe request '" + p.src() + "' -> '" + p.dst() + "' names an RNIC that is not in the cluster";
+  }
+  for (const auto& p : reply->profiling())
+    if (p.duration_ns() < 0) return "profiling request with a negative duration";
+  return "";
+}
 
+void ExternalDetector::apply(const protocol::DetectorReply& reply, sim::Nanos now) {
   for (const auto& a : reply.alerts()) {
     Alert alert;
     alert.time_s = sim::to_seconds(now);
@@ -316,12 +237,22 @@ void ExternalDetector::apply(const std::string& payload, sim::Nanos now) {
 
 void ExternalDetector::observe(const telemetry::Batch& batch) {
   if (failed()) return;
-  const sim::Nanos deadline = wall_now() + config_.reply_timeout;
-  const std::string body = batch.SerializeAsString();
-  if (!write_all(varint(body.size()) + body, deadline)) return;
-  auto payload = read_reply(deadline);
-  if (!payload) return;
-  apply(*payload, batch.until_ns());
+  const sim::Nanos deadline = wall_clock_now() + config_.reply_timeout;
+  ++replies_;
+  const std::string where = "reply " + std::to_string(replies_) + " (batch until " +
+                            sim::format_duration(batch.until_ns()) + "): ";
+  std::string why;
+  if (!started_) {
+    started_ = true;
+    if (!process_->write_frame(start_message(), deadline, &why)) return fail("at start: " + why);
+  }
+  if (!process_->write_frame(batch.SerializeAsString(), deadline, &why)) return fail(where + why);
+  auto payload = process_->read_frame(deadline, kMaxReplyBytes, &why);
+  if (!payload) return fail(where + why);
+  protocol::DetectorReply reply;
+  const std::string problem = check(*payload, &reply);
+  if (!problem.empty()) return fail(where + problem);
+  apply(reply, batch.until_ns());
 }
 
 }  // namespace gauntlet::harness

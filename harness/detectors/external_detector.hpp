@@ -1,45 +1,73 @@
 #pragma once
 // `exec:COMMAND`: a detector written by the user, in any language, run as a
-// child process (sim/proto/detector_protocol.proto has the wire format).
-// COMMAND is split into argv the way a shell splits words (quotes and
-// backslashes work; no variables, globs or redirections) and started without
-// a shell. Every batch goes to its stdin length-delimited; the runner then
-// waits for exactly one DetectorReply on its stdout before simulated time
-// moves on, so a run with external detectors is as deterministic as the
-// detector itself. Its stderr is passed through.
+// child process (docs/protocol.md; sim/proto/detector_protocol.proto has the
+// wire format). COMMAND is split into argv the way a shell splits words
+// (quotes and backslashes work; no variables, globs or redirections) and
+// started without a shell. It first gets a DetectorStart (the topology, the
+// job as a scheduler shows it, the cadence), then every batch on its stdin,
+// length-delimited; the runner waits for exactly one DetectorReply on its
+// stdout before simulated time moves on, so a run with external detectors is
+// as deterministic as the detector itself. Its stderr is passed through up to
+// a limit, and its tail is kept for the failure report.
 //
 // A detector that cannot be started, exits or dies, takes longer than
 // reply_timeout (wall time) to answer one batch, or writes anything that is
 // not a well-formed reply (bad length, unparsable bytes, unknown fields, an
-// unknown alert kind, a suspect that is not a component id) is failed: it is
-// stopped, the reason goes to stderr and to status(), and it sees no more
-// batches. The run and the other detectors go on.
-#include <sys/types.h>
-
+// unknown alert kind, a suspect or probe endpoint the cluster does not have,
+// more alerts, suspects or probes than the limits below) is failed: it is
+// stopped with everything it started, the reason (with the reply's number)
+// goes to stderr and to status(), and it sees no more batches. The run and
+// the other detectors go on.
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/detectors/detector.hpp"
+#include "sim/proto/detector_protocol.pb.h"
 
 namespace gauntlet::harness {
 
+class DetectorProcess;
+
 struct ExternalConfig {
   sim::Nanos reply_timeout = 10 * sim::kSecond;  // wall time per batch
+};
+
+// Limits on one reply; past them the detector is failed, not trimmed.
+inline constexpr int kMaxAlertsPerReply = 100;
+inline constexpr int kMaxSuspectsPerAlert = 64;
+inline constexpr int kMaxProbesPerReply = 100'000;
+
+// What the runner tells an external detector before the first batch.
+struct ExternalRunInfo {
+  const sim::Topology* topology = nullptr;  // null: no topology to offer or check against
+  std::string job_name;
+  int job_gpus = 0;
+  int job_hosts = 0;
+  int spare_hosts = 0;
+  sim::Nanos batch_period = sim::kSecond;
+  sim::Nanos heartbeat_period = 10 * sim::kSecond;
+  sim::Nanos duration = 0;
 };
 
 // Shell-like word splitting; nullopt with *error set on an unclosed quote or
 // a trailing backslash.
 std::optional<std::vector<std::string>> split_command_line(const std::string& command, std::string* error);
 
-// The parameters an exec: detector takes (scenario map form), checked.
+// The parameters an exec: detector takes (scenario map form), checked:
+// nullopt with *error and *bad_key (the offending parameter) set.
+std::optional<ExternalConfig> parse_external_config(const std::map<std::string, std::string>& params,
+                                                    std::string* error, std::string* bad_key);
+// The same, throwing std::invalid_argument.
 ExternalConfig external_config_from(const std::map<std::string, std::string>& params);
 
 class ExternalDetector : public Detector {
  public:
   static constexpr const char* kPrefix = "exec:";
   // `name` is the scenario's detector name, "exec:COMMAND".
-  ExternalDetector(const std::string& name, ExternalConfig config);
+  ExternalDetector(const std::string& name, ExternalConfig config, ExternalRunInfo run = {});
   ~ExternalDetector() override;
   ExternalDetector(const ExternalDetector&) = delete;
   ExternalDetector& operator=(const ExternalDetector&) = delete;
@@ -53,23 +81,20 @@ class ExternalDetector : public Detector {
   std::string status() const { return failed() ? "failed: " + failure_ : "ok"; }
 
  private:
-  void start(const std::string& command);
   void fail(const std::string& reason);
-  void stop();
-  bool write_all(const std::string& bytes, sim::Nanos deadline_ns);
-  std::optional<std::string> read_reply(sim::Nanos deadline_ns);
-  bool read_exact(std::size_t count, std::string* out, sim::Nanos deadline_ns);
-  std::string exit_description();
-  void apply(const std::string& payload, sim::Nanos now);
+  std::string start_message() const;
+  // The reply's problem, or empty when it may be applied.
+  std::string check(const std::string& payload, protocol::DetectorReply* reply) const;
+  bool known_component(const std::string& id) const;
+  void apply(const protocol::DetectorReply& reply, sim::Nanos now);
 
   std::string name_;
   ExternalConfig config_;
-  pid_t pid_ = -1;
-  int to_child_ = -1;
-  int from_child_ = -1;
-  std::string buffered_;  // bytes read past the last reply
+  ExternalRunInfo run_;
+  std::unique_ptr<DetectorProcess> process_;
+  bool started_ = false;  // DetectorStart written
+  long long replies_ = 0;
   std::string failure_;
-  std::optional<int> wait_status_;
 };
 
 }  // namespace gauntlet::harness

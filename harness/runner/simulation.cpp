@@ -42,12 +42,29 @@ struct ActiveDetector {
   std::unique_ptr<models::ProbeService> prober;
 };
 
+// What an external detector is told before its first batch: what the
+// operator and the scheduler know, never the faults.
+ExternalRunInfo external_run_info(const Scenario& scenario, const sim::Topology& topology, sim::Nanos batch_period) {
+  ExternalRunInfo run;
+  run.topology = &topology;
+  run.job_name = scenario.job.name;
+  run.job_gpus = scenario.job.gpus;
+  const int per_host = std::max(1, topology.shape().gpus_per_host);
+  run.job_hosts = (scenario.job.gpus + per_host - 1) / per_host;
+  run.spare_hosts = scenario.job.spare_hosts;
+  run.batch_period = batch_period;
+  run.heartbeat_period = kAgentHeartbeat;
+  run.duration = scenario.duration;
+  return run;
+}
+
 std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const DetectorRegistry& registry,
-                                           const sim::Topology& topology) {
+                                           const sim::Topology& topology, sim::Nanos batch_period) {
   std::vector<ActiveDetector> out;
   for (const DetectorSpec& spec : scenario.detectors) {
     if (spec.name.starts_with(ExternalDetector::kPrefix)) {
-      auto external = std::make_unique<ExternalDetector>(spec.name, external_config_from(spec.params));
+      auto external = std::make_unique<ExternalDetector>(spec.name, external_config_from(spec.params),
+                                                         external_run_info(scenario, topology, batch_period));
       const ExternalDetector* view = external.get();
       out.push_back({spec.name, std::move(external), view});
       continue;
@@ -135,7 +152,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     std::erase_if(observed.detectors, [&](const DetectorSpec& d) {
       return std::find(request.skip_detectors.begin(), request.skip_detectors.end(), d.name) != request.skip_detectors.end();
     });
-    detectors = make_detectors(observed, registry, topology);
+    detectors = make_detectors(observed, registry, topology, request.observe_interval);
   }
   const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job, scenario.mitigation_costs);
   // The hosts' monitoring agents: heartbeats throughout, and probes on

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/detectors/external_detector.hpp"
 #include "harness/scenario/fault_entries.hpp"
 #include "models/spare_layout.hpp"
 #include "harness/scenario/input_error.hpp"
@@ -154,9 +155,16 @@ DetectorSpec read_detector(const Source& source, const Field& item, const Detect
   }
   spec.name = read_text(source, name_field);
   for (const Field& field : param_fields) spec.params[key_of(field)] = param_text(source, field);
-  // External detectors declare nothing to check their parameters against.
-  if (spec.name.starts_with("exec:")) {
-    if (spec.name.size() == 5) source.fail(name_field.value_mark, "'exec:' needs a command after the colon");
+  if (spec.name.starts_with(ExternalDetector::kPrefix)) {
+    std::string error, bad_key;
+    if (!split_command_line(spec.name.substr(std::string(ExternalDetector::kPrefix).size()), &error))
+      source.fail(name_field.value_mark, "detector '" + spec.name + "': cannot parse the command: " + error);
+    if (!parse_external_config(spec.params, &error, &bad_key)) {
+      YAML::Mark at = name_field.value_mark;
+      for (const Field& field : param_fields)
+        if (key_of(field) == bad_key) at = key_of(field) == "reply_timeout" ? field.value_mark : field.key_mark;
+      source.fail(at, "detector '" + spec.name + "': " + error);
+    }
     return spec;
   }
 

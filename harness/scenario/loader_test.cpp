@@ -72,7 +72,7 @@ faults:
   - {type: nic_down, target: h3.nic0, at: 1m, fallback: h3.nic1, alarm: false}
   - {type: clock_skew, target: h5, at: 2m, offset: -5ms}
   - {type: reconfigure, at: 20m}
-detectors: [c4d, {name: timeout, collective_timeout: 10m}, {name: "exec:./det --fast", window: 5}]
+detectors: [c4d, {name: timeout, collective_timeout: 10m}, {name: "exec:./det --fast", reply_timeout: 5s}]
 mitigation: isolate-restart
 )";
 
@@ -148,7 +148,7 @@ TEST(Loader, FullScenarioRoundTrips) {
   EXPECT_EQ(s.detectors[1].name, "timeout");
   EXPECT_EQ(s.detectors[1].params.at("collective_timeout"), "10m");
   EXPECT_EQ(s.detectors[2].name, "exec:./det --fast");
-  EXPECT_EQ(s.detectors[2].params.at("window"), "5");
+  EXPECT_EQ(s.detectors[2].params.at("reply_timeout"), "5s");
 }
 
 // The lines every malformed case below starts from; line numbers in the
@@ -292,6 +292,12 @@ std::vector<BadCase> bad_cases() {
       {"unknown detector parameter", kHead + "detectors:\n  - {name: timeout, colective_timeout: 30m}\n", 16, 21,
        "unknown parameter 'colective_timeout'"},
       {"detector entry of wrong type", kHead + "detectors: [[timeout]]\n", 15, 13, "a detector is a name or a map"},
+      {"unknown exec: parameter", kHead + "detectors:\n  - {name: \"exec:./d\", bogus: 1}\n", 16, 24,
+       "unknown parameter 'bogus' for an exec: detector"},
+      {"bad exec: reply timeout", kHead + "detectors:\n  - {name: \"exec:./d\", reply_timeout: 0s}\n", 16, 39,
+       "must be positive"},
+      {"unparsable exec: command", kHead + "detectors: [\"exec:./d 'x\"]\n", 15, 13, "unclosed ' quote"},
+      {"empty exec: command", kHead + "detectors: [\"exec:\"]\n", 15, 13, "empty command"},
   };
 }
 

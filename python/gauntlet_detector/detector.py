@@ -1,0 +1,86 @@
+"""The Detector base class and the loop that speaks the protocol.
+
+Subclass Detector, override on_batch (and on_start if the topology or the
+cadence matter), and call run(YourDetector()) from your module's main. Each
+batch gets exactly one reply, built from what on_batch returns plus the
+probe, profiling and benchmark requests made while it ran.
+"""
+
+import sys
+
+from . import framing
+from . import detector_protocol_pb2 as protocol
+from . import telemetry_pb2 as telemetry
+
+ALERT_KINDS = ("fail_stop", "fail_slow", "network", "monitor")
+
+
+def alert(kind, *suspects):
+    """An Alert: suspects are component ids, or (id, score) pairs, best first."""
+    if kind not in ALERT_KINDS:
+        raise ValueError("alert kind must be one of %s, got %r" % (", ".join(ALERT_KINDS), kind))
+    message = protocol.Alert(kind=kind)
+    for suspect in suspects:
+        ident, score = (suspect, 1.0) if isinstance(suspect, str) else suspect
+        message.suspects.add(id=ident, score=score)
+    return message
+
+
+class Detector:
+    """Override on_start and on_batch; the request methods queue asks for the current reply."""
+
+    def __init__(self):
+        self.start = None  # the DetectorStart, once on_start has run
+        self._reply = protocol.DetectorReply()
+
+    def on_start(self, start):
+        """Called once with the DetectorStart: topology, job, cadence."""
+
+    def on_batch(self, batch):
+        """Called with every telemetry Batch; returns the alerts to raise (or None)."""
+        return None
+
+    def probe(self, src, dst, overlay=False):
+        """Asks for one probe from RNIC src to RNIC dst; its ProbeResult arrives in a later batch."""
+        self._reply.probes.add(src=src, dst=dst, overlay=overlay)
+
+    def profile(self, duration_s, workers=()):
+        """Switches function-level profiling on; ProfileSummary records arrive when the window ends."""
+        self._reply.profiling.add(duration_ns=int(duration_s * 1e9), workers=list(workers))
+
+    def benchmark(self, kind, targets=()):
+        """Runs a gemm or allreduce benchmark (training pauses for it); BenchmarkResult records follow."""
+        self._reply.benchmarks.add(kind=kind, targets=list(targets))
+
+    def reply_to(self, batch):
+        """The DetectorReply for one batch (run() calls this)."""
+        self._reply = protocol.DetectorReply()
+        for a in self.on_batch(batch) or ():
+            self._reply.alerts.append(a)
+        return self._reply
+
+
+def run(detector, stdin=None, stdout=None):
+    """Serves one run: reads the start message and every batch, answers each.
+
+    Returns the process exit status (0 when gauntlet closed the stream).
+    Anything printed goes to stderr: stdout carries only replies, so a stray
+    print() would break the protocol.
+    """
+    stdin = stdin or sys.stdin.buffer
+    stdout = stdout or sys.stdout.buffer
+    sys.stdout = sys.stderr
+    start = framing.read_message(stdin, protocol.DetectorStart)
+    if start is None:
+        return 0
+    if start.protocol_version != protocol.VERSION_CURRENT:
+        print("this SDK speaks protocol version %d, gauntlet sent %d" % (protocol.VERSION_CURRENT,
+                                                                         start.protocol_version), file=sys.stderr)
+        return 1
+    detector.start = start
+    detector.on_start(start)
+    while True:
+        batch = framing.read_message(stdin, telemetry.Batch)
+        if batch is None:
+            return 0
+        framing.write_message(stdout, detector.reply_to(batch))
