@@ -24,7 +24,7 @@ packages=(
   python3-protobuf
 )
 if [ "$mode" = test ]; then
-  packages+=(iproute2 nftables iputils-ping stress-ng chromium libpng-dev)
+  packages+=(iproute2 nftables iputils-ping stress-ng chromium libpng-dev prometheus)
 fi
 
 missing=()

@@ -3,57 +3,19 @@
 // write garbage are reported as failed while the run and the other
 // detectors go on.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
-#include <string>
+#include <vector>
+
+#include "tests/gauntlet_cli_run.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
+using namespace gauntlet::cli_test;
 
 const std::string kExample = std::string(GAUNTLET_BINARY_DIR) + "/examples/external_detector/iteration-watch";
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("gauntlet-exec-test-" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-struct RunResult {
-  int exit_code = -1;
-  std::string err;
-  nlohmann::json summary;
-  std::string alerts;
-};
-
-RunResult gauntlet_run(const fs::path& scenario, const fs::path& out, const std::string& extra = "") {
-  const std::string command = std::string(GAUNTLET_BINARY_DIR) + "/gauntlet run " + scenario.string() + " " + extra +
-                              " --out " + (out / "result").string() + " >/dev/null 2>" + (out / "stderr").string() +
-                              " </dev/null";
-  const int status = std::system(command.c_str());
-  RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = slurp(out / "stderr");
-  if (fs::exists(out / "result" / "summary.json")) r.summary = nlohmann::json::parse(slurp(out / "result" / "summary.json"));
-  r.alerts = slurp(out / "result" / "alerts.jsonl");
-  return r;
-}
 
 // The demo scenario with another detector list.
 fs::path demo_with(const fs::path& dir, const std::string& detectors_yaml) {
@@ -75,6 +37,19 @@ TEST(ExecDetector, ExampleIsScoredAndLocalizesTheThrottledGpu) {
   EXPECT_EQ(d["detected"], 1);           // the throttle; the lossy link barely moves iteration time
   EXPECT_EQ(d["localization_top1"], 1.0);  // h5.gpu2
   EXPECT_EQ(d["false_alerts"], 0);
+  // alerts.jsonl is one stream in time order, falcon's and the example's interleaved.
+  std::istringstream lines(r.alerts);
+  std::vector<double> times;
+  for (std::string line; std::getline(lines, line);) times.push_back(nlohmann::json::parse(line)["time_s"].get<double>());
+  EXPECT_GE(times.size(), 2u);
+  EXPECT_TRUE(std::is_sorted(times.begin(), times.end()));
+  // Both watch runs of their own; only falcon paused training for benchmarks.
+  const auto trace = nlohmann::json::parse(slurp(dir / "result" / "trace.json"));
+  std::vector<std::string> names;
+  for (const auto& run : trace["otherData"]["runs"]) names.push_back(run["name"]);
+  auto named = [&](const std::string& name) { return std::find(names.begin(), names.end(), name) != names.end(); };
+  EXPECT_TRUE(named("faulty run watched by falcon alone (it pauses training)"));
+  EXPECT_TRUE(named("faulty run watched by exec:" + kExample + " alone (it may pause training; it ran no benchmark)"));
 }
 
 TEST(ExecDetector, SameSeedGivesTheSameAlerts) {
@@ -94,10 +69,13 @@ TEST(ExecDetector, CrashHangAndGarbageFailWhileTheOthersGoOn) {
                                       "  - {name: \"exec:sleep 60\", reply_timeout: 300ms}\n"
                                       "  - \"exec:yes garbage\"\n"
                                       "  - exec:" + kExample + "\n");
-  RunResult r = gauntlet_run(scenario, dir);
+  RunResult r = gauntlet_run(scenario, dir, "--allow-detector-failure");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto& d = r.summary["detectors"];
-  EXPECT_EQ(d["exec:sh -c 'read -r x; exit 3'"]["status"], "failed: reply 1 (batch until 1s): exited with status 3");
+  // It may be gone before or after its first batch is written: either way, reply 1.
+  const std::string crashed = d["exec:sh -c 'read -r x; exit 3'"]["status"];
+  EXPECT_EQ(crashed.rfind("failed: reply 1 (batch until 1s): ", 0), 0u) << crashed;
+  EXPECT_TRUE(crashed.ends_with("exited with status 3")) << crashed;
   EXPECT_EQ(d["exec:sleep 60"]["status"], "failed: reply 1 (batch until 1s): no reply within 300ms");
   EXPECT_NE(d["exec:yes garbage"]["status"].get<std::string>().find("wrote text to stdout (\"garbage\\ngarbage"),
             std::string::npos);
@@ -107,6 +85,20 @@ TEST(ExecDetector, CrashHangAndGarbageFailWhileTheOthersGoOn) {
   EXPECT_EQ(d["exec:" + kExample]["status"], "ok");
   EXPECT_EQ(d["exec:" + kExample]["detected"], 1);
   EXPECT_EQ(d["exec:sleep 60"]["alerts"], 0);
+}
+
+TEST(ExecDetector, CrashingDetectorFailsTheRunWithAFailedRow) {
+  const fs::path dir = scratch("crash");
+  const std::string crash = "exec:sh -c 'read -r x; exit 3'";
+  RunResult r = gauntlet_run("scenarios/demo.yaml", dir, "--detectors \"falcon," + crash + "\"");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  // The results are written all the same, the reason kept.
+  const std::string status = r.summary["detectors"][crash]["status"];
+  EXPECT_EQ(status.rfind("failed: reply 1 (batch until 1s): ", 0), 0u) << status;
+  EXPECT_TRUE(status.ends_with("exited with status 3")) << status;
+  EXPECT_NE(r.out.find(crash + "  FAILED: " + status.substr(8) + "\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nfalcon "), std::string::npos) << r.out;  // the others keep their rows
+  EXPECT_NE(r.err.find("--allow-detector-failure"), std::string::npos) << r.err;
 }
 
 TEST(ExecDetector, ChildThatOutlivesTheDetectorDoesNotHangTheRun) {

@@ -23,3 +23,16 @@ inline constexpr int kExitRunFailed = 1;
 inline constexpr int kExitBadInput = 2;
 
 }  // namespace gauntlet::cli
+
+namespace gauntlet::harness {
+struct Aggregate;
+}
+
+namespace gauntlet::cli {
+
+// What a merge over many runs lacks, on stderr: the sweep's cells with no
+// results yet and the runs in which a detector failed. kExitRunFailed when
+// cells are missing, or a detector failed and that is not allowed.
+int merged_runs_status(const harness::Aggregate& aggregate, bool allow_detector_failure);
+
+}  // namespace gauntlet::cli

@@ -22,11 +22,26 @@ namespace gauntlet::cli {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
+int merged_runs_status(const harness::Aggregate& aggregate, bool allow_detector_failure) {
+  if (!aggregate.missing_cells.empty()) {
+    std::fprintf(stderr, "missing %zu of %d cells (no summary.json yet):\n", aggregate.missing_cells.size(),
+                 aggregate.planned_cells);
+    for (const std::string& cell : aggregate.missing_cells) std::fprintf(stderr, "  %s\n", cell.c_str());
+  }
+  for (const std::string& failure : aggregate.failed_detectors) std::fprintf(stderr, "%s\n", failure.c_str());
+  if (!aggregate.failed_detectors.empty())
+    std::fprintf(stderr, "%zu run(s) with a failed detector: their rows merge what those detectors did before failing%s\n",
+                 aggregate.failed_detectors.size(), allow_detector_failure ? "" : " (--allow-detector-failure to accept)");
+  const bool failed = !aggregate.failed_detectors.empty() && !allow_detector_failure;
+  return aggregate.missing_cells.empty() && !failed ? kExitOk : kExitRunFailed;
+}
+
 int report_command(const Args& args) {
   po::options_description visible("gauntlet report DIR... [options]");
   std::string out_file;
   visible.add_options()("help,h", "show this help")(
-      "out", po::value(&out_file), "where to write report.html (default: DIR/report.html of the first DIR)");
+      "out", po::value(&out_file), "where to write report.html (default: DIR/report.html of the first DIR)")(
+      "allow-detector-failure", "exit 0 even when a detector failed in some run");
   po::options_description all;
   std::vector<std::string> folders;
   all.add(visible).add_options()("dir", po::value(&folders));
@@ -75,6 +90,8 @@ int report_command(const Args& args) {
       html = harness::aggregate_report_html(aggregate, title);
     }
     harness::write_file_atomically(target, html);
+    std::printf("report: %s\n", target.c_str());
+    return merged_runs_status(aggregate, vm.count("allow-detector-failure") > 0);
   } catch (const harness::InputError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;
@@ -82,8 +99,6 @@ int report_command(const Args& args) {
     std::fprintf(stderr, "gauntlet report: %s\n", e.what());
     return kExitRunFailed;
   }
-  std::printf("report: %s\n", target.c_str());
-  return kExitOk;
 }
 
 }  // namespace gauntlet::cli

@@ -1,4 +1,5 @@
 // gauntlet run SCENARIO.yaml [--seed N] [--detectors a,b] [--mitigation P] [--out DIR]
+//              [--metrics-out DIR] [--allow-detector-failure]
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -24,10 +25,13 @@ namespace po = boost::program_options;
 int run_command(const Args& args) {
   po::options_description visible("gauntlet run SCENARIO.yaml [options]");
   ScenarioOptions scenario_options;
-  std::string out_dir;
+  std::string out_dir, metrics_dir;
   visible.add_options()("help,h", "show this help");
   add_scenario_options(visible, scenario_options);
   visible.add_options()("out", po::value(&out_dir), "output folder (default results/<name>/<seed>/)")(
+      "metrics-out", po::value(&metrics_dir),
+      "also write the faulty run's telemetry as OpenMetrics (DIR/metrics.om), with exporters' metric names")(
+      "allow-detector-failure", "exit 0 even when a detector failed (its row still says FAILED)")(
       "no-progress", "do not show progress on stderr");
   po::variables_map vm;
   if (int status = parse_command_line(args, visible, vm, scenario_options); status >= 0) return status;
@@ -51,9 +55,19 @@ int run_command(const Args& args) {
     std::fprintf(stderr, "gauntlet run: --out %s: %s\n", out_dir.c_str(), e.what());
     return kExitBadInput;
   }
+  std::optional<harness::ClaimedFolder> metrics_out;
+  if (!metrics_dir.empty()) {
+    try {
+      metrics_out.emplace(harness::ClaimedFolder::claim(metrics_dir));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gauntlet run: --metrics-out %s: %s\n", metrics_dir.c_str(), e.what());
+      return kExitBadInput;
+    }
+  }
 
   harness::RunOptions options;
   options.show_progress = vm.count("no-progress") == 0 && ::isatty(STDERR_FILENO);
+  options.record_metrics = !metrics_dir.empty();
   std::fprintf(stderr, "gauntlet run %s --seed %llu\n", scenario_options.path.c_str(),
                static_cast<unsigned long long>(scenario.seed));
   harness::RunReport report;
@@ -81,6 +95,14 @@ int run_command(const Args& args) {
     std::fprintf(stderr, "cannot write results to %s: %s\n", out_dir.c_str(), e.what());
     return kExitRunFailed;
   }
+  if (metrics_out) {
+    try {
+      metrics_out->replace_with({{"metrics.om", report.faulty.openmetrics}});
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cannot write metrics to %s: %s\n", metrics_dir.c_str(), e.what());
+      return kExitRunFailed;
+    }
+  }
   std::printf("scenario %s, seed %llu: %llu iterations fault-free, %llu with faults (%.1f s wall)\n",
               scenario.name.c_str(), static_cast<unsigned long long>(scenario.seed),
               static_cast<unsigned long long>(report.fault_free.iterations()),
@@ -91,6 +113,13 @@ int run_command(const Args& args) {
                                                                             sim::to_seconds(scenario.duration)))
                         .c_str());
   std::printf("results: %s\n", out_dir.c_str());
+  if (!metrics_dir.empty()) std::printf("metrics: %s/metrics.om\n", metrics_dir.c_str());
+  const std::vector<std::string> failed = harness::failed_detectors(report);
+  for (const std::string& line : failed) std::fprintf(stderr, "detector %s\n", line.c_str());
+  if (!failed.empty() && !vm.count("allow-detector-failure")) {
+    std::fprintf(stderr, "%zu detector(s) failed: exit 1 (--allow-detector-failure to accept)\n", failed.size());
+    return kExitRunFailed;
+  }
   return kExitOk;
 }
 

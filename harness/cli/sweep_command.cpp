@@ -37,15 +37,25 @@ bool parse_shard(const std::string& text, std::size_t& index, std::size_t& count
 
 int sweep_command(const Args& args) {
   po::options_description visible("gauntlet sweep SWEEP.yaml [options]");
-  std::string path, shard_text, emit, out_dir, image = "gauntlet:latest";
+  std::string path, shard_text, emit, out_dir;
+  harness::EmitOptions launcher;
   UnsignedOption jobs_option{1}, shards_option{0};
   visible.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs_option),
                                                     "local worker processes (default 1)")(
       "shard", po::value(&shard_text), "run only shard I of N (0-based): I/N")(
       "emit", po::value(&emit), "print a cluster launcher instead of running: k8s (Indexed Job) or slurm (array)")(
       "shards", po::value(&shards_option), "with --emit: number of shards (default: one per cell)")(
-      "image", po::value(&image), "with --emit k8s: container image holding gauntlet (default gauntlet:latest)")(
-      "out", po::value(&out_dir), "results folder (default: the sweep's out)")(
+      "image", po::value(&launcher.image), "with --emit k8s: container image holding gauntlet (default gauntlet:latest)")(
+      "binary", po::value(&launcher.binary), "with --emit: the gauntlet binary as tasks run it (default gauntlet)")(
+      "cpus", po::value(&launcher.cpus), "with --emit: CPUs requested per task (default 2)")(
+      "memory", po::value(&launcher.memory), "with --emit: memory per task, e.g. 4Gi (default 4Gi)")(
+      "time", po::value(&launcher.time_limit), "with --emit slurm: time limit per task (default 04:00:00)")(
+      "claim", po::value(&launcher.claim), "with --emit k8s: the ReadWriteMany claim's name (default gauntlet-results)")(
+      "storage", po::value(&launcher.storage), "with --emit k8s: the claim's size (default 20Gi)")(
+      "workdir", po::value(&launcher.working_dir), "with --emit k8s: where the image holds the sweep files (default /opt/gauntlet)")(
+      "out", po::value(&out_dir),
+      "results folder (default: the sweep's out; with --emit k8s /results/<sweep>, the claim's mount point)")(
+      "allow-detector-failure", "exit 0 even when a detector failed in some cell")(
       "no-progress", "no progress on stderr");
   po::options_description all;
   all.add(visible).add_options()("sweep", po::value(&path));
@@ -97,15 +107,40 @@ int sweep_command(const Args& args) {
   const std::vector<harness::SweepCell> cells = harness::expand_cells(spec);
 
   if (!emit.empty()) {
-    harness::EmitOptions options;
-    options.sweep_path = path;
-    options.sweep_name = spec.name;
-    options.out = spec.out.string();
-    options.cells = cells.size();
-    options.shards = shards > 0 ? std::min(shards, cells.size()) : cells.size();
-    options.image = image;
-    std::printf("%s", (emit == "k8s" ? harness::kubernetes_manifest(options) : harness::slurm_script(options)).c_str());
+    launcher.sweep_path = path;
+    launcher.sweep_name = spec.name;
+    launcher.cells = cells.size();
+    launcher.shards = shards > 0 ? std::min(shards, cells.size()) : cells.size();
+    if (emit == "k8s") {
+      // Every pod mounts the shared claim at an absolute path and writes there.
+      launcher.out = out_dir.empty() ? "/results/" + spec.name : out_dir;
+      if (!fs::path(launcher.out).is_absolute()) {
+        std::fprintf(stderr, "--out: with --emit k8s the results folder is the claim's mount point, an absolute path; got '%s'\n",
+                     launcher.out.c_str());
+        return kExitBadInput;
+      }
+    } else {
+      // Every node sees the shared file system at the path the submitter sees.
+      launcher.out = fs::absolute(spec.out).lexically_normal().string();
+    }
+    if (harness::slurm_memory(launcher.memory).empty()) {
+      std::fprintf(stderr, "--memory: expected a quantity such as 4Gi, 512Mi or 8G, got '%s'\n", launcher.memory.c_str());
+      return kExitBadInput;
+    }
+    std::printf("%s", (emit == "k8s" ? harness::kubernetes_manifest(launcher) : harness::slurm_script(launcher)).c_str());
     return kExitOk;
+  }
+
+  // The plan of every cell, so that a merge can say which are missing.
+  try {
+    std::vector<std::string> planned;
+    for (const harness::SweepCell& cell : cells)
+      planned.push_back(harness::cell_folder(spec, cell).lexically_relative(spec.out).string());
+    fs::create_directories(spec.out);
+    harness::write_file_atomically(spec.out / "sweep.json", harness::sweep_plan_json(spec.name, planned));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gauntlet sweep: cannot write %s: %s\n", (spec.out / "sweep.json").c_str(), e.what());
+    return kExitRunFailed;
   }
 
   const std::vector<harness::SweepCell> mine = harness::shard_cells(cells, shard, shard_count);
@@ -131,6 +166,7 @@ int sweep_command(const Args& args) {
       harness::write_file_atomically(spec.out / "report.html",
                                      harness::aggregate_report_html(aggregate, "gauntlet sweep " + spec.name));
       std::printf("report: %s\n", (spec.out / "report.html").c_str());
+      if (merged_runs_status(aggregate, vm.count("allow-detector-failure") > 0) != kExitOk) return kExitRunFailed;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "gauntlet sweep: cannot write the report: %s\n", e.what());
       return kExitRunFailed;

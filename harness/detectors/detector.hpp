@@ -67,6 +67,9 @@ class Detector {
   // (FlowTableSample, FlowTableRun). Off unless asked for: nothing is
   // measured for a run nobody reads them in.
   virtual bool reads_flow_tables() const { return false; }
+  // "ok", or "failed: <reason>" for a detector that could not do its work
+  // (a program that crashed, a rule engine that refused the rules).
+  virtual std::string status() const { return "ok"; }
   // What the detector raised or asked for since the previous call.
   std::vector<Alert> take_alerts() { return std::exchange(alerts_, {}); }
   std::vector<ProbeRequest> take_probe_requests() { return std::exchange(probes_, {}); }

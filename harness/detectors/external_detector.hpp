@@ -78,7 +78,7 @@ class ExternalDetector : public Detector {
 
   bool failed() const { return !failure_.empty(); }
   // "ok", or "failed: <reason>".
-  std::string status() const { return failed() ? "failed: " + failure_ : "ok"; }
+  std::string status() const override { return failed() ? "failed: " + failure_ : "ok"; }
 
  private:
   void fail(const std::string& reason);

@@ -133,10 +133,35 @@ std::optional<double> numeric_parameter(const std::string& value) {
   return std::nullopt;
 }
 
+std::string sweep_plan_json(const std::string& sweep, const std::vector<std::string>& cell_folders) {
+  return json{{"sweep", sweep}, {"cells", cell_folders}}.dump(1) + "\n";
+}
+
+namespace {
+
+// The planned cells under `folder` that have no summary.json.
+void check_plan(const fs::path& folder, Aggregate& aggregate) {
+  const fs::path plan_path = folder / "sweep.json";
+  if (!fs::exists(plan_path)) return;
+  const json plan = read_json_file(plan_path);
+  if (!plan.is_object() || !plan.contains("cells") || !plan["cells"].is_array())
+    throw InputError(plan_path.string(), 1, 1, "a sweep plan needs a cells list");
+  for (const json& cell : plan["cells"]) {
+    if (!cell.is_string()) throw InputError(plan_path.string(), 1, 1, "a sweep plan's cells are folder names");
+    ++aggregate.planned_cells;
+    if (!fs::exists(folder / cell.get<std::string>() / "summary.json"))
+      aggregate.missing_cells.push_back(cell.get<std::string>());
+  }
+}
+
+}  // namespace
+
 Aggregate aggregate_runs(const std::vector<fs::path>& folders) {
   std::vector<fs::path> run_dirs;
+  Aggregate aggregate;
   for (const fs::path& folder : folders) {
     if (!fs::is_directory(folder)) throw InputError(folder.string(), 1, 1, "no such folder");
+    check_plan(folder, aggregate);
     if (fs::exists(folder / "summary.json")) run_dirs.push_back(folder);
     for (auto it = fs::recursive_directory_iterator(folder); it != fs::recursive_directory_iterator(); ++it) {
       if (it->is_directory() && it->path().filename().string().starts_with(".")) {
@@ -148,7 +173,6 @@ Aggregate aggregate_runs(const std::vector<fs::path>& folders) {
   }
   std::sort(run_dirs.begin(), run_dirs.end());
 
-  Aggregate aggregate;
   struct Cell {
     std::string scenario;
     ParamList params;
@@ -159,6 +183,11 @@ Aggregate aggregate_runs(const std::vector<fs::path>& folders) {
   std::set<std::string> seen_runs;
   for (const fs::path& dir : run_dirs) {
     FoundRun run = read_found_run(dir);
+    for (const auto& [name, detector] : run.detectors.items()) {
+      const std::string status = detector.is_object() ? detector.value("status", std::string("ok")) : "ok";
+      if (status.starts_with("failed: "))
+        aggregate.failed_detectors.push_back(dir.string() + ": " + name + " FAILED: " + status.substr(8));
+    }
     const std::string cell_key = run.cell.scenario + "\n" + params_text(run.cell.params);
     const std::string run_key = cell_key + "\n" + std::to_string(run.cell.seed);
     if (!seen_runs.insert(run_key).second) {

@@ -49,7 +49,17 @@ struct Aggregate {
   std::vector<AggregateRow> rows;       // sorted by scenario, params (as first seen), detector order
   int runs = 0;
   std::vector<std::string> warnings;    // duplicates skipped, unreadable folders
+  // Cells a sweep's plan (sweep.json, sweep_plan_json) lists that have no
+  // results yet, as folders relative to the plan's; and "FOLDER: DETECTOR
+  // FAILED: reason" for every run in which a detector failed.
+  std::vector<std::string> missing_cells;
+  int planned_cells = 0;
+  std::vector<std::string> failed_detectors;
 };
+
+// What a sweep writes to its results folder before any cell runs: every
+// cell's folder, so that a merge can tell which are missing.
+std::string sweep_plan_json(const std::string& sweep, const std::vector<std::string>& cell_folders);
 
 // Finds every summary.json under the folders (recursively; hidden folders,
 // such as half-written ones, are skipped). Throws InputError when a folder

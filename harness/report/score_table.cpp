@@ -13,10 +13,15 @@ std::string figure_text(const std::optional<double>& value, const char* format) 
 
 std::string class_counts(const ClassScore& c) { return std::to_string(c.detected) + "/" + std::to_string(c.scored_faults); }
 
-std::string score_table(const RunReport& report) { return score_table(report.detector_order, report.scores); }
+std::string score_table(const RunReport& report) {
+  std::map<std::string, std::string> statuses;
+  for (const auto& [name, outcome] : report.faulty.detectors) statuses[name] = outcome.status;
+  return score_table(report.detector_order, report.scores, statuses);
+}
 
 std::string score_table(const std::vector<std::string>& detector_order,
-                        const std::map<std::string, DetectorScore>& scores) {
+                        const std::map<std::string, DetectorScore>& scores,
+                        const std::map<std::string, std::string>& statuses) {
   std::string out;
   char line[320];
   std::snprintf(line, sizeof line, "%-14s %6s %5s %9s %6s %6s %11s %5s %5s %9s %7s %8s %9s\n", "detector", "alerts",
@@ -24,6 +29,12 @@ std::string score_table(const std::vector<std::string>& detector_order,
                 "lost_it", "lost_gpuh");
   out += line;
   for (const std::string& name : detector_order) {
+    const auto status = statuses.find(name);
+    if (status != statuses.end() && status->second.starts_with("failed: ")) {
+      // A detector that did not do its work has no figures worth reading.
+      out += name + "  FAILED: " + status->second.substr(8) + "\n";
+      continue;
+    }
     const DetectorScore& s = scores.at(name);
     const ClassScore& all = s.overall;
     std::optional<double> p50, lost, gpuh;

@@ -170,13 +170,17 @@ std::vector<TraceRun> trace_runs(const RunReport& report) {
     const auto own = report.own_runs.find(name);
     if (own == report.own_runs.end()) continue;
     TraceRun run;
-    // Without a policy a detector runs alone because it acts on the job itself.
-    run.name = "faulty run watched by " + name + " alone (" +
-               (mitigation == "none" ? std::string("it pauses training") : "mitigation: " + mitigation) + ")";
+    const auto outcome = own->second.detectors.find(name);
+    // Without a policy a detector runs alone because it may act on the job
+    // itself; an exec: detector may, and says so only by asking.
+    const bool paused = outcome != own->second.detectors.end() && outcome->second.benchmarks > 0;
+    const std::string why = mitigation != "none" ? "mitigation: " + mitigation
+                            : paused             ? "it pauses training"
+                                                 : "it may pause training; it ran no benchmark";
+    run.name = "faulty run watched by " + name + " alone (" + why + ")";
     run.timeline = own->second.timeline;
     run.detectors = {name};
     run.collectives = own->second.collectives;
-    const auto outcome = own->second.detectors.find(name);
     if (outcome != own->second.detectors.end()) {
       run.alerts[name] = outcome->second.alerts;
       run.actions = outcome->second.actions;

@@ -1,5 +1,6 @@
 #include "harness/runner/outputs.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -57,8 +58,13 @@ std::string timeline_csv(const SimulationOutcome& run) {
 void write_run_outputs(const RunReport& report, const ClaimedFolder& out, const FileList& extra_files) {
   std::ostringstream faults, alerts;
   for (const FaultEpisode& f : report.faults) write_fault_line(faults, f);
+  // In time order over all detectors (ties in the scenario's detector order),
+  // as a real alert stream arrives.
+  std::vector<const Alert*> in_time;
   for (const std::string& name : report.detector_order)
-    for (const Alert& a : report.faulty.detectors.at(name).alerts) write_alert_line(alerts, a);
+    for (const Alert& a : report.faulty.detectors.at(name).alerts) in_time.push_back(&a);
+  std::stable_sort(in_time.begin(), in_time.end(), [](const Alert* a, const Alert* b) { return a->time_s < b->time_s; });
+  for (const Alert* a : in_time) write_alert_line(alerts, *a);
   FileList files = {{"summary.json", summary_json(report)},
                                                              {"faults.jsonl", faults.str()},
                                                              {"alerts.jsonl", alerts.str()},

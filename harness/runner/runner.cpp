@@ -6,6 +6,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/mitigation/policy.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "sim/isolated_run.hpp"
@@ -127,6 +128,10 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   (void)make_policy(scenario.mitigation, scenario.job, scenario.mitigation_costs);  // rejects policies the simulator cannot run
   const auto wall_start = std::chrono::steady_clock::now();
   const bool mitigated = scenario.mitigation != "none";
+  for (const DetectorSpec& d : scenario.detectors)
+    if (mitigated && d.name.starts_with(PromRulesDetector::kPrefix))
+      throw std::invalid_argument("detector '" + d.name + "' is evaluated after the run, so it cannot drive mitigation '" +
+                                  scenario.mitigation + "'; use mitigation: none");
 
   // Without mitigation the detectors that only observe share one faulty run;
   // one that acts on the job (its benchmarks pause training) would shift
@@ -140,6 +145,7 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   faulty_request.show_progress = options.show_progress;
   faulty_request.run_detectors = !mitigated;
   faulty_request.sample_collectives = true;  // for trace.json
+  faulty_request.record_metrics = options.record_metrics;
   for (std::size_t i = 0; i < own_run.size(); ++i)
     if (own_run[i] && !mitigated) faulty_request.skip_detectors.push_back(scenario.detectors[i].name);
   SimulationRequest fault_free_request;
@@ -196,6 +202,15 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   report.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return report;
+}
+
+std::vector<std::string> failed_detectors(const RunReport& report) {
+  std::vector<std::string> out;
+  for (const std::string& name : report.detector_order) {
+    const std::string& status = report.faulty.detectors.at(name).status;
+    if (status.starts_with("failed: ")) out.push_back(name + " FAILED: " + status.substr(8));
+  }
+  return out;
 }
 
 }  // namespace gauntlet::harness

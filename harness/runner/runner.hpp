@@ -14,6 +14,7 @@ namespace gauntlet::harness {
 struct RunOptions {
   bool show_progress = false;
   int parallel_runs = 2;  // simulations in flight at once
+  bool record_metrics = false;  // keep the shared run's telemetry as OpenMetrics (faulty.openmetrics)
 };
 
 struct RunReport {
@@ -31,6 +32,10 @@ struct RunReport {
 };
 
 RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options);
+
+// "NAME FAILED: reason" for every detector that failed (a crashed, hung or
+// unstartable exec: detector, a rule file promtool refused), in scenario order.
+std::vector<std::string> failed_detectors(const RunReport& report);
 
 // Faults as episodes; a fault affected the job (impactful, else latent) when
 // iterations overlapping its window ran slower than in the fault-free run.

@@ -12,6 +12,8 @@
 #include <stdexcept>
 
 #include "harness/detectors/external_detector.hpp"
+#include "harness/metrics/openmetrics.hpp"
+#include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/probe_plan/probe_wiring.hpp"
 #include "harness/runner/containers_csv.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
@@ -35,7 +37,6 @@ using json = nlohmann::ordered_json;
 struct ActiveDetector {
   std::string name;
   std::unique_ptr<Detector> detector;
-  const ExternalDetector* external = nullptr;  // set for exec: detectors
   // Its probes run on a prober of its own, made at its first request: its
   // own source-RNIC slots and loss draws, so no detector's probing delays or
   // reshuffles another's.
@@ -65,8 +66,15 @@ std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const Detec
     if (spec.name.starts_with(ExternalDetector::kPrefix)) {
       auto external = std::make_unique<ExternalDetector>(spec.name, external_config_from(spec.params),
                                                          external_run_info(scenario, topology, batch_period));
-      const ExternalDetector* view = external.get();
-      out.push_back({spec.name, std::move(external), view});
+      out.push_back({spec.name, std::move(external)});
+      continue;
+    }
+    if (spec.name.starts_with(PromRulesDetector::kPrefix)) {
+      std::string error, bad_key;
+      auto config = parse_prom_config(spec.name.substr(std::string(PromRulesDetector::kPrefix).size()), spec.params,
+                                      &error, &bad_key);
+      if (!config) throw std::invalid_argument("detector '" + spec.name + "': " + error);
+      out.push_back({spec.name, std::make_unique<PromRulesDetector>(spec.name, *config, scenario.duration)});
       continue;
     }
     const DetectorInfo* info = registry.find(spec.name);
@@ -197,7 +205,11 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   std::optional<models::FlowTableSampler> flow_tables;
   if (std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) { return d.detector->reads_flow_tables(); }))
     flow_tables.emplace(engine);
-  if (!detectors.empty()) {
+  // What exporters would show Prometheus, when asked for.
+  std::optional<ExporterSeries> exporters;
+  if (request.record_metrics) exporters.emplace();
+  const bool sampling = !detectors.empty() || exporters;
+  if (sampling) {
     fabric.emplace(engine, effects);
     count_replayed_flows(engine, *fabric, flow_tables ? &*flow_tables : nullptr);
   }
@@ -219,7 +231,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     telemetry::Batch& batch = drained.batch();
     profiler.observe(batch);  // finished windows publish into the next batch
     if (collectives) collectives->observe(batch);
-    if (!detectors.empty()) {
+    if (sampling) {
       sampler.observe_traffic(batch, [&] { return models::job_endpoints(job, topology); });
       fabric->observe_traffic(batch);
       models::SampleInputs inputs = models::job_sample_inputs(job, engine);
@@ -234,6 +246,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
       }
     }
     if (skewed) models::apply_host_clocks(effects, &batch);  // as the hosts' clocks stamp it
+    if (exporters) exporters->observe(batch);
     for (ActiveDetector& d : detectors) {
       d.detector->observe(batch);
       if (std::vector<models::ProbeOrder> orders = probe_orders(d.detector->take_probe_requests(), topology);
@@ -262,8 +275,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     if (policy) policy->on_tick(job, t);
     progress.update(t);
   }
-  for (const ActiveDetector& d : detectors)
-    if (d.external) outcome.detectors[d.name].status = d.external->status();
+  for (const ActiveDetector& d : detectors) outcome.detectors[d.name].status = d.detector->status();
   for (const ActiveDetector& d : detectors)
     if (d.prober) outcome.detectors[d.name].probes_sent = d.prober->probes_sent(d.name);
   for (const ActiveDetector& d : detectors) {
@@ -283,6 +295,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   outcome.simulated_iterations = job.simulated_iterations();
   if (collectives) outcome.collectives = collectives->sample();
   outcome.containers_csv = containers_csv(job.containers(), topology);
+  if (exporters) outcome.openmetrics = openmetrics_text(exporters->series(scenario.duration), exporters->scrape_interval());
   return outcome;
 }
 
@@ -303,6 +316,7 @@ std::string SimulationOutcome::to_json() const {
   j["telemetry_bytes"] = telemetry_bytes;
   j["simulated_iterations"] = simulated_iterations;
   j["containers_csv"] = containers_csv;
+  if (!openmetrics.empty()) j["openmetrics"] = openmetrics;
   if (!collectives.workers.empty()) {
     json slices = json::array();
     for (const CollectiveSlice& c : collectives.slices)
@@ -343,6 +357,7 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
   out.telemetry_bytes = j["telemetry_bytes"].get<long long>();
   out.simulated_iterations = j["simulated_iterations"].get<std::uint64_t>();
   out.containers_csv = j.value("containers_csv", std::string());
+  out.openmetrics = j.value("openmetrics", std::string());
   if (j.contains("collectives")) {
     const json& c = j["collectives"];
     CollectiveSample& sample = out.collectives;

@@ -29,6 +29,7 @@ struct SimulationRequest {
   std::string only_detector;  // empty: every detector of the scenario
   std::vector<std::string> skip_detectors;  // run elsewhere (they act on the job)
   bool sample_collectives = false;  // keep a bounded per-rank sample for trace.json
+  bool record_metrics = false;      // the telemetry as OpenMetrics (--metrics-out)
 };
 
 struct DetectorOutcome {
@@ -54,6 +55,7 @@ struct SimulationOutcome {
   std::uint64_t simulated_iterations = 0;  // iterations not fast-forwarded
   CollectiveSample collectives;             // when the request asked for it
   std::string containers_csv;               // the job's container lifetimes (containers_csv.hpp)
+  std::string openmetrics;                  // when the request asked for it (harness/metrics/openmetrics.hpp)
 
   std::uint64_t iterations() const;
   std::string to_json() const;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "harness/detectors/external_detector.hpp"
+#include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/scenario/fault_entries.hpp"
 #include "models/spare_layout.hpp"
 #include "harness/scenario/input_error.hpp"
@@ -167,12 +168,24 @@ DetectorSpec read_detector(const Source& source, const Field& item, const Detect
     }
     return spec;
   }
+  if (spec.name.starts_with(PromRulesDetector::kPrefix)) {
+    std::string error, bad_key;
+    const std::string rules = spec.name.substr(std::string(PromRulesDetector::kPrefix).size());
+    if (!parse_prom_config(rules, spec.params, &error, &bad_key)) {
+      YAML::Mark at = name_field.value_mark;
+      for (const Field& field : param_fields)
+        if (key_of(field) == bad_key) at = key_of(field) == "kind" ? field.value_mark : field.key_mark;
+      source.fail(at, "detector '" + spec.name + "': " + error);
+    }
+    read_prom_rules(rules);  // its own errors point into the rule file
+    return spec;
+  }
 
   const DetectorInfo* info = registry.find(spec.name);
   if (!info) {
     std::string known;
     for (const std::string& name : registry.names()) known += (known.empty() ? "" : ", ") + name;
-    source.fail(name_field.value_mark, "unknown detector '" + spec.name + "' (known: " + known + "; or exec:COMMAND)");
+    source.fail(name_field.value_mark, "unknown detector '" + spec.name + "' (known: " + known + "; or exec:COMMAND, prom:RULES.yaml)");
   }
   std::string error, bad_key;
   if (!registry.resolve(*info, spec.params, &error, &bad_key)) {
@@ -228,13 +241,15 @@ std::vector<DetectorSpec> detectors_from_option(const std::vector<std::string>& 
   std::vector<DetectorSpec> specs;
   int column = 1;
   for (const std::string& name : names) {
-    if (!name.starts_with("exec:") && !registry.find(name)) {
+    if (!name.starts_with(ExternalDetector::kPrefix) && !name.starts_with(PromRulesDetector::kPrefix) &&
+        !registry.find(name)) {
       std::string known;
       for (const std::string& n : registry.names()) known += (known.empty() ? "" : ", ") + n;
       throw InputError("--detectors", 1, column, "unknown detector '" + name + "' (known: " + known + ")");
     }
     for (const DetectorSpec& earlier : specs)
       if (earlier.name == name) throw InputError("--detectors", 1, column, "detector '" + name + "' is listed twice");
+    if (name.starts_with(PromRulesDetector::kPrefix)) read_prom_rules(name.substr(std::string(PromRulesDetector::kPrefix).size()));
     specs.push_back(DetectorSpec{name, {}, {}});
     column += static_cast<int>(name.size()) + 1;
   }

@@ -1,7 +1,9 @@
 #pragma once
 // Cluster launchers for a sweep: each task runs one shard,
 //   gauntlet sweep SWEEP.yaml --shard INDEX/N --out OUT
-// and `gauntlet report OUT` merges the shards afterwards.
+// into a results folder every task shares, and a gather step merges them,
+//   gauntlet report OUT
+// which fails while cells are missing (sweep.json lists them all).
 #include <cstddef>
 #include <string>
 
@@ -10,18 +12,33 @@ namespace gauntlet::harness {
 struct EmitOptions {
   std::string sweep_path;  // as the tasks will see it (relative to their working folder)
   std::string sweep_name;
-  std::string out;         // results folder the tasks write to
+  std::string out;         // results folder the tasks write to; absolute for Kubernetes
   std::size_t shards = 1;
   std::size_t cells = 0;   // for the comment
-  std::string image = "gauntlet:latest";  // Kubernetes only
-  std::string working_dir = "/work";      // Kubernetes only: where the image holds the sweep files
+  std::string binary = "gauntlet";        // as the tasks run it
+  std::string cpus = "2";                 // per task
+  std::string memory = "4Gi";             // per task (Kubernetes quantity; Slurm gets the same in M)
+  // Kubernetes only.
+  std::string image = "gauntlet:latest";
+  std::string working_dir = "/opt/gauntlet";  // where the image holds the sweep and scenario files
+  std::string claim = "gauntlet-results";     // the ReadWriteMany claim mounted at `out`
+  std::string storage = "20Gi";               // its size
+  // Slurm only.
+  std::string time_limit = "04:00:00";
 };
 
-// A Kubernetes Indexed Job: completions = parallelism = shards; pod k runs
-// shard $(JOB_COMPLETION_INDEX)/shards.
+// A PersistentVolumeClaim (ReadWriteMany), an Indexed Job (completions =
+// parallelism = shards; pod k runs shard $(JOB_COMPLETION_INDEX)/shards)
+// with the claim mounted at `out`, and a gather Job whose pod runs
+// `gauntlet report out` and is retried until every cell is there.
 std::string kubernetes_manifest(const EmitOptions& options);
-// A Slurm array script: --array=0-(shards-1), task k runs shard
-// $SLURM_ARRAY_TASK_ID/shards.
+// A Slurm array script (--array=0-(shards-1), --time, --mem) writing to
+// `out` on the shared file system, and the gather step submitted after it
+// (`--dependency=afterok` on the array).
 std::string slurm_script(const EmitOptions& options);
+
+// Memory as Slurm's --mem takes it (megabytes), from a Kubernetes quantity
+// such as 4Gi, 512Mi or 2G; empty when it is not one.
+std::string slurm_memory(const std::string& quantity);
 
 }  // namespace gauntlet::harness

@@ -1,6 +1,7 @@
 // Sweep files: grid expansion, sharding, overrides, positioned errors and
 // the cluster launchers.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -186,34 +187,92 @@ TEST_F(SweepFiles, AGridOfAMillionCombinationsIsRefusedBeforeLoadingAny) {
                   3, 8, "more than the limit of 100000");
 }
 
-TEST(Emit, KubernetesIndexedJobRunsEveryShard) {
+EmitOptions demo_launcher() {
   EmitOptions options;
   options.sweep_path = "scenarios/sweeps/demo-loss.yaml";
   options.sweep_name = "Demo_Loss";
   options.out = "/results/demo-loss";
   options.shards = 12;
   options.cells = 36;
-  const std::string manifest = kubernetes_manifest(options);
-  for (const char* expected :
-       {"kind: Job", "completionMode: Indexed", "completions: 12\n", "parallelism: 12\n",
-        "name: gauntlet-sweep-demo-loss\n", "\"sweep\", \"scenarios/sweeps/demo-loss.yaml\", \"--shard\", "
-                                            "\"$(JOB_COMPLETION_INDEX)/12\"",
-        "\"--out\", \"/results/demo-loss\"", "restartPolicy: Never"})
-    EXPECT_NE(manifest.find(expected), std::string::npos) << expected << "\n" << manifest;
+  options.image = "registry.example/gauntlet:1.0";
+  options.binary = "/opt/gauntlet/bin/gauntlet";
+  options.memory = "6Gi";
+  return options;
 }
 
-TEST(Emit, SlurmArrayCoversEveryShard) {
-  EmitOptions options;
-  options.sweep_path = "it's.yaml";
-  options.sweep_name = "demo-loss";
-  options.out = "results/sweeps/demo-loss";
-  options.shards = 12;
-  options.cells = 36;
-  const std::string script = slurm_script(options);
+// The pod spec of a Job document, checked for what both Jobs must share.
+YAML::Node checked_pod(const YAML::Node& job, const EmitOptions& o) {
+  const YAML::Node pod = job["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["restartPolicy"].as<std::string>(), "Never");
+  const YAML::Node container = pod["containers"][0];
+  EXPECT_EQ(container["image"].as<std::string>(), o.image);
+  EXPECT_EQ(container["command"][0].as<std::string>(), o.binary);
+  EXPECT_TRUE(container["resources"]["requests"]["cpu"]);
+  EXPECT_TRUE(container["resources"]["requests"]["memory"]);
+  const YAML::Node mount = container["volumeMounts"][0];
+  EXPECT_EQ(mount["mountPath"].as<std::string>(), o.out);
+  EXPECT_EQ(mount["mountPath"].as<std::string>().front(), '/');
+  const YAML::Node volume = pod["volumes"][0];
+  EXPECT_EQ(volume["name"].as<std::string>(), mount["name"].as<std::string>());
+  EXPECT_EQ(volume["persistentVolumeClaim"]["claimName"].as<std::string>(), o.claim);
+  EXPECT_FALSE(volume["emptyDir"]);  // results must outlive the pods
+  return container;
+}
+
+std::vector<std::string> strings(const YAML::Node& list) {
+  std::vector<std::string> out;
+  for (const YAML::Node& item : list) out.push_back(item.as<std::string>());
+  return out;
+}
+
+TEST(Emit, KubernetesShardsWriteToASharedClaimAndAGatherJobMergesThem) {
+  const EmitOptions o = demo_launcher();
+  const std::vector<YAML::Node> docs = YAML::LoadAll(kubernetes_manifest(o));
+  ASSERT_EQ(docs.size(), 3u);
+  const YAML::Node& claim = docs[0];
+  EXPECT_EQ(claim["kind"].as<std::string>(), "PersistentVolumeClaim");
+  EXPECT_EQ(claim["metadata"]["name"].as<std::string>(), o.claim);
+  EXPECT_EQ(strings(claim["spec"]["accessModes"]), std::vector<std::string>{"ReadWriteMany"});
+  EXPECT_EQ(claim["spec"]["resources"]["requests"]["storage"].as<std::string>(), o.storage);
+
+  const YAML::Node& job = docs[1];
+  EXPECT_EQ(job["kind"].as<std::string>(), "Job");
+  EXPECT_EQ(job["metadata"]["name"].as<std::string>(), "gauntlet-sweep-demo-loss");
+  EXPECT_EQ(job["spec"]["completionMode"].as<std::string>(), "Indexed");
+  EXPECT_EQ(job["spec"]["completions"].as<int>(), 12);
+  EXPECT_EQ(job["spec"]["parallelism"].as<int>(), 12);
+  const YAML::Node shard = checked_pod(job, o);
+  EXPECT_EQ(strings(shard["args"]),
+            (std::vector<std::string>{"sweep", o.sweep_path, "--shard", "$(JOB_COMPLETION_INDEX)/12", "--jobs", "1",
+                                      "--no-progress", "--out", o.out}));
+  EXPECT_EQ(shard["resources"]["requests"]["memory"].as<std::string>(), "6Gi");
+
+  const YAML::Node& gather = docs[2];
+  EXPECT_EQ(gather["kind"].as<std::string>(), "Job");
+  EXPECT_EQ(gather["metadata"]["name"].as<std::string>(), "gauntlet-sweep-demo-loss-gather");
+  EXPECT_GE(gather["spec"]["backoffLimit"].as<int>(), 10);  // retried while cells are missing
+  EXPECT_EQ(strings(checked_pod(gather, o)["args"]), (std::vector<std::string>{"report", o.out}));
+}
+
+TEST(Emit, SlurmArrayHasLimitsASharedFolderAndAGatherStep) {
+  EmitOptions o = demo_launcher();
+  o.sweep_path = "it's.yaml";
+  o.sweep_name = "demo-loss";
+  o.out = "/shared/results/demo-loss";
+  const std::string script = slurm_script(o);
   EXPECT_EQ(script.rfind("#!/bin/bash\n", 0), 0u);
-  for (const char* expected : {"#SBATCH --array=0-11\n", "sweep 'it'\\''s.yaml' --shard \"${SLURM_ARRAY_TASK_ID}/12\"",
-                               "--out 'results/sweeps/demo-loss'"})
+  for (const char* expected :
+       {"#SBATCH --array=0-11\n", "#SBATCH --time=04:00:00\n", "#SBATCH --mem=6144M\n", "#SBATCH --cpus-per-task=2\n",
+        "sweep 'it'\\''s.yaml' --shard \"${SLURM_ARRAY_TASK_ID}/12\"", "--out '/shared/results/demo-loss'\n",
+        "--dependency=afterok:\"${SLURM_ARRAY_JOB_ID}\"", "report '\\''/shared/results/demo-loss'\\''"})
     EXPECT_NE(script.find(expected), std::string::npos) << expected << "\n" << script;
+}
+
+TEST(Emit, SlurmMemoryFromKubernetesQuantities) {
+  EXPECT_EQ(slurm_memory("4Gi"), "4096M");
+  EXPECT_EQ(slurm_memory("512Mi"), "512M");
+  EXPECT_EQ(slurm_memory("2G"), "1908M");
+  EXPECT_EQ(slurm_memory("lots"), "");
 }
 
 }  // namespace
