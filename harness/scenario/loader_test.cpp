@@ -326,15 +326,6 @@ std::string case_name(const testing::TestParamInfo<BadCase>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Loader, BadInput, testing::ValuesIn(bad_cases()), case_name);
 
-TEST(Loader, UnreadableFileIsNamedWithoutAPosition) {
-  try {
-    load_scenario("nonexistent.yaml", test_registry());
-    FAIL() << "a missing file loaded";
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "nonexistent.yaml: cannot read the scenario file: No such file or directory");
-  }
-}
-
 TEST(Loader, CoversEnoughErrorClasses) { EXPECT_GE(bad_cases().size(), 40u); }
 
 sim::Topology small_topology(int hosts) {
