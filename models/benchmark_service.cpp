@@ -10,12 +10,12 @@
 
 namespace gauntlet::models {
 
-BenchmarkService::BenchmarkService(sim::NetworkEngine& engine, TrainingJob& job, sim::TelemetryBus& bus,
-                                   GpuClock gpu_clock, std::uint64_t seed, BenchmarkSettings settings)
+BenchmarkService::BenchmarkService(sim::NetworkEngine& engine, JobControl& job, sim::TelemetryBus& bus,
+                                   KernelRunner gpus, std::uint64_t seed, BenchmarkSettings settings)
     : engine_(engine),
       job_(job),
       bus_(bus),
-      gpu_clock_(std::move(gpu_clock)),
+      gpus_(std::move(gpus)),
       rng_(sim::RngStreams(seed).stream("benchmarks")),
       settings_(settings) {}
 
@@ -71,9 +71,9 @@ void BenchmarkService::run_gemm(const BenchmarkOrder& order) {
   std::vector<Result> results;
   sim::Nanos longest = 0;
   for (const auto& [worker, place] : gpus) {
-    if (job_.gpu_failed(place.first, place.second)) continue;  // a dead GPU runs nothing
-    const double clock = std::max(1e-6, gpu_clock_(place.first, place.second));
-    const sim::Nanos d = jittered(static_cast<sim::Nanos>(std::llround(static_cast<double>(settings_.gemm_time) / clock)));
+    const std::optional<sim::Nanos> ran = gpus_(place.first, place.second, settings_.gemm_time);
+    if (!ran) continue;  // a dead GPU runs nothing and reports nothing
+    const sim::Nanos d = jittered(*ran);
     results.push_back({worker, d});
     longest = std::max(longest, d);
   }

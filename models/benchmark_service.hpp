@@ -1,15 +1,18 @@
 #pragma once
-// Validation benchmarks that pause training (Falcon's third step), served
-// from the physical state of the cluster.
+// Validation benchmarks that pause training (Falcon's third step). Each
+// result comes from running the benchmark on the simulated hardware: the
+// service acts on the job through models::JobControl and never reads the
+// cluster's fault state.
 //
 // A request holds the job at its next iteration boundary; once it has
 // stopped, the queued benchmarks run one after another and training resumes
 // when the last is done. The pause is the requester's cost: the job makes
 // no progress while it lasts.
 //  * gemm: every target GPU runs the same fixed matrix multiplications at
-//    once; each takes gemm_time / (its clock relative to nominal). Only the
-//    GPU's own speed matters: CPU contention on the host slows data loading
-//    and kernel launch in training, not a GEMM loop already on the device.
+//    once (a kernel of gemm_time on a nominal GPU, run by a KernelRunner);
+//    a GPU that cannot run it reports nothing. Only the GPU's own clock
+//    matters: CPU contention on the host slows data loading and kernel
+//    launch in training, not a GEMM loop already on the device.
 //  * allreduce: every target data-parallel communicator runs one ring
 //    allreduce of allreduce_bytes at once, over the RNICs the job uses and
 //    the real paths, so loss, congestion or a slow flow table on a ring's
@@ -21,10 +24,11 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "models/training_job.hpp"
+#include "models/job_control.hpp"
 #include "sim/network_engine.hpp"
 #include "sim/rng.hpp"
 #include "sim/telemetry_bus.hpp"
@@ -51,10 +55,13 @@ struct BenchmarkCost {
   double pause_iterations = 0;  // the same in iterations at the pace the job had when it stopped
 };
 
+// Runs a kernel of `nominal` duration (on a nominal GPU) on a GPU: how long
+// it took there, or nothing when the GPU could not run it.
+using KernelRunner = std::function<std::optional<sim::Nanos>(int host, int gpu, sim::Nanos nominal)>;
+
 class BenchmarkService {
  public:
-  using GpuClock = std::function<double(int host, int gpu)>;  // 1 = nominal
-  BenchmarkService(sim::NetworkEngine& engine, TrainingJob& job, sim::TelemetryBus& bus, GpuClock gpu_clock,
+  BenchmarkService(sim::NetworkEngine& engine, JobControl& job, sim::TelemetryBus& bus, KernelRunner gpus,
                    std::uint64_t seed, BenchmarkSettings settings = {});
 
   // Queues a benchmark; unknown kinds are rejected with std::invalid_argument.
@@ -75,9 +82,9 @@ class BenchmarkService {
   sim::Nanos jittered(sim::Nanos value);
 
   sim::NetworkEngine& engine_;
-  TrainingJob& job_;
+  JobControl& job_;
   sim::TelemetryBus& bus_;
-  GpuClock gpu_clock_;
+  KernelRunner gpus_;
   sim::Rng rng_;
   BenchmarkSettings settings_;
   std::deque<BenchmarkOrder> queue_;

@@ -59,11 +59,17 @@ void IterationRun::plan_compute() {
   replica_m_.resize(static_cast<std::size_t>(dp));
   replica_slot_.assign(static_cast<std::size_t>(dp), 0);
   for (int i = 0; i < dp; ++i) replica_m_[static_cast<std::size_t>(i)] = in_.split.replica_microbatches(i, m);
+  o_->microbatches.resize(static_cast<std::size_t>(ranks));
+  o_->layers.assign(static_cast<std::size_t>(ranks), 0);
   for (int r = 0; r < ranks; ++r) {
     const RankPlace& p = placement.rank(r);
     const double speed = std::min(1.0, in_.cluster.gpu_speed(p.host, p.gpu));
     const double per_microbatch = slot0 * in_.split.stage_share(p.pp) / speed;
     const int mi = replica_m_[static_cast<std::size_t>(p.dp)];
+    o_->microbatches[static_cast<std::size_t>(r)] = static_cast<std::uint32_t>(mi);
+    if (!in_.split.stage_layers.empty())
+      o_->layers[static_cast<std::size_t>(r)] =
+          static_cast<std::uint32_t>(in_.split.stage_layers[static_cast<std::size_t>(p.pp)]);
     o_->busy[static_cast<std::size_t>(r)] = static_cast<sim::Nanos>(std::llround(per_microbatch * mi));
     auto& rs = replica_slot_[static_cast<std::size_t>(p.dp)];
     rs = std::max(rs, static_cast<sim::Nanos>(std::llround(per_microbatch)) + tp_time_ / m);

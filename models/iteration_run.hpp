@@ -39,6 +39,9 @@ struct IterationOutcome {
   sim::Nanos start = 0;
   sim::Nanos duration = 0;
   std::vector<sim::Nanos> busy;            // per rank: compute time (bubble excluded)
+  // Per rank under a work split (empty when even): the micro-batches it
+  // ran and its stage's layers (0: the even split's).
+  std::vector<std::uint32_t> microbatches, layers;
   std::vector<telemetry::Record> records;  // of the iteration that started at `start`
 };
 

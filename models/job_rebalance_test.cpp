@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "models/job_measurements.hpp"
 #include "models/roce_transport.hpp"
 #include "models/training_job.hpp"
 #include "sim/flow/flow_engine.hpp"
@@ -87,9 +88,18 @@ JobSpec job(int pp) {
   return j;
 }
 
+// The speeds telemetry shows of the job so far (drains its bus).
+std::vector<double> measured_speeds(const TrainingJob& training, sim::TelemetryBus& bus, sim::Nanos now,
+                                    bool per_replica) {
+  JobMeasurements measured(training.spec());
+  measured.observe(bus.drain(now));
+  return per_replica ? measured.replica_speeds(training.placement()) : measured.stage_speeds(training.placement());
+}
+
 // Durations of the iteration before the throttle, with it, and after the
-// split `make_split` (given the job's measured speeds) took effect.
-std::vector<sim::Nanos> durations(int pp, std::function<WorkSplit(const TrainingJob&)> make_split) {
+// split `make_split` (given the replicas' or stages' measured speeds) took effect.
+std::vector<sim::Nanos> durations(int pp, bool per_replica,
+                                  std::function<WorkSplit(const std::vector<double>&)> make_split) {
   const std::string out = sim::run_isolated([=] {
     sim::Topology topology(cluster());
     sim::FlowEngine engine(topology, 5);
@@ -97,7 +107,9 @@ std::vector<sim::Nanos> durations(int pp, std::function<WorkSplit(const Training
     TrainingJob training(job(pp), topology, engine, bus);
     training.set_fast_forward(false);
     engine.schedule_at(30 * sim::kSecond, [&] { training.set_gpu_speed(3, 2, 0.5); });
-    engine.schedule_at(60 * sim::kSecond, [&] { training.apply_work_split(make_split(training), sim::kSecond); });
+    engine.schedule_at(60 * sim::kSecond, [&] {
+      training.apply_work_split(make_split(measured_speeds(training, bus, engine.now(), per_replica)), sim::kSecond);
+    });
     training.start(0, 120 * sim::kSecond);
     engine.run_until(120 * sim::kSecond);
     std::ostringstream o;
@@ -141,7 +153,7 @@ std::string timeline(bool fast_forward) {
     engine.schedule_at(30 * sim::kSecond, [&] { training.set_gpu_speed(3, 2, 0.5); });
     engine.schedule_at(61 * sim::kSecond + sim::kSecond / 2, [&] {
       WorkSplit s;
-      s.microbatches = balance_microbatches(training.replica_speeds(), 32, 2);
+      s.microbatches = balance_microbatches(measured_speeds(training, bus, engine.now(), true), 32, 2);
       training.apply_work_split(s, 2 * sim::kSecond);
     });
     engine.schedule_at(150 * sim::kSecond, [&] { training.apply_work_split({}, 2 * sim::kSecond); });
@@ -162,9 +174,9 @@ TEST(Rebalance, FastForwardGivesTheSameTimelineUnderASplit) {
 }
 
 TEST(Rebalance, FewerMicrobatchesOnTheSlowReplicaCutTheIterationToTheBalancedTime) {
-  const auto d = durations(1, [](const TrainingJob& j) {
+  const auto d = durations(1, true, [](const std::vector<double>& replica_speeds) {
     WorkSplit s;
-    s.microbatches = balance_microbatches(j.replica_speeds(), 64, 1);
+    s.microbatches = balance_microbatches(replica_speeds, 64, 1);
     return s;
   });
   const double compute = 2.0, comm = sim::to_seconds(d[0]) - compute;  // healthy = compute + allreduce
@@ -180,10 +192,10 @@ TEST(Rebalance, FewerMicrobatchesOnTheSlowReplicaCutTheIterationToTheBalancedTim
 }
 
 TEST(Rebalance, FewerLayersOnTheSlowStageShortenItsSlot) {
-  const auto d = durations(2, [](const TrainingJob& j) {
+  const auto d = durations(2, false, [](const std::vector<double>& stage_speeds) {
     WorkSplit s;
     s.layers_per_stage = 8;
-    s.stage_layers = balance_layers(j.stage_speeds(), 16);
+    s.stage_layers = balance_layers(stage_speeds, 16);
     return s;
   });
   // pp 2, 8 micro-batches: 9 slots of 2 s / 9. A half-speed GPU on a stage

@@ -9,6 +9,8 @@
 #include <tuple>
 
 #include "models/benchmark_service.hpp"
+#include "models/job_console.hpp"
+#include "models/simulated_gpus.hpp"
 #include "models/training_job.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/isolated_run.hpp"
@@ -173,8 +175,11 @@ TEST(BenchmarkService, GemmFollowsTheClockAndRingsFollowTheirPaths) {
     training.set_change_horizon([] { return 2 * sim::kMinute; });
     engine.set_link_state(topology.host_link(topology.endpoint(1, 2)), {0.25, 0, true});
     BenchmarkSettings settings;
-    BenchmarkService service(engine, training, bus, [](int h, int g) { return h == 1 && g == 2 ? 0.5 : 1.0; }, 5,
-                             settings);
+    JobMeasurements measured(job());
+    JobConsole console(training, measured);
+    BenchmarkService service(engine, console, bus,
+                             simulated_gpus(training.cluster(), [](int h, int g) { return h == 1 && g == 2 ? 0.5 : 1.0; }),
+                             5, settings);
     engine.schedule_at(10 * kSecond, [&] {
       service.submit({"falcon", "gemm", {}});
       service.submit({"falcon", "allreduce", {}});

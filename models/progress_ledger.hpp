@@ -6,17 +6,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/job_status.hpp"
 #include "sim/time.hpp"
 
 namespace gauntlet::models {
-
-// Consecutive iterations with the same duration.
-struct IterationSpan {
-  std::uint64_t first = 0;  // 0-based iteration index
-  std::uint64_t count = 0;
-  sim::Nanos start = 0;
-  sim::Nanos duration = 0;
-};
 
 class ProgressLedger {
  public:

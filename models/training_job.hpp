@@ -40,20 +40,13 @@
 #include "models/iteration_run.hpp"
 #include "models/job_rebalance.hpp"
 #include "models/job_spec.hpp"
+#include "models/job_status.hpp"
 #include "models/placement.hpp"
 #include "models/progress_ledger.hpp"
 #include "sim/network_engine.hpp"
 #include "sim/telemetry_bus.hpp"
 
 namespace gauntlet::models {
-
-enum class JobState {
-  idle,           // not started
-  running,        // iterating or writing a checkpoint
-  hung,           // a collective waits for a rank that will never come
-  restarting,     // hardware available; resuming after restart_cost
-  waiting,        // crashed; waiting for a spare or a repair
-};
 
 class TrainingJob {
  public:
@@ -101,15 +94,12 @@ class TrainingJob {
   // A GPU's compute speed relative to nominal (1.0); takes effect from the
   // next iteration.
   void set_gpu_speed(int host, int gpu, double speed) { cluster_.set_gpu_speed(host, gpu, speed); }
-  double gpu_speed(int host, int gpu) const { return cluster_.gpu_speed(host, gpu); }
   // Fail-stop: the GPU or host stops; the job hangs in its next collective
   // until the watchdog fires after collective_timeout (or a mitigation acts).
   void fail_gpu(int host, int gpu);
   void fail_host(int host);
   void repair_gpu(int host, int gpu);
   void repair_host(int host);
-  bool gpu_failed(int host, int gpu) const { return cluster_.gpu_failed(host, gpu); }
-  bool host_failed(int host) const { return cluster_.host_failed(host); }
   // The RNIC's link is down: NCCL moves its GPUs' traffic to `fallback_nic`
   // of the same host without any error. The step in flight is retried on the
   // fallback. Traffic moves back only when the job's communicators are
@@ -157,10 +147,6 @@ class TrainingJob {
   // split. Off the running state it takes effect at the next resume.
   void apply_work_split(WorkSplit split, sim::Nanos pause);
   const WorkSplit& work_split() const { return split_; }
-  // The slowest GPU speed per DP replica / per pipeline stage, as the
-  // framework reads it off its ranks' compute times.
-  std::vector<double> replica_speeds() const;
-  std::vector<double> stage_speeds() const;
 
   // --- Network levers (job_rebalance.cpp) ---
   // Re-pairing traffic around a bad link rebuilds the job's communicators:

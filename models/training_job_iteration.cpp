@@ -163,6 +163,10 @@ void TrainingJob::finish_iteration(std::shared_ptr<IterationOutcome> outcome) {
       it->set_start_ns(outcome->start);
       it->set_end_ns(end);
       it->set_compute_ns(outcome->busy[static_cast<std::size_t>(r)]);
+      if (!outcome->microbatches.empty()) {
+        it->set_microbatches(outcome->microbatches[static_cast<std::size_t>(r)]);
+        it->set_layers(outcome->layers[static_cast<std::size_t>(r)]);
+      }
       records.push_back(std::move(record));
     }
     for (telemetry::Record& record : outcome->records) records.push_back(std::move(record));

@@ -44,24 +44,4 @@ void TrainingJob::move_nic_traffic(int host, int nic, int to_nic, sim::Nanos pau
   if (running) restart_step();
 }
 
-std::vector<double> TrainingJob::replica_speeds() const {
-  std::vector<double> out(static_cast<std::size_t>(job_.parallelism.dp), 1.0);
-  for (int r = 0; r < placement_->ranks(); ++r) {
-    const RankPlace& p = placement_->rank(r);
-    double& slot = out[static_cast<std::size_t>(p.dp)];
-    slot = std::min(slot, cluster_.gpu_speed(p.host, p.gpu));
-  }
-  return out;
-}
-
-std::vector<double> TrainingJob::stage_speeds() const {
-  std::vector<double> out(static_cast<std::size_t>(job_.parallelism.pp), 1.0);
-  for (int r = 0; r < placement_->ranks(); ++r) {
-    const RankPlace& p = placement_->rank(r);
-    double& slot = out[static_cast<std::size_t>(p.pp)];
-    slot = std::min(slot, cluster_.gpu_speed(p.host, p.gpu));
-  }
-  return out;
-}
-
 }  // namespace gauntlet::models

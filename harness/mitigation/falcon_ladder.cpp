@@ -40,7 +40,7 @@ models::WorkSplit even_split(const models::JobSpec& spec) {
 
 }  // namespace
 
-void FalconLadderPolicy::on_alert(const Alert& alert, models::TrainingJob& /*job*/, sim::Nanos now) {
+void FalconLadderPolicy::on_alert(const Alert& alert, models::JobControl& /*job*/, sim::Nanos now) {
   if (alert.kind != "fail_slow" && alert.kind != "network") return;
   if (!episode_start_) {
     // The detector's stamp is its estimate of when the slowdown showed.
@@ -61,17 +61,17 @@ void FalconLadderPolicy::on_alert(const Alert& alert, models::TrainingJob& /*job
   }
 }
 
-bool FalconLadderPolicy::compute_slow(const models::TrainingJob& job) const {
-  const std::vector<double> speeds = job.replica_speeds();
+bool FalconLadderPolicy::compute_slow(const models::JobControl& job) const {
+  const std::vector<double> speeds = job.measurements().replica_speeds(job.placement());
   return std::any_of(speeds.begin(), speeds.end(), [](double s) { return s < kSlowSpeed; });
 }
 
-bool FalconLadderPolicy::iterations_slow(const models::TrainingJob& job) const {
+bool FalconLadderPolicy::iterations_slow(const models::JobControl& job) const {
   if (job.timeline().empty() || healthy_ == 0) return false;
   return static_cast<double>(job.timeline().back().duration) > kSlowIteration * static_cast<double>(healthy_);
 }
 
-void FalconLadderPolicy::on_tick(models::TrainingJob& job, sim::Nanos now) {
+void FalconLadderPolicy::on_tick(models::JobControl& job, sim::Nanos now) {
   if (job.state() != models::JobState::running) {
     last_tick_ = std::max(last_tick_, now);  // a restart's downtime is its own cost
     return;
@@ -118,7 +118,7 @@ void FalconLadderPolicy::on_tick(models::TrainingJob& job, sim::Nanos now) {
   if (lever && loss_s_ >= sim::to_seconds(cost(*lever))) take(job, *lever, now);
 }
 
-void FalconLadderPolicy::end_episode(models::TrainingJob& job, sim::Nanos now) {
+void FalconLadderPolicy::end_episode(models::JobControl& job, sim::Nanos now) {
   if (!job.work_split().even()) {
     job.apply_work_split(even_split(job.spec()), costs_.rebalance);
     record({sim::to_seconds(now), "even-split", {}, 0});
@@ -137,7 +137,7 @@ sim::Nanos FalconLadderPolicy::cost(LadderLever lever) const {
   return costs_.restart;
 }
 
-bool FalconLadderPolicy::lever_applies(const models::TrainingJob& job, LadderLever lever) const {
+bool FalconLadderPolicy::lever_applies(const models::JobControl& job, LadderLever lever) const {
   switch (lever) {
     case LadderLever::rebalance:
     case LadderLever::relayout: return compute_slow(job) && planned_split(job, lever).has_value();
@@ -153,7 +153,7 @@ bool FalconLadderPolicy::lever_applies(const models::TrainingJob& job, LadderLev
 
 // The ladder only climbs: the next lever is the first applicable one above
 // the last taken, or another re-pairing target at the same rung.
-std::optional<LadderLever> FalconLadderPolicy::next_lever(const models::TrainingJob& job) const {
+std::optional<LadderLever> FalconLadderPolicy::next_lever(const models::JobControl& job) const {
   const int at = taken_.empty() ? -1 : position(taken_.back());
   for (LadderLever lever : kOrder) {
     const int p = position(lever);
@@ -163,7 +163,7 @@ std::optional<LadderLever> FalconLadderPolicy::next_lever(const models::Training
   return std::nullopt;
 }
 
-void FalconLadderPolicy::take(models::TrainingJob& job, LadderLever lever, sim::Nanos now) {
+void FalconLadderPolicy::take(models::JobControl& job, LadderLever lever, sim::Nanos now) {
   undo_ = Undo{lever, job.work_split(), {}, job.timeline().back().duration};
   switch (lever) {
     case LadderLever::rebalance:
@@ -202,7 +202,7 @@ void FalconLadderPolicy::take(models::TrainingJob& job, LadderLever lever, sim::
 // layers x the largest (m_i + pp - 1) / speed over the replicas. Its
 // inverse is the stage's speed for the balance, so a layer move on top of a
 // micro-batch split only corrects what that split left.
-std::vector<double> FalconLadderPolicy::stage_paces(const models::TrainingJob& job, const models::WorkSplit& split) {
+std::vector<double> FalconLadderPolicy::stage_paces(const models::JobControl& job, const models::WorkSplit& split) {
   const models::JobSpec& spec = job.spec();
   const int pp = spec.parallelism.pp;
   std::vector<double> worst(static_cast<std::size_t>(pp), 0);
@@ -210,7 +210,7 @@ std::vector<double> FalconLadderPolicy::stage_paces(const models::TrainingJob& j
     const models::RankPlace& p = job.placement().rank(r);
     const double slots = split.replica_microbatches(p.dp, spec.microbatches) + pp - 1;
     double& w = worst[static_cast<std::size_t>(p.pp)];
-    w = std::max(w, slots / std::min(1.0, job.gpu_speed(p.host, p.gpu)));
+    w = std::max(w, slots / job.measurements().rank_speed(job.placement(), r));
   }
   std::vector<double> pace;
   for (double w : worst) pace.push_back(1 / w);
@@ -219,7 +219,7 @@ std::vector<double> FalconLadderPolicy::stage_paces(const models::TrainingJob& j
 
 // The compute levers only help when there is something to shift work
 // between: the split they would make, if it differs from the current one.
-std::optional<models::WorkSplit> FalconLadderPolicy::planned_split(const models::TrainingJob& job,
+std::optional<models::WorkSplit> FalconLadderPolicy::planned_split(const models::JobControl& job,
                                                                    LadderLever lever) const {
   const models::JobSpec& spec = job.spec();
   const int dp = spec.parallelism.dp, pp = spec.parallelism.pp;
@@ -227,7 +227,7 @@ std::optional<models::WorkSplit> FalconLadderPolicy::planned_split(const models:
   models::WorkSplit split = job.work_split();
   split.layers_per_stage = layers / pp;
   if (lever == LadderLever::rebalance && dp > 1 && spec.microbatches > 1)
-    split.microbatches = models::balance_microbatches(job.replica_speeds(), dp * spec.microbatches, pp);
+    split.microbatches = models::balance_microbatches(job.measurements().replica_speeds(job.placement()), dp * spec.microbatches, pp);
   else if (lever == LadderLever::relayout && pp > 1 && layers > pp) {
     split.stage_layers = models::balance_layers(stage_paces(job, split), layers);
     if (std::all_of(split.stage_layers.begin(), split.stage_layers.end(),
@@ -242,7 +242,7 @@ std::optional<models::WorkSplit> FalconLadderPolicy::planned_split(const models:
 
 // The first suspect, in the order the episode's alerts named them, that
 // re-pairing has not yet moved traffic around.
-std::optional<FalconLadderPolicy::Repair> FalconLadderPolicy::next_repair(const models::TrainingJob& job) const {
+std::optional<FalconLadderPolicy::Repair> FalconLadderPolicy::next_repair(const models::JobControl& job) const {
   const sim::Topology& topology = job.topology();
   const int rnics = topology.shape().rnics_per_host;
   const models::Placement& placement = job.placement();
@@ -291,7 +291,7 @@ std::optional<FalconLadderPolicy::Repair> FalconLadderPolicy::next_repair(const 
 // two rings' edges at half rate each: the iteration's communication, about
 // healthy minus compute, comes on top of the healthy time. The move is worth
 // a rebuild only when iterations are slower than that by a clear margin.
-bool FalconLadderPolicy::move_pays(const models::TrainingJob& job) const {
+bool FalconLadderPolicy::move_pays(const models::JobControl& job) const {
   if (job.timeline().empty() || healthy_ == 0) return false;
   const double healthy = static_cast<double>(healthy_);
   const double communication = std::max(0.0, healthy - static_cast<double>(job.spec().compute_per_iteration));
@@ -299,9 +299,9 @@ bool FalconLadderPolicy::move_pays(const models::TrainingJob& job) const {
 }
 
 // What a restart swaps out: the first suspect on a host the job uses;
-// failing that, for a compute slowdown, the job's slowest GPU. A suspect in
+// failing that, for a compute slowdown, the GPU measured slowest. A suspect in
 // the fabric (a switch, a leaf-spine link) leaves nothing to swap.
-std::string FalconLadderPolicy::restart_target(const models::TrainingJob& job) const {
+std::string FalconLadderPolicy::restart_target(const models::JobControl& job) const {
   for (const std::string& name : suspects_) {
     const int host = host_of_component(name);
     if (host >= 0 && job.placement().uses_host(host)) return name;
@@ -310,9 +310,9 @@ std::string FalconLadderPolicy::restart_target(const models::TrainingJob& job) c
   std::string target;
   double slowest = kSlowSpeed;
   for (int r = 0; r < job.placement().ranks(); ++r) {
-    const models::RankPlace& p = job.placement().rank(r);
-    if (job.gpu_speed(p.host, p.gpu) < slowest) {
-      slowest = job.gpu_speed(p.host, p.gpu);
+    const double speed = job.measurements().rank_speed(job.placement(), r);
+    if (speed < slowest) {
+      slowest = speed;
       target = job.placement().worker_name(r);
     }
   }
@@ -321,7 +321,7 @@ std::string FalconLadderPolicy::restart_target(const models::TrainingJob& job) c
 
 // The last rung: roll back to the checkpoint and restart with the
 // target's host swapped for a spare.
-void FalconLadderPolicy::restart(models::TrainingJob& job, sim::Nanos now) {
+void FalconLadderPolicy::restart(models::JobControl& job, sim::Nanos now) {
   const std::vector<std::string> components = {restart_target(job)};
   const int spares = job.isolate(components);
   // The restart starts from an even split: it rebuilds the layout anyway.

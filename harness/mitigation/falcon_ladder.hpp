@@ -17,8 +17,9 @@
 //      taken when the suspect sits in the fabric: a restart on the same
 //      hosts meets the same link).
 //
-// Cause. The job's own measurement decides: while some replica's slowest
-// GPU runs below nominal the slowdown is compute and only levers 1, 2 and 4
+// Cause. The job's own measurement decides (each GPU's speed as its compute
+// times show it, JobMeasurements): while some replica's slowest GPU runs
+// below nominal the slowdown is compute and only levers 1, 2 and 4
 // apply; otherwise it is communication and only 3 and 4 apply (moving work
 // between GPUs does nothing for a lossy link, re-pairing nothing for a slow
 // GPU). Lever 3 needs a suspect naming a network component, one untried
@@ -73,8 +74,9 @@ enum class LadderLever { rebalance, relayout, repair, restart };
 class FalconLadderPolicy final : public MitigationPolicy {
  public:
   explicit FalconLadderPolicy(LadderCosts costs) : costs_(costs) {}
-  void on_alert(const Alert& alert, models::TrainingJob& job, sim::Nanos now) override;
-  void on_tick(models::TrainingJob& job, sim::Nanos now) override;
+  void on_alert(const Alert& alert, models::JobControl& job, sim::Nanos now) override;
+  void on_tick(models::JobControl& job, sim::Nanos now) override;
+  bool reads_measurements() const override { return true; }
 
   // Levers taken in the current (or last) episode, in order.
   const std::vector<LadderLever>& taken() const { return taken_; }
@@ -88,19 +90,19 @@ class FalconLadderPolicy final : public MitigationPolicy {
     int host = -1, nic = -1, to = -1;  // move
   };
 
-  bool compute_slow(const models::TrainingJob& job) const;
-  bool iterations_slow(const models::TrainingJob& job) const;
+  bool compute_slow(const models::JobControl& job) const;
+  bool iterations_slow(const models::JobControl& job) const;
   sim::Nanos cost(LadderLever lever) const;
-  bool lever_applies(const models::TrainingJob& job, LadderLever lever) const;
-  std::optional<LadderLever> next_lever(const models::TrainingJob& job) const;
-  void take(models::TrainingJob& job, LadderLever lever, sim::Nanos now);
-  std::optional<models::WorkSplit> planned_split(const models::TrainingJob& job, LadderLever lever) const;
-  static std::vector<double> stage_paces(const models::TrainingJob& job, const models::WorkSplit& split);
-  std::optional<Repair> next_repair(const models::TrainingJob& job) const;
-  bool move_pays(const models::TrainingJob& job) const;
-  std::string restart_target(const models::TrainingJob& job) const;
-  void restart(models::TrainingJob& job, sim::Nanos now);
-  void end_episode(models::TrainingJob& job, sim::Nanos now);
+  bool lever_applies(const models::JobControl& job, LadderLever lever) const;
+  std::optional<LadderLever> next_lever(const models::JobControl& job) const;
+  void take(models::JobControl& job, LadderLever lever, sim::Nanos now);
+  std::optional<models::WorkSplit> planned_split(const models::JobControl& job, LadderLever lever) const;
+  static std::vector<double> stage_paces(const models::JobControl& job, const models::WorkSplit& split);
+  std::optional<Repair> next_repair(const models::JobControl& job) const;
+  bool move_pays(const models::JobControl& job) const;
+  std::string restart_target(const models::JobControl& job) const;
+  void restart(models::JobControl& job, sim::Nanos now);
+  void end_episode(models::JobControl& job, sim::Nanos now);
 
   LadderCosts costs_;
   std::optional<sim::Nanos> episode_start_;

@@ -16,7 +16,7 @@ int host_of_component(const std::string& id) {
   return parsed ? parsed->host : -1;
 }
 
-void IsolateRestartPolicy::on_alert(const Alert& alert, models::TrainingJob& job, sim::Nanos now) {
+void IsolateRestartPolicy::on_alert(const Alert& alert, models::JobControl& job, sim::Nanos now) {
   // Swapping a host fixes what sits in the host: a hung or slow GPU, node or
   // RNIC reported as fail_stop / fail_slow. A network alert points into the
   // fabric (a link, or a path slowed by an ECMP collision), which a spare

@@ -2,13 +2,19 @@
 // Mitigation policies act on a detector's alerts inside the simulation, the
 // way an operator's automation would. Each detector then gets a run of its
 // own, so what its alerts cost or saved shows up as lost iterations.
+//
+// A policy decides from what an operator could measure: the alert, the job's
+// iteration timeline and the speeds telemetry measured (JobMeasurements),
+// and acts through the levers of models::JobControl. It never sees the
+// cluster's fault state (a GPU's stored speed, failed hardware); this
+// library does not link the models that hold it.
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/detectors/alert.hpp"
-#include "models/training_job.hpp"
+#include "models/job_control.hpp"
 #include "sim/time.hpp"
 
 namespace gauntlet::harness {
@@ -29,9 +35,11 @@ class MitigationPolicy {
  public:
   virtual ~MitigationPolicy() = default;
   // Called at simulated time `now` with each alert the observed detector raised.
-  virtual void on_alert(const Alert& alert, models::TrainingJob& job, sim::Nanos now) = 0;
+  virtual void on_alert(const Alert& alert, models::JobControl& job, sim::Nanos now) = 0;
   // Called at every observe interval, after the interval's alerts.
-  virtual void on_tick(models::TrainingJob& /*job*/, sim::Nanos /*now*/) {}
+  virtual void on_tick(models::JobControl& /*job*/, sim::Nanos /*now*/) {}
+  // Whether it reads JobMeasurements (the runner measures only then).
+  virtual bool reads_measurements() const { return false; }
   const std::vector<MitigationAction>& actions() const { return actions_; }
 
  protected:
@@ -48,7 +56,7 @@ class MitigationPolicy {
 class IsolateRestartPolicy final : public MitigationPolicy {
  public:
   explicit IsolateRestartPolicy(sim::Nanos restart_cost) : restart_cost_(restart_cost) {}
-  void on_alert(const Alert& alert, models::TrainingJob& job, sim::Nanos now) override;
+  void on_alert(const Alert& alert, models::JobControl& job, sim::Nanos now) override;
 
  private:
   sim::Nanos restart_cost_;

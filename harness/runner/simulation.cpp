@@ -22,6 +22,8 @@
 #include "models/benchmark_service.hpp"
 #include "models/collectives/flows.hpp"
 #include "models/host/job_view.hpp"
+#include "models/job_console.hpp"
+#include "models/simulated_gpus.hpp"
 #include "models/profiler.hpp"
 #include "models/telemetry/fabric_sampler.hpp"
 #include "models/telemetry/flow_table_sampler.hpp"
@@ -163,6 +165,10 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     detectors = make_detectors(observed, registry, topology, request.observe_interval);
   }
   const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job, scenario.mitigation_costs);
+  // Policies and services see the job through its levers and its telemetry.
+  models::JobMeasurements measured(scenario.job);
+  models::JobConsole console(job, measured);
+  const bool measure = policy && policy->reads_measurements();
   // The hosts' monitoring agents: heartbeats throughout, and probes on
   // request. Each detector's prober starts the probe stream of the run's seed
   // afresh, so a detector draws the same losses beside others as alone.
@@ -186,9 +192,11 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
                                                              return f.type == injectors::FaultType::clock_skew;
                                                            });
   models::Profiler profiler(bus, hardware_from(&effects, &engine), scenario.seed);
-  // Validation benchmarks pause the job while they run; GEMMs see the GPUs' clocks.
+  // Validation benchmarks pause the job while they run; GEMMs run at the GPUs' clocks.
   models::BenchmarkService benchmarks(
-      engine, job, bus, [&effects, &engine](int host, int gpu) { return effects.clock_factor(host, gpu, engine.now()); },
+      engine, console, bus,
+      models::simulated_gpus(job.cluster(),
+                             [&effects, &engine](int host, int gpu) { return effects.clock_factor(host, gpu, engine.now()); }),
       scenario.seed);
   job.set_change_horizon([&scheduler, &profiler, &engine, &effects, skewed] {
     // Routing convergence after a fabric link changes is an engine-internal
@@ -230,6 +238,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     sim::ArenaBatch drained = bus.drain_on_arena(t);  // freed at once at the end of the step
     telemetry::Batch& batch = drained.batch();
     profiler.observe(batch);  // finished windows publish into the next batch
+    if (measure) measured.observe(batch);
     if (collectives) collectives->observe(batch);
     if (sampling) {
       sampler.observe_traffic(batch, [&] { return models::job_endpoints(job, topology); });
@@ -257,7 +266,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
       DetectorOutcome& result = outcome.detectors[d.name];
       for (Alert& alert : d.detector->take_alerts()) {
         alert.detector = d.name;
-        if (policy) policy->on_alert(alert, job, t);
+        if (policy) policy->on_alert(alert, console, t);
         result.alerts.push_back(std::move(alert));
       }
       for (const ProfilingRequest& p : d.detector->take_profiling_requests()) {
@@ -272,7 +281,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
         benchmarks.submit({d.name, std::move(b.kind), std::move(b.targets)});
       }
     }
-    if (policy) policy->on_tick(job, t);
+    if (policy) policy->on_tick(console, t);
     progress.update(t);
   }
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name].status = d.detector->status();

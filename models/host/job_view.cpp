@@ -31,7 +31,7 @@ SampleInputs job_sample_inputs(const TrainingJob& job, const sim::NetworkEngine&
       const Placement& placement = job.placement();
       for (int r = 0; r < placement.ranks(); ++r) {
         const RankPlace& p = placement.rank(r);
-        if (!job.gpu_failed(p.host, p.gpu) && !job.host_failed(p.host)) (*used)->insert({p.host, p.gpu});
+        if (!job.cluster().gpu_failed(p.host, p.gpu)) (*used)->insert({p.host, p.gpu});
       }
     }
     return (*used)->count({host, gpu}) > 0;

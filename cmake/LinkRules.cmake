@@ -1,0 +1,31 @@
+# Dependency rules the build enforces: forbid_link(target forbidden) stops
+# the configuration when `target` links `forbidden`, directly or through
+# any library it links.
+
+function(_gauntlet_link_closure target out)
+  set(seen "")
+  set(todo ${target})
+  while(todo)
+    list(POP_FRONT todo current)
+    string(REGEX REPLACE "^\\$<LINK_ONLY:(.*)>$" "\\1" current "${current}")
+    if(current IN_LIST seen OR NOT TARGET ${current})
+      continue()
+    endif()
+    list(APPEND seen ${current})
+    get_target_property(direct ${current} LINK_LIBRARIES)
+    get_target_property(interface ${current} INTERFACE_LINK_LIBRARIES)
+    foreach(library IN LISTS direct interface)
+      if(library AND NOT library MATCHES "-NOTFOUND$")
+        list(APPEND todo ${library})
+      endif()
+    endforeach()
+  endwhile()
+  set(${out} ${seen} PARENT_SCOPE)
+endfunction()
+
+function(forbid_link target forbidden)
+  _gauntlet_link_closure(${target} closure)
+  if(forbidden IN_LIST closure)
+    message(FATAL_ERROR "${target} links ${forbidden}, which the dependency rules forbid")
+  endif()
+endfunction()
