@@ -192,7 +192,7 @@ std::vector<Flow> contended_flows(const sim::Topology& t) {
 }
 
 // Completion offsets of the flows, or "" if on_all never ran.
-std::string run_set(sim::FlowEngine& engine, const std::vector<Flow>& flows, const FlowReuse& reuse) {
+std::string run_set(sim::NetworkEngine& engine, const std::vector<Flow>& flows, const FlowReuse& reuse) {
   const sim::Nanos start = engine.now();
   auto ends = std::make_shared<std::vector<sim::Nanos>>(flows.size(), -1);
   auto finished = std::make_shared<sim::Nanos>(-1);
@@ -242,6 +242,65 @@ TEST(FlowOutcomeCache, ReplaysExactlyWhatTheSimulationGaveForTheSameNetworkState
   EXPECT_EQ(lines[6], "2 2");  // hits: lines 1 and 3; misses: 0 and 2 (5 was found but not quiet)
   EXPECT_EQ(lines[7], lines[0]);
   EXPECT_EQ(lines[8], "1 1");  // not found, then replayed from the apart simulation
+}
+
+// An engine with the calls every engine has and none of the optional
+// capabilities (replays, simulate_apart): what a second backend may be.
+class PlainEngine final : public sim::NetworkEngine {
+ public:
+  explicit PlainEngine(sim::NetworkEngine& inner) : inner_(inner) {}
+  const sim::Topology& topology() const override { return inner_.topology(); }
+  sim::Nanos now() const override { return inner_.now(); }
+  sim::TimerId schedule_at(sim::Nanos at, TimerCallback callback) override {
+    return inner_.schedule_at(at, std::move(callback));
+  }
+  void cancel(sim::TimerId id) override { inner_.cancel(id); }
+  sim::TransferId start_transfer(sim::EndpointId src, sim::EndpointId dst, double bytes,
+                                 TransferCallback on_done) override {
+    return inner_.start_transfer(src, dst, bytes, std::move(on_done));
+  }
+  void set_link_state(sim::LinkId link, const sim::PathState& state) override { inner_.set_link_state(link, state); }
+  void set_endpoint_state(sim::EndpointId e, const sim::PathState& state) override {
+    inner_.set_endpoint_state(e, state);
+  }
+  const sim::PathState& link_state(sim::LinkId link) const override { return inner_.link_state(link); }
+  const sim::PathState& endpoint_state(sim::EndpointId e) const override { return inner_.endpoint_state(e); }
+  std::vector<sim::LinkId> route(sim::EndpointId src, sim::EndpointId dst) const override {
+    return inner_.route(src, dst);
+  }
+  sim::Nanos route_latency(sim::EndpointId src, sim::EndpointId dst) const override {
+    return inner_.route_latency(src, dst);
+  }
+  void run_until(sim::Nanos until) override { inner_.run_until(until); }
+  std::uint64_t state_version() const override { return inner_.state_version(); }
+  std::uint64_t transfers_started() const override { return inner_.transfers_started(); }
+  std::uint64_t transfers_undelivered() const override { return inner_.transfers_undelivered(); }
+
+ private:
+  sim::NetworkEngine& inner_;
+};
+
+TEST(FlowOutcomeCache, AnEngineWithoutReplaysSimulatesEverySetWithTheSameOutcome) {
+  const std::string out = sim::run_isolated([] {
+    sim::Topology topology(pod());
+    sim::FlowEngine flow_engine(topology, 1);
+    PlainEngine engine(flow_engine);
+    const std::vector<Flow> flows = contended_flows(topology);
+    FlowOutcomeCache cache;
+    std::ostringstream o;
+    o << run_set(engine, flows, {}) << "\n";  // no cache
+    for (std::size_t apart_from : {std::size_t{4096}, std::size_t{1}})
+      for (int pass = 0; pass < 2; ++pass)
+        o << run_set(engine, flows, {&cache, std::numeric_limits<sim::Nanos>::max(), apart_from}) << "\n";
+    o << cache.hits() << " " << cache.misses() << " " << flow_engine.transfers_started();
+    return o.str();
+  });
+  std::istringstream in(out);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 6u);
+  for (std::size_t i = 1; i < 5; ++i) EXPECT_EQ(lines[i], lines[0]);
+  EXPECT_EQ(lines[5], "0 0 20");  // never looked up; all five runs of four flows reached the network
 }
 
 TEST(FlowOutcomeCache, FlowsSharingALinkDirectionAreSimulatedTogether) {

@@ -6,12 +6,101 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
+#include <string_view>
+
+#include "sim/contract.hpp"
+#include "sim/input_error.hpp"
 
 namespace gauntlet::sim {
 namespace {
+
+// A child answers 'O' and its result, or 'E', the kind of error and its
+// fields, each as "<length>:<bytes>" so that any text survives.
+constexpr char kResult = 'O';
+constexpr char kError = 'E';
+constexpr char kInput = 'I';
+constexpr char kContract = 'C';
+constexpr char kFailure = 'F';
+
+void put_field(std::string& out, std::string_view field) {
+  out += std::to_string(field.size());
+  out += ':';
+  out += field;
+}
+
+std::string encode_current_exception() {
+  std::string out(1, kError);
+  try {
+    throw;
+  } catch (const InputError& e) {
+    out += kInput;
+    for (const std::string& field : {e.file(), std::to_string(e.line()), std::to_string(e.column()), e.message()})
+      put_field(out, field);
+  } catch (const ContractViolation& e) {
+    out += kContract;
+    for (const std::string& field : {e.file(), std::to_string(e.line()), e.expression(), e.detail()})
+      put_field(out, field);
+  } catch (const std::exception& e) {
+    out += kFailure;
+    put_field(out, e.what());
+  } catch (...) {
+    out += kFailure;
+    put_field(out, "unknown exception");
+  }
+  return out;
+}
+
+class FieldReader {
+ public:
+  explicit FieldReader(std::string_view text) : rest_(text) {}
+  std::string text() {
+    const std::size_t colon = rest_.find(':');
+    std::size_t size = 0;
+    if (colon == std::string_view::npos ||
+        std::from_chars(rest_.data(), rest_.data() + colon, size).ptr != rest_.data() + colon ||
+        size > rest_.size() - colon - 1)
+      throw std::runtime_error("simulation process sent a malformed error report");
+    std::string field(rest_.substr(colon + 1, size));
+    rest_.remove_prefix(colon + 1 + size);
+    return field;
+  }
+  int number() {
+    const std::string field = text();
+    int value = 0;
+    if (std::from_chars(field.data(), field.data() + field.size(), value).ptr != field.data() + field.size())
+      throw std::runtime_error("simulation process sent a malformed error report");
+    return value;
+  }
+
+ private:
+  std::string_view rest_;
+};
+
+[[noreturn]] void rethrow_child_error(std::string_view report) {
+  if (report.empty()) throw std::runtime_error("simulation process sent an empty error report");
+  FieldReader fields(report.substr(1));
+  switch (report[0]) {
+    case kInput: {
+      std::string file = fields.text();
+      const int line = fields.number();
+      const int column = fields.number();
+      throw InputError(std::move(file), line, column, fields.text());
+    }
+    case kContract: {
+      std::string file = fields.text();
+      const int line = fields.number();
+      std::string expression = fields.text();
+      throw ContractViolation(std::move(file), line, std::move(expression), fields.text());
+    }
+    case kFailure: throw std::runtime_error(fields.text());
+    default: throw std::runtime_error("simulation process sent an error report of unknown kind");
+  }
+}
 
 struct Child {
   pid_t pid = -1;
@@ -41,11 +130,9 @@ Child spawn(const std::function<std::string()>& body) {
     ::close(fds[0]);
     std::string out;
     try {
-      out = "O" + body();
-    } catch (const std::exception& e) {
-      out = std::string("E") + e.what();
+      out = kResult + body();
     } catch (...) {
-      out = "Eunknown exception";
+      out = encode_current_exception();
     }
     write_all(fds[1], out);
     ::close(fds[1]);
@@ -84,7 +171,7 @@ std::string finish(Child& child) {
     throw std::runtime_error("simulation process killed by signal " + std::to_string(WTERMSIG(status)));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || child.bytes.empty())
     throw std::runtime_error("simulation process failed without a result");
-  if (child.bytes[0] == 'E') throw std::runtime_error(child.bytes.substr(1));
+  if (child.bytes[0] == kError) rethrow_child_error(std::string_view(child.bytes).substr(1));
   return child.bytes.substr(1);
 }
 
@@ -105,16 +192,16 @@ std::vector<std::string> run_isolated_all(const std::vector<std::function<std::s
     drain(running);
   }
   std::vector<std::string> results;
-  std::string first_error;
+  std::exception_ptr first_error;
   for (Child& child : children) {
     try {
       results.push_back(finish(child));
-    } catch (const std::exception& e) {
-      if (first_error.empty()) first_error = e.what();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
       results.emplace_back();
     }
   }
-  if (!first_error.empty()) throw std::runtime_error(first_error);
+  if (first_error) std::rethrow_exception(first_error);
   return results;
 }
 

@@ -3,9 +3,19 @@
 // timers, transfers between RNIC endpoints, and state changes of links and
 // endpoints. The flow backend (SimGrid) implements it; a packet-level backend
 // can implement the same calls.
+//
+// Beyond those calls an engine may offer capabilities that make long runs
+// cheap; one that lacks a capability keeps the default, which declines, and
+// models then simulate everything in place:
+// - simulate_apart: the outcome of a set of transfers on an idle copy of the
+//   network, computed without disturbing this one;
+// - replays(): accounting for transfer sets whose outcome a model replays
+//   from an earlier simulation instead of simulating them again.
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "sim/time.hpp"
@@ -38,6 +48,63 @@ struct PathState {
   Nanos extra_latency = 0;        // added one-way latency
   bool up = true;                 // down: traffic through it stalls until it is up again
   bool operator==(const PathState&) const = default;
+};
+
+// One transfer of a set started together (see simulate_apart, ReplayedSet).
+struct TransferRequest {
+  EndpointId src = 0;
+  EndpointId dst = 0;
+  double bytes = 0;
+};
+
+// A set of transfers that started together at `start` and whose outcome was
+// replayed, not simulated: `delivered[i]` is when transfer i's last byte
+// arrived. Its transfers never reach the transfer listeners. `end` is when
+// the replayed work is over, its last delivery or later (the set a model
+// replays may hold work off the network too).
+struct ReplayedSet {
+  Nanos start = 0;
+  Nanos end = 0;
+  std::vector<TransferRequest> transfers;
+  std::vector<Nanos> delivered;
+};
+
+// Keeps what an engine knows of replayed sets: when the latest one ends, and
+// who wants to be told of each (telemetry that counts traffic: the replayed
+// transfers stand for traffic the network carried). An engine that supports
+// replays owns one; observers are scoped by the Observation they get.
+class ReplayLedger {
+ public:
+  using Observer = std::function<void(const ReplayedSet&)>;
+
+  // Removes its observer when it goes out of scope; the ledger must outlive it.
+  class [[nodiscard]] Observation {
+   public:
+    Observation() = default;
+    Observation(Observation&& other) noexcept;
+    Observation& operator=(Observation&& other) noexcept;
+    Observation(const Observation&) = delete;
+    Observation& operator=(const Observation&) = delete;
+    ~Observation();
+
+   private:
+    friend class ReplayLedger;
+    Observation(ReplayLedger* ledger, std::uint64_t id) : ledger_(ledger), id_(id) {}
+    ReplayLedger* ledger_ = nullptr;
+    std::uint64_t id_ = 0;
+  };
+
+  Observation observe(Observer observer);
+  // Records a replayed set and tells every observer, in the order they came.
+  void record(const ReplayedSet& set);
+  // The end of the latest replayed set (the far past before any): the
+  // network counts as carrying that traffic until then.
+  Nanos busy_until() const { return busy_until_; }
+
+ private:
+  std::vector<std::pair<std::uint64_t, Observer>> observers_;
+  std::uint64_t next_id_ = 0;
+  Nanos busy_until_ = std::numeric_limits<Nanos>::min();
 };
 
 class NetworkEngine {
@@ -94,6 +161,35 @@ class NetworkEngine {
     (void)link;
     (void)drained;
     return false;
+  }
+
+  // Transfers started so far, and those whose last byte has not arrived yet
+  // (latency included): with none undelivered the network is idle.
+  virtual std::uint64_t transfers_started() const = 0;
+  virtual std::uint64_t transfers_undelivered() const = 0;
+
+  // Capability: the outcome of `transfers`, all started at once on an idle
+  // copy of this network in its present state, computed apart so that this
+  // engine's clock, timers and transfers stay as they are. Per transfer: its
+  // last byte's arrival after the start. Nothing when the engine cannot (the
+  // default) or some transfer would still be undelivered `limit` after the
+  // start. Errors in the computation propagate, typed.
+  virtual std::optional<std::vector<Nanos>> simulate_apart(const std::vector<TransferRequest>& transfers,
+                                                           Nanos limit) {
+    (void)transfers;
+    (void)limit;
+    return std::nullopt;
+  }
+
+  // Capability: replaying transfer sets. Null (the default) when the engine
+  // must see every transfer; models then never replay.
+  virtual ReplayLedger* replays() { return nullptr; }
+
+  // Tells `observer` of every set replayed on this engine until the returned
+  // Observation ends; does nothing on an engine that does not replay.
+  ReplayLedger::Observation observe_replays(ReplayLedger::Observer observer) {
+    ReplayLedger* ledger = replays();
+    return ledger ? ledger->observe(std::move(observer)) : ReplayLedger::Observation();
   }
 };
 

@@ -81,6 +81,40 @@ TEST(BadInput, ExitsTwoWithPositionAndWritesNothing) {
   EXPECT_EQ(gauntlet("frobnicate").exit_code, 2);
 }
 
+// An exec: detector's parameters are read only by the simulations that run
+// it, each in a process of its own: bad input found there still exits 2 at
+// the detector's entry, and nothing is written.
+TEST(BadInput, FoundInASimulationProcessKeepsItsPosition) {
+  const fs::path dir = scratch("bad-in-child");
+  fs::create_directories(dir);
+  const fs::path scenario = dir / "child.yaml";
+  std::ofstream(scenario) << "name: child-bad-input\n"
+                             "seed: 1\n"
+                             "duration: 30s\n"
+                             "cluster: {spines: 1, leaves: 2, hosts: 2, gpus_per_host: 2, rnics_per_host: 2}\n"
+                             "job: {gpus: 4, parallelism: {tp: 2, dp: 2}, compute_per_iteration: 1s, "
+                             "gradient_bytes: 10MB}\n"
+                             "detectors:\n"
+                             "  - timeout\n"
+                             "  - {name: 'exec:cat', reply_timeout: soon}\n";
+  const fs::path out = dir / "out";
+  Result r = gauntlet("run " + scenario.string() + " --out " + out.string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(scenario.string() + ":8:5: exec: detector parameter 'reply_timeout'"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out));
+
+  // A sweep cell's worker reports the same; the sweep exits 2 without a merged report.
+  const fs::path sweep = dir / "sweep.yaml";
+  std::ofstream(sweep) << "name: child-bad-input\nscenarios: [child.yaml]\nseeds: [1]\nout: " << (dir / "cells").string()
+                       << "\n";
+  r = gauntlet("sweep " + sweep.string() + " --no-progress");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const std::regex positioned(scenario.string() + R"(:\d+:\d+: exec: detector parameter)");
+  EXPECT_TRUE(std::regex_search(r.err, positioned)) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "cells" / "report.html"));
+}
+
 TEST(Validate, AcceptsTheDemoAndListsItsFaults) {
   Result r = gauntlet("validate scenarios/demo.yaml");
   EXPECT_EQ(r.exit_code, 0) << r.err;

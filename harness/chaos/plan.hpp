@@ -1,5 +1,5 @@
 #pragma once
-// A chaos plan (DESIGN §8): which real interfaces and GPUs stand for which
+// A chaos plan (docs/chaos.md): which real interfaces and GPUs stand for which
 // component ids, what may be touched, and the faults to inject on this host.
 #include <map>
 #include <string>

@@ -1,11 +1,13 @@
 // gauntlet: fault-injection testbed for the failure detectors of GPU
 // training clusters. Dispatches to one subcommand.
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <map>
 #include <string>
 
 #include "harness/cli/commands.hpp"
+#include "sim/input_error.hpp"
 
 namespace {
 
@@ -53,5 +55,15 @@ int main(int argc, char** argv) {
     usage(stderr);
     return gauntlet::cli::kExitBadInput;
   }
-  return it->second.run(gauntlet::cli::Args(argv + 2, argv + argc));
+  // Commands report their own errors; what escapes one is bad input found
+  // late, or a bug (a broken invariant, an argument a library rejected).
+  try {
+    return it->second.run(gauntlet::cli::Args(argv + 2, argv + argc));
+  } catch (const gauntlet::sim::InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return gauntlet::cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gauntlet %s failed: %s\n", name.c_str(), e.what());
+    return gauntlet::cli::kExitRunFailed;
+  }
 }

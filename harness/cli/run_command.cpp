@@ -73,8 +73,8 @@ int run_command(const Args& args) {
   harness::RunReport report;
   try {
     report = harness::run_scenario(scenario, registry, options);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "%s: %s\n", scenario_options.path.c_str(), e.what());
+  } catch (const harness::InputError& e) {  // found by a simulation that read what the loader does not
+    std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "run failed (reproduce with --seed %llu): %s\n",

@@ -158,6 +158,12 @@ int sweep_command(const Args& args) {
     std::fprintf(stderr, "gauntlet sweep: %s\n", e.what());
     return kExitRunFailed;
   }
+  if (result.bad_input > 0) {
+    // Each such cell printed its position; a merged report would hide the gap.
+    std::fprintf(stderr, "gauntlet sweep: %zu of %zu cells found bad input; no merged report\n", result.bad_input,
+                 mine.size());
+    return kExitBadInput;
+  }
   if (shard_count == 1) {
     // The whole sweep ran here: merge it right away.
     try {

@@ -9,6 +9,7 @@
 #include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/mitigation/policy.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
+#include "sim/contract.hpp"
 #include "sim/isolated_run.hpp"
 
 namespace gauntlet::harness {
@@ -119,12 +120,11 @@ bool pauses_training(const std::string& detector, const DetectorRegistry& regist
 }  // namespace
 
 RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options) {
+  // The loader admits only what the simulator can run.
+  GAUNTLET_INVARIANT(scenario.engine == "flow", "engine '" + scenario.engine + "'");
   for (const injectors::FaultSpec& f : scenario.faults)
-    if (!injectors::FaultScheduler::simulated(f.type))
-      throw std::invalid_argument("fault " + f.id + ": type '" + std::string(injectors::fault_type_name(f.type)) +
-                                  "' is not simulated by the " + scenario.engine + " engine yet");
-  if (scenario.engine != "flow")
-    throw std::invalid_argument("engine '" + scenario.engine + "' is not available yet; use engine: flow");
+    GAUNTLET_INVARIANT(injectors::FaultScheduler::simulated(f.type),
+                       "fault type '" + std::string(injectors::fault_type_name(f.type)) + "'");
   (void)make_policy(scenario.mitigation, scenario.job, scenario.mitigation_costs);  // rejects policies the simulator cannot run
   const auto wall_start = std::chrono::steady_clock::now();
   const bool mitigated = scenario.mitigation != "none";

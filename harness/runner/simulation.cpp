@@ -16,11 +16,11 @@
 #include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/probe_plan/probe_wiring.hpp"
 #include "harness/runner/containers_csv.hpp"
+#include "harness/scenario/input_error.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "injectors/sim/telemetry_effects_from_faults.hpp"
 #include "models/host/host_clock.hpp"
 #include "models/benchmark_service.hpp"
-#include "models/collectives/flows.hpp"
 #include "models/host/job_view.hpp"
 #include "models/job_console.hpp"
 #include "models/simulated_gpus.hpp"
@@ -61,13 +61,26 @@ ExternalRunInfo external_run_info(const Scenario& scenario, const sim::Topology&
   return run;
 }
 
+// A detector entry this run cannot take is bad input at that entry (the
+// loader checks what it can; an exec: detector's parameters are read only
+// here, in the simulation's own process).
+[[noreturn]] void reject_detector(const Scenario& scenario, const DetectorSpec& spec, const std::string& message) {
+  throw InputError(scenario.source_path, spec.pos.line, spec.pos.column, message);
+}
+
 std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const DetectorRegistry& registry,
                                            const sim::Topology& topology, sim::Nanos batch_period) {
   std::vector<ActiveDetector> out;
   for (const DetectorSpec& spec : scenario.detectors) {
     if (spec.name.starts_with(ExternalDetector::kPrefix)) {
-      auto external = std::make_unique<ExternalDetector>(spec.name, external_config_from(spec.params),
-                                                         external_run_info(scenario, topology, batch_period));
+      ExternalConfig config;
+      try {
+        config = external_config_from(spec.params);
+      } catch (const std::invalid_argument& e) {
+        reject_detector(scenario, spec, e.what());
+      }
+      auto external =
+          std::make_unique<ExternalDetector>(spec.name, config, external_run_info(scenario, topology, batch_period));
       out.push_back({spec.name, std::move(external)});
       continue;
     }
@@ -75,15 +88,15 @@ std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const Detec
       std::string error, bad_key;
       auto config = parse_prom_config(spec.name.substr(std::string(PromRulesDetector::kPrefix).size()), spec.params,
                                       &error, &bad_key);
-      if (!config) throw std::invalid_argument("detector '" + spec.name + "': " + error);
+      if (!config) reject_detector(scenario, spec, "detector '" + spec.name + "': " + error);
       out.push_back({spec.name, std::make_unique<PromRulesDetector>(spec.name, *config, scenario.duration)});
       continue;
     }
     const DetectorInfo* info = registry.find(spec.name);
-    if (!info) throw std::invalid_argument("detector '" + spec.name + "' is not available in this build");
+    if (!info) reject_detector(scenario, spec, "detector '" + spec.name + "' is not available in this build");
     std::string error;
     auto params = registry.resolve(*info, spec.params, &error);
-    if (!params) throw std::invalid_argument("detector '" + spec.name + "': " + error);
+    if (!params) reject_detector(scenario, spec, "detector '" + spec.name + "': " + error);
     DetectorContext context{&topology, *params};
     out.push_back({spec.name, info->make(context)});
   }
@@ -98,22 +111,18 @@ models::HardwareState hardware_from(const models::TelemetryEffects* effects, con
 }
 
 // Flow sets the job replays never reach the engine's transfer listeners;
-// the fabric counters (and the flow tables, if sampled) are told of them here.
-void count_replayed_flows(sim::NetworkEngine& engine, models::FabricSampler& fabric,
-                          models::FlowTableSampler* flow_tables) {
-  models::set_replay_observer(engine, [&engine, &fabric, flow_tables](const std::vector<models::Flow>& flows, int,
-                                                                      sim::Nanos start,
-                                                                      const std::vector<sim::Nanos>& arrivals) {
-    auto on_network = [](const models::Flow& f) { return f.from.host != f.to.host && f.bytes > 0; };
+// the fabric counters (and the flow tables, if sampled) are told of them
+// here for as long as the returned observation lasts.
+sim::ReplayLedger::Observation count_replayed_flows(sim::NetworkEngine& engine, models::FabricSampler& fabric,
+                                                    models::FlowTableSampler* flow_tables) {
+  return engine.observe_replays([&engine, &fabric, flow_tables](const sim::ReplayedSet& set) {
     std::map<sim::EndpointId, int> sending;
-    for (const models::Flow& f : flows)
-      if (on_network(f)) ++sending[f.from.endpoint];
-    for (std::size_t i = 0; i < flows.size(); ++i) {
-      const models::Flow& f = flows[i];
-      if (!on_network(f)) continue;
-      const sim::Nanos sent = start + arrivals[i] - engine.route_latency(f.from.endpoint, f.to.endpoint);
-      fabric.add_replayed(f.from.endpoint, f.to.endpoint, start, sent, f.bytes, sending[f.from.endpoint]);
-      if (flow_tables) flow_tables->add_replayed(f.from.endpoint, f.to.endpoint, start, sent, f.bytes);
+    for (const sim::TransferRequest& t : set.transfers) ++sending[t.src];
+    for (std::size_t i = 0; i < set.transfers.size(); ++i) {
+      const sim::TransferRequest& t = set.transfers[i];
+      const sim::Nanos sent = set.delivered[i] - engine.route_latency(t.src, t.dst);
+      fabric.add_replayed(t.src, t.dst, set.start, sent, t.bytes, sending[t.src]);
+      if (flow_tables) flow_tables->add_replayed(t.src, t.dst, set.start, sent, t.bytes);
     }
   });
 }
@@ -217,9 +226,10 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   std::optional<ExporterSeries> exporters;
   if (request.record_metrics) exporters.emplace();
   const bool sampling = !detectors.empty() || exporters;
+  sim::ReplayLedger::Observation replays_counted;  // ends before the samplers it feeds
   if (sampling) {
     fabric.emplace(engine, effects);
-    count_replayed_flows(engine, *fabric, flow_tables ? &*flow_tables : nullptr);
+    replays_counted = count_replayed_flows(engine, *fabric, flow_tables ? &*flow_tables : nullptr);
   }
 
   SimulationOutcome outcome;
@@ -296,7 +306,6 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   }
   if (policy)
     for (const ActiveDetector& d : detectors) outcome.detectors[d.name].actions = policy->actions();
-  models::set_replay_observer(engine, nullptr);
   outcome.timeline = job.timeline();
   outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes() +
                                                    (fabric ? fabric->published_bytes() : 0) +

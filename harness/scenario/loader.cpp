@@ -289,7 +289,11 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   scenario.seed = read_unsigned(source, top.require("seed"));
   if (overrides.seed) scenario.seed = *overrides.seed;
   scenario.duration = read_duration(source, top.require("duration"), false);
-  if (top.has("engine")) scenario.engine = read_choice(source, top.field("engine"), {"flow", "packet"});
+  if (top.has("engine")) {
+    scenario.engine = read_choice(source, top.field("engine"), {"flow", "packet"});
+    if (scenario.engine != "flow")
+      source.fail(top.field("engine").value_mark, "engine '" + scenario.engine + "' is not available in this build; use flow");
+  }
 
   const Field cluster_field = top.require("cluster");
   scenario.cluster = read_cluster(source, cluster_field);

@@ -1,5 +1,5 @@
 #pragma once
-// Reads a scenario file (DESIGN §4) into a concrete Scenario: units parsed,
+// Reads a scenario file (docs/design.md) into a concrete Scenario: units parsed,
 // target globs expanded, Poisson and periodic onsets drawn, and every rule
 // below checked before anything runs. Any violation throws InputError
 // ("file:line:col: message", 1-based) pointing at the offending key or value.
@@ -11,8 +11,8 @@
 //    may appear only once per map.
 //  - Durations take a unit (ns us ms s m h d); sizes take B KB MB GB TB KiB
 //    MiB GiB TiB. seed is a non-negative integer; run duration must be > 0.
-//  - engine is flow or packet; mitigation is none, isolate-restart or
-//    falcon-ladder.
+//  - engine is flow (packet is reserved and refused in this build);
+//    mitigation is none, isolate-restart or falcon-ladder.
 //  - The cluster must be wireable (sim::Topology accepts it); otherwise the
 //    error points at the `cluster` key.
 //  - The job must fit: tp*pp*dp == gpus, gpus <= hosts*gpus_per_host,

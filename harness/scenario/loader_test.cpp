@@ -44,7 +44,7 @@ Scenario parse(const std::string& text) { return parse_scenario(text, "test.yaml
 const char* const kFullScenario = R"(name: stale-flow-table
 seed: 7
 duration: 30m
-engine: packet
+engine: flow
 cluster:
   spines: 8
   leaves: 16
@@ -81,7 +81,7 @@ TEST(Loader, FullScenarioRoundTrips) {
   EXPECT_EQ(s.name, "stale-flow-table");
   EXPECT_EQ(s.seed, 7u);
   EXPECT_EQ(s.duration, 30 * kMinute);
-  EXPECT_EQ(s.engine, "packet");
+  EXPECT_EQ(s.engine, "flow");
   EXPECT_EQ(s.mitigation, "isolate-restart");
   EXPECT_EQ(s.source_path, "test.yaml");
 
@@ -222,6 +222,7 @@ std::vector<BadCase> bad_cases() {
       {"missing top-level key", kHead.substr(0, kHead.find("job:")), 1, 1, "missing required key 'job'"},
       {"missing job size for dp", head_with("  gradient_bytes: 1GB\n", ""), 11, 3, "missing required key 'gradient_bytes'"},
       {"bad engine", kHead + "engine: ns3\n", 15, 9, "flow | packet"},
+      {"engine not in this build", kHead + "engine: packet\n", 15, 9, "engine 'packet' is not available in this build"},
       {"bad mitigation", kHead + "mitigation: restart\n", 15, 13, "none | isolate-restart | falcon-ladder"},
       {"unknown ladder step", kHead + "mitigation: {policy: falcon-ladder, rebalanc_cost: 10s}\n", 15, 37,
        "rebalanc_cost"},

@@ -19,6 +19,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A cell worker's exit codes, as gauntlet's own.
+constexpr int kCellOk = 0;
+constexpr int kCellFailed = 1;
+constexpr int kCellBadInput = 2;
+
 std::string clock_text(double seconds) {
   char buffer[32];
   const long s = static_cast<long>(seconds + 0.5);
@@ -73,12 +78,12 @@ int run_one_cell(const SweepSpec& spec, const SweepCell& cell, const DetectorReg
     RunOptions options;
     options.parallel_runs = parallel_runs;
     report = run_scenario(scenario, registry, options);
-  } catch (const InputError& e) {
+  } catch (const InputError& e) {  // the loader's, or a simulation's that read a parameter only it uses
     std::fprintf(stderr, "\n%s: %s\n", what.c_str(), e.what());
-    return 2;
+    return kCellBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "\n%s: run failed: %s\n", what.c_str(), e.what());
-    return 1;
+    return kCellFailed;
   }
   try {
     // report.html per cell is left out (gnuplot for thousands of cells);
@@ -87,9 +92,9 @@ int run_one_cell(const SweepSpec& spec, const SweepCell& cell, const DetectorReg
                       {{"trace.json", trace_json(report)}, {"cell.json", cell_json(cell_info(spec, cell))}});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "\n%s: cannot write results: %s\n", what.c_str(), e.what());
-    return 1;
+    return kCellFailed;
   }
-  return 0;
+  return kCellOk;
 }
 
 SweepRunResult run_cells(const SweepSpec& spec, const std::vector<SweepCell>& cells, const DetectorRegistry& registry,
@@ -126,6 +131,7 @@ SweepRunResult run_cells(const SweepSpec& spec, const std::vector<SweepCell>& ce
     running.erase(it);
     const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     (ok ? result.done : result.failed) += 1;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kCellBadInput) ++result.bad_input;
     progress.update(spec, cell, ok, running.size(), result);
   }
   return result;

@@ -19,7 +19,8 @@ struct SweepRunOptions {
 
 struct SweepRunResult {
   std::size_t done = 0;
-  std::size_t failed = 0;
+  std::size_t failed = 0;     // cells that did not finish, bad input included
+  std::size_t bad_input = 0;  // of those, cells whose worker found bad input (exit code 2)
 };
 
 SweepRunResult run_cells(const SweepSpec& spec, const std::vector<SweepCell>& cells, const DetectorRegistry& registry,

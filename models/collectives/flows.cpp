@@ -3,41 +3,17 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <limits>
 #include <numeric>
 #include <optional>
-#include <sstream>
-#include <unordered_map>
 
-#include "sim/flow/flow_engine.hpp"
-#include "sim/isolated_run.hpp"
+#include "sim/contract.hpp"
 
 namespace gauntlet::models {
 namespace {
 
-// Per engine: transfers started by start_flows and not yet delivered, the
-// sets that started network transfers, and the end of the latest replay.
-struct EngineTraffic {
-  long open = 0;
-  std::uint64_t launches = 0;
-  sim::Nanos replay_end = std::numeric_limits<sim::Nanos>::min();
-  ReplayObserver replay_observer;
-};
-
-EngineTraffic& traffic_of(const sim::NetworkEngine& engine) {
-  static std::unordered_map<const sim::NetworkEngine*, EngineTraffic> traffic;
-  return traffic[&engine];
-}
-
 std::uint64_t bits(double value) { return std::bit_cast<std::uint64_t>(value); }
 
-}  // namespace
-
-void set_replay_observer(const sim::NetworkEngine& engine, ReplayObserver observer) {
-  traffic_of(engine).replay_observer = std::move(observer);
-}
-
-namespace {
+bool on_network(const Flow& f) { return f.from.host != f.to.host && f.bytes > 0; }
 
 void push_state(std::vector<std::uint64_t>& key, const sim::PathState& state) {
   key.push_back(bits(state.bandwidth_factor));
@@ -82,98 +58,52 @@ struct Recording {
   FlowOutcomeCache* cache = nullptr;
   std::shared_ptr<FlowOutcomeCache::Entry> entry;
   sim::Nanos start = 0;
-  std::uint64_t version = 0;   // the network's state version at the start
-  std::uint64_t launches = 0;  // sets launched, this one included
+  std::uint64_t version = 0;  // the network's state version at the start
+  std::uint64_t started = 0;  // transfers the engine had started once this set's were
 };
 
-std::size_t find_root(std::vector<std::size_t>& parent, std::size_t x) {
-  while (parent[x] != x) x = parent[x] = parent[parent[x]];
-  return x;
-}
-
-// The flows' groups: flows sharing a link direction or a flow table
-// direction are in one group, transitively. Groups are listed by their
-// first flow; flows that never touch the network are left out.
-std::vector<std::vector<std::size_t>> sharing_groups(const sim::NetworkEngine& engine, const std::vector<Flow>& flows) {
-  const sim::Topology& t = engine.topology();
-  const auto links = static_cast<std::size_t>(t.links());
-  std::vector<std::size_t> parent(flows.size());
-  std::iota(parent.begin(), parent.end(), 0);
-  std::unordered_map<std::size_t, std::size_t> holder;  // resource -> a flow using it
-  auto use = [&](std::size_t resource, std::size_t flow) {
-    auto [it, fresh] = holder.emplace(resource, flow);
-    if (!fresh) parent[find_root(parent, flow)] = find_root(parent, it->second);
-  };
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    const Flow& f = flows[i];
-    if (f.from.host == f.to.host || f.bytes <= 0) continue;
-    const std::vector<sim::LinkId> route = engine.route(f.from.endpoint, f.to.endpoint);
-    // The first half of a route climbs (RNIC to leaf to spine), the rest descends.
-    for (std::size_t k = 0; k < route.size(); ++k)
-      use(static_cast<std::size_t>(route[k]) * 2 + (2 * k < route.size() ? 1 : 0), i);
-    use(2 * links + static_cast<std::size_t>(f.from.endpoint) * 2 + 1, i);
-    use(2 * links + static_cast<std::size_t>(f.to.endpoint) * 2, i);
-  }
-  std::vector<std::vector<std::size_t>> groups;
-  std::unordered_map<std::size_t, std::size_t> group_of_root;
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    const Flow& f = flows[i];
-    if (f.from.host == f.to.host || f.bytes <= 0) continue;
-    auto [it, fresh] = group_of_root.emplace(find_root(parent, i), groups.size());
-    if (fresh) groups.emplace_back();
-    groups[it->second].push_back(i);
-  }
-  return groups;
-}
-
-// Simulates the set group by group in a forked copy of the engine (see
-// FlowReuse); nothing if a group is not done within `limit` of its start.
-std::optional<std::vector<sim::Nanos>> simulate_apart(sim::FlowEngine& engine, const std::vector<Flow>& flows,
+// Each flow's last byte's arrival after the start, from the engine's
+// simulation of the set apart (see FlowReuse), or nothing if it declines.
+// NVLink edges and empty flows never reach the network: their times are
+// known without it.
+std::optional<std::vector<sim::Nanos>> simulate_apart(sim::NetworkEngine& engine, const std::vector<Flow>& flows,
                                                       int channels, sim::Nanos limit) {
-  const std::vector<std::vector<std::size_t>> groups = sharing_groups(engine, flows);
-  std::string text;
-  try {
-    text = sim::run_isolated([&]() -> std::string {
-      engine.drop_timers();
-      std::vector<sim::Nanos> offsets(flows.size(), 0);
-      for (std::size_t i = 0; i < flows.size(); ++i) {
-        const Flow& f = flows[i];
-        if (f.from.host == f.to.host) offsets[i] = nvlink_time(f.bytes);
-        else if (f.bytes <= 0) offsets[i] = engine.route_latency(f.from.endpoint, f.to.endpoint);
-      }
-      std::vector<int> parts_left(flows.size(), channels);
-      for (const std::vector<std::size_t>& group : groups) {
-        const sim::Nanos begin = engine.now();
-        std::size_t left = group.size();
-        for (std::size_t i : group)
-          for (int c = 0; c < channels; ++c)
-            engine.start_transfer(flows[i].from.endpoint, flows[i].to.endpoint, flows[i].bytes / channels,
-                                  [&, i, begin](sim::Nanos at) {
-                                    if (--parts_left[i] > 0) return;
-                                    offsets[i] = at - begin;
-                                    --left;
-                                  });
-        for (sim::Nanos step = sim::kMillisecond; left > 0; step = std::min(2 * step, sim::kDay)) {
-          if (engine.now() - begin > limit) return "unfinished";
-          engine.run_until(engine.now() + step);
-        }
-      }
-      std::ostringstream o;
-      o << "done";
-      for (sim::Nanos offset : offsets) o << " " << offset;
-      return o.str();
-    });
-  } catch (const std::exception&) {
-    return std::nullopt;  // the set is then simulated in place
+  std::vector<sim::TransferRequest> transfers;
+  std::vector<std::size_t> flow_of;  // per transfer
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    if (!on_network(flows[i])) continue;
+    for (int c = 0; c < channels; ++c) {
+      transfers.push_back({flows[i].from.endpoint, flows[i].to.endpoint, flows[i].bytes / channels});
+      flow_of.push_back(i);
+    }
   }
-  std::istringstream in(text);
-  std::string status;
-  in >> status;
-  if (status != "done") return std::nullopt;
+  const std::optional<std::vector<sim::Nanos>> arrivals = engine.simulate_apart(transfers, limit);
+  if (!arrivals) return std::nullopt;
+  GAUNTLET_INVARIANT(arrivals->size() == transfers.size());
   std::vector<sim::Nanos> offsets(flows.size(), 0);
-  for (sim::Nanos& offset : offsets) in >> offset;
-  if (!in) return std::nullopt;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const Flow& f = flows[i];
+    if (f.from.host == f.to.host) offsets[i] = nvlink_time(f.bytes);
+    else if (f.bytes <= 0) offsets[i] = engine.route_latency(f.from.endpoint, f.to.endpoint);
+  }
+  // A flow is done when its last channel is.
+  for (std::size_t t = 0; t < transfers.size(); ++t)
+    offsets[flow_of[t]] = std::max(offsets[flow_of[t]], (*arrivals)[t]);
   return offsets;
+}
+
+// What the engine's replay observers are told of a replayed set: its
+// network flows, each delivered at its recorded offset.
+sim::ReplayedSet replayed_set(const std::vector<Flow>& flows, sim::Nanos start, const FlowOutcomeCache::Entry& outcome) {
+  sim::ReplayedSet set;
+  set.start = start;
+  set.end = start + outcome.span;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    if (!on_network(flows[i])) continue;
+    set.transfers.push_back({flows[i].from.endpoint, flows[i].to.endpoint, flows[i].bytes});
+    set.delivered.push_back(start + outcome.offsets[i]);
+  }
+  return set;
 }
 
 }  // namespace
@@ -223,20 +153,19 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
   }
   if (state->in_flight) *state->in_flight += static_cast<long>(flows.size());
   const sim::Nanos start = engine.now();
-  EngineTraffic& traffic = traffic_of(engine);
 
   // A set on an idle network with a cached outcome: replay it, all at its
-  // last arrival, where the simulated set would call on_all too.
-  if (reuse.cache && traffic.open == 0 && start >= traffic.replay_end) {
+  // last arrival, where the simulated set would call on_all too. Only an
+  // engine that accounts for replayed sets lets a set replay.
+  sim::ReplayLedger* ledger = engine.replays();
+  if (reuse.cache && ledger && engine.transfers_undelivered() == 0 && start >= ledger->busy_until()) {
     std::vector<std::uint64_t> key = outcome_key(engine, flows, channels);
     std::shared_ptr<const FlowOutcomeCache::Entry> cached = reuse.cache->find(key);
     const sim::Nanos quiet = std::min(reuse.quiet_until, engine.next_internal_change());
     if (!cached) reuse.cache->count(false);
-    const auto network_flows = static_cast<std::size_t>(std::count_if(
-        flows.begin(), flows.end(), [](const Flow& f) { return f.from.host != f.to.host && f.bytes > 0; }));
-    auto* flow_engine = dynamic_cast<sim::FlowEngine*>(&engine);
-    if (!cached && flow_engine && network_flows >= reuse.apart_from && quiet > start) {
-      if (auto offsets = simulate_apart(*flow_engine, flows, channels, quiet - start)) {
+    const auto network_flows = static_cast<std::size_t>(std::count_if(flows.begin(), flows.end(), on_network));
+    if (!cached && network_flows >= reuse.apart_from && quiet > start) {
+      if (auto offsets = simulate_apart(engine, flows, channels, quiet - start)) {
         auto entry = std::make_shared<FlowOutcomeCache::Entry>();
         entry->key = std::move(key);
         entry->offsets = std::move(*offsets);
@@ -251,12 +180,16 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
       }
     }
     if (cached && start + cached->span < quiet) {
+      // Equal keys hold equal flow lists, so the outcome fits this set.
+      GAUNTLET_INVARIANT(cached->offsets.size() == flows.size() && cached->order.size() == flows.size());
       reuse.cache->count(true);
-      traffic.replay_end = start + cached->span;
-      if (traffic.replay_observer) traffic.replay_observer(flows, channels, start, cached->offsets);
+      ledger->record(replayed_set(flows, start, *cached));
       engine.schedule_at(start + cached->span, [state, cached, start] {
         for (std::uint32_t i : cached->order) {
-          if (state->in_flight) --*state->in_flight;
+          if (state->in_flight) {
+            --*state->in_flight;
+            GAUNTLET_INVARIANT(*state->in_flight >= 0);
+          }
           state->on_flow(i, start + cached->offsets[i]);
         }
         state->on_all();
@@ -272,25 +205,27 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
       recording->entry->order.reserve(flows.size());
       recording->start = start;
       recording->version = engine.state_version();
-      recording->launches = traffic.launches + 1;
       state->recording = std::move(recording);
     }
   }
 
-  sim::NetworkEngine* engine_key = &engine;
-  auto part_done = [state, engine_key](std::size_t i, sim::Nanos at) {
+  sim::NetworkEngine* network_engine = &engine;
+  auto part_done = [state, network_engine](std::size_t i, sim::Nanos at) {
     if (--state->parts_left[i] > 0) return;
-    if (state->in_flight) --*state->in_flight;
+    if (state->in_flight) {
+      --*state->in_flight;
+      GAUNTLET_INVARIANT(*state->in_flight >= 0);
+    }
     if (Recording* r = state->recording.get()) {
       r->entry->offsets[i] = at - r->start;
       r->entry->order.push_back(static_cast<std::uint32_t>(i));
     }
     state->on_flow(i, at);
     if (--state->pending > 0) return;
-    // Stored only if the network neither changed nor carried another set
-    // meanwhile: then the outcome is this set's alone.
-    if (Recording* r = state->recording.get();
-        r && r->launches == traffic_of(*engine_key).launches && r->version == engine_key->state_version()) {
+    // Stored only if the network neither changed nor carried another
+    // transfer meanwhile: then the outcome is this set's alone.
+    if (Recording* r = state->recording.get(); r && r->started == network_engine->transfers_started() &&
+                                                r->version == network_engine->state_version()) {
       r->entry->span = at - r->start;
       r->cache->store(r->entry);
     }
@@ -310,17 +245,17 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
     } else {
       network = true;
       state->parts_left[i] = channels;
-      for (int c = 0; c < channels; ++c) {
-        ++traffic.open;
+      for (int c = 0; c < channels; ++c)
         engine.start_transfer(f.from.endpoint, f.to.endpoint, f.bytes / channels,
-                              [part_done, i, engine_key](sim::Nanos at) {
-                                --traffic_of(*engine_key).open;
-                                part_done(i, at);
-                              });
-      }
+                              [part_done, i](sim::Nanos at) { part_done(i, at); });
     }
   }
-  if (network) ++traffic.launches;
+  // A set that never reached the network is not recorded: its outcome needs
+  // no engine to replay.
+  if (Recording* r = state->recording.get()) {
+    if (network) r->started = engine.transfers_started();
+    else state->recording.reset();
+  }
 }
 
 }  // namespace gauntlet::models

@@ -69,14 +69,15 @@ class FlowOutcomeCache {
 // Lets start_flows replay a cached outcome: only when no transfer is in
 // flight in the network, and when no change of the network is due before
 // the replayed set would have finished (`quiet_until`, e.g. the next fault
-// edge). Without a cache every flow is simulated.
+// edge). Without a cache, or on an engine that does not replay (see
+// NetworkEngine::replays), every flow is simulated.
 //
-// A set not cached yet with at least `apart_from` network flows is simulated
-// apart, in a forked copy of the idle flow engine, one group of flows at a
-// time: max-min sharing couples only flows that share a link direction, so
-// independent groups end exactly as they would side by side, while SimGrid's
-// cost per completed transfer grows with every transfer in flight (tens of
-// thousands at once make it quadratic). The outcome is then replayed.
+// A set not cached yet with at least `apart_from` network flows is handed to
+// the engine's simulate_apart, which computes its outcome on an idle copy of
+// the network (the flow engine does so group by group in a forked process,
+// which large sets need: SimGrid's cost per completed transfer grows with
+// every transfer in flight); the outcome is then replayed. An engine that
+// declines leaves the set to be simulated in place.
 struct FlowReuse {
   FlowOutcomeCache* cache = nullptr;
   sim::Nanos quiet_until = 0;
@@ -88,20 +89,15 @@ struct FlowReuse {
 // channels divide a connection's bytes). on_flow(i, at) runs when flow i's
 // last byte arrived; on_all() after the last one. `in_flight`, if given,
 // counts this call's unfinished flows (so a caller can tell stale traffic is
-// still on the wire after it abandoned the collective). Every engine
-// transfer of the models starts here, which is how a replay knows the
-// network is otherwise idle; a replayed set starts no engine transfers.
+// still on the wire after it abandoned the collective). A replayed set
+// starts no engine transfers.
 void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int channels,
                  std::function<void(std::size_t, sim::Nanos)> on_flow, std::function<void()> on_all,
                  std::shared_ptr<long> in_flight = nullptr, const FlowReuse& reuse = {});
 
-// Told of every flow set replayed rather than simulated, whose transfers
-// never reach the engine's transfer listeners (telemetry that counts traffic
-// needs them): the flows, their channels, the start and each flow's last
-// byte's arrival after it. Empty to stop.
-using ReplayObserver = std::function<void(const std::vector<Flow>& flows, int channels, sim::Nanos start,
-                                          const std::vector<sim::Nanos>& arrivals)>;
-void set_replay_observer(const sim::NetworkEngine& engine, ReplayObserver observer);
+// Flow sets replayed rather than simulated never reach the engine's
+// transfer listeners; telemetry that counts traffic observes them through
+// NetworkEngine::observe_replays, which is told of each set's network flows.
 
 // One-way latency of a flow: NVLink step latency or the network route's.
 sim::Nanos flow_latency(const sim::NetworkEngine& engine, const Flow& flow);

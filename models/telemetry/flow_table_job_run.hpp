@@ -60,13 +60,10 @@ inline FlowTableJobRun run_flow_table_job(const sim::ClusterShape& shape, const 
     TrainingJob job(spec, topology, engine, bus);
     job.set_fast_forward(true);
     FlowTableSampler sampler(engine);
-    set_replay_observer(engine, [&](const std::vector<Flow>& flows, int, sim::Nanos start,
-                                    const std::vector<sim::Nanos>& arrivals) {
-      for (std::size_t i = 0; i < flows.size(); ++i) {
-        const Flow& f = flows[i];
-        if (f.from.host == f.to.host) continue;
-        sampler.add_replayed(f.from.endpoint, f.to.endpoint, start,
-                             start + arrivals[i] - engine.route_latency(f.from.endpoint, f.to.endpoint), f.bytes);
+    const sim::ReplayLedger::Observation replays = engine.observe_replays([&](const sim::ReplayedSet& set) {
+      for (std::size_t i = 0; i < set.transfers.size(); ++i) {
+        const sim::TransferRequest& t = set.transfers[i];
+        sampler.add_replayed(t.src, t.dst, set.start, set.delivered[i] - engine.route_latency(t.src, t.dst), t.bytes);
       }
     });
     if (setup) setup(engine, job);
@@ -83,7 +80,6 @@ inline FlowTableJobRun run_flow_table_job(const sim::ClusterShape& shape, const 
       batches += std::to_string(bytes.size()) + ":" + bytes;
     }
     detail::write_truth(o, "L", job, topology);
-    set_replay_observer(engine, nullptr);
     const auto& timeline = job.timeline();
     sim::Nanos last_end = 0;
     if (!timeline.empty())

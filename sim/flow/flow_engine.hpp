@@ -8,8 +8,13 @@
 // SimGrid keeps one engine per process, so one FlowEngine may exist per
 // process; run independent simulations in separate processes (see
 // sim/isolated_run.hpp).
+//
+// Capabilities (see NetworkEngine): it replays, and it simulates a set of
+// transfers apart in a forked copy of itself, one sharing group at a time.
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "sim/ecmp.hpp"
 #include "sim/network_engine.hpp"
@@ -40,6 +45,11 @@ class FlowEngine final : public NetworkEngine {
   double transfer_progress(TransferId id) const override;
   Nanos next_internal_change() const override;
   bool set_fabric_link_drained(LinkId link, bool drained) override;
+  std::uint64_t transfers_started() const override;
+  std::uint64_t transfers_undelivered() const override;
+  std::optional<std::vector<Nanos>> simulate_apart(const std::vector<TransferRequest>& transfers,
+                                                   Nanos limit) override;
+  ReplayLedger* replays() override;
 
   // Routing convergence: when a fabric link changes between up and down, the
   // ECMP router learns of it this much later (BFD detection plus routing
@@ -53,15 +63,18 @@ class FlowEngine final : public NetworkEngine {
   // Routing's view of fabric links (what has converged), separate from the
   // physical link state.
   EcmpRouter& router();
-  std::size_t transfers_in_flight() const;
-
-  // Forgets every pending timer, for a forked copy of the engine that goes
-  // on simulating on its own: none of the parent's events may fire in it.
-  void drop_timers();
 
   struct Impl;
 
  private:
+  // Forgets every pending timer, for a forked copy of the engine that goes
+  // on simulating on its own: none of the parent's events may fire in it.
+  void drop_timers();
+  // The transfers in groups that share no link direction (nor flow table
+  // direction): max-min sharing couples only transfers that share one, so
+  // groups simulated one after another end as they would side by side.
+  std::vector<std::vector<std::size_t>> sharing_groups(const std::vector<TransferRequest>& transfers) const;
+
   std::unique_ptr<Impl> impl_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "sim/isolated_run.hpp"
@@ -184,10 +185,77 @@ TEST(FlowEngine, DrainedFabricLinkLosesItsTransfersAndStaysDrainedThroughAFlap) 
   EXPECT_NEAR(done / 1e9, 1.45, 1e-3);
 }
 
-TEST(IsolatedRun, ReportsChildErrors) {
-  EXPECT_THROW(run_isolated([]() -> std::string { throw std::runtime_error("boom"); }), std::runtime_error);
-  auto results = run_isolated_all({[] { return std::string("a"); }, [] { return std::string("b"); }}, 2);
-  EXPECT_EQ(results, (std::vector<std::string>{"a", "b"}));
+// Two transfers into h1.nic0 share its downlink; a third, from h2.nic1 to
+// h3.nic1, shares nothing with them: two groups.
+std::vector<TransferRequest> two_groups(const Topology& t) {
+  return {{t.endpoint(0, 0), t.endpoint(1, 0), 30e9}, {t.endpoint(2, 0), t.endpoint(1, 0), 10e9},
+          {t.endpoint(2, 1), t.endpoint(3, 1), 20e9}};
+}
+
+TEST(FlowEngine, ASetSimulatedApartEndsAsInPlaceAndLeavesTheEngineAsItWas) {
+  std::string out = in_child([](FlowEngine& engine) {
+    const std::vector<TransferRequest> transfers = two_groups(engine.topology());
+    engine.run_until(kMillisecond);
+    int fired = 0;
+    engine.schedule_at(2 * kMillisecond, [&] { ++fired; });
+    const auto apart = engine.simulate_apart(transfers, kMinute);
+    std::ostringstream o;
+    o << engine.now() << " " << engine.transfers_started() << " " << (apart ? apart->size() : 0) << " |";
+    for (Nanos at : apart.value_or(std::vector<Nanos>{})) o << " " << at;
+    o << " |";
+    const Nanos begin = engine.now();
+    for (const TransferRequest& t : transfers)
+      engine.start_transfer(t.src, t.dst, t.bytes, [&o, begin](Nanos at) { o << " " << at - begin; });
+    engine.run_until(kMinute);
+    o << " | " << fired << " " << engine.transfers_undelivered();
+    return o.str();
+  });
+  std::istringstream in(out);
+  std::string now, started, count, bar;
+  in >> now >> started >> count >> bar;
+  EXPECT_EQ(now, std::to_string(kMillisecond));  // the parent's clock did not move
+  EXPECT_EQ(started, "0");                        // nor did it start a transfer
+  ASSERT_EQ(count, "3");
+  std::vector<Nanos> apart(3), in_place(3);
+  for (Nanos& at : apart) in >> at;
+  in >> bar;
+  for (Nanos& at : in_place) in >> at;  // in completion order
+  int fired = -1, undelivered = -1;
+  in >> bar >> fired >> undelivered;
+  EXPECT_EQ(fired, 1);  // the parent's timer fired once, in the parent
+  EXPECT_EQ(undelivered, 0);
+  // 10 GB share h1.nic0's 50 GB/s with 30 GB: 0.4 s; the 30 GB then 0.8 s;
+  // the lone 20 GB at line rate 0.4 s. Side by side or apart, the same.
+  EXPECT_NEAR(static_cast<double>(apart[0]) / kSecond, 0.8, 1e-3);
+  EXPECT_NEAR(static_cast<double>(apart[1]) / kSecond, 0.4, 1e-3);
+  EXPECT_NEAR(static_cast<double>(apart[2]) / kSecond, 0.4, 1e-3);
+  std::vector<Nanos> sorted_apart = apart, sorted_in_place = in_place;
+  std::sort(sorted_apart.begin(), sorted_apart.end());
+  std::sort(sorted_in_place.begin(), sorted_in_place.end());
+  EXPECT_EQ(sorted_apart, sorted_in_place);
+}
+
+TEST(FlowEngine, ASetNotDoneWithinTheLimitIsDeclined) {
+  std::string out = in_child([](FlowEngine& engine) {
+    const auto apart = engine.simulate_apart(two_groups(engine.topology()), 100 * kMillisecond);
+    return std::string(apart ? "outcome" : "declined");
+  });
+  EXPECT_EQ(out, "declined");
+}
+
+TEST(FlowEngine, TellsReplayObserversOnlyWhileObserved) {
+  std::string out = in_child([](FlowEngine& engine) {
+    int heard = 0;
+    ReplayedSet set;
+    set.end = kSecond;
+    {
+      const ReplayLedger::Observation observing = engine.observe_replays([&](const ReplayedSet&) { ++heard; });
+      engine.replays()->record(set);
+    }
+    engine.replays()->record(set);
+    return std::to_string(heard) + " " + std::to_string(engine.replays()->busy_until());
+  });
+  EXPECT_EQ(out, "1 " + std::to_string(kSecond));
 }
 
 }  // namespace
