@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "sim/contract.hpp"
+
 namespace gauntlet::sim {
 
 ReplayLedger::Observation::Observation(Observation&& other) noexcept
@@ -25,6 +27,16 @@ ReplayLedger::Observation ReplayLedger::observe(Observer observer) {
   const std::uint64_t id = ++next_id_;
   observers_.emplace_back(id, std::move(observer));
   return Observation(this, id);
+}
+
+void ReplayLedger::transfer_started() {
+  ++started_;
+  ++undelivered_;
+}
+
+void ReplayLedger::transfer_delivered() {
+  GAUNTLET_INVARIANT(undelivered_ > 0, "a transfer delivered twice or never started");
+  --undelivered_;
 }
 
 void ReplayLedger::record(const ReplayedSet& set) {

@@ -69,10 +69,11 @@ struct ReplayedSet {
   std::vector<Nanos> delivered;
 };
 
-// Keeps what an engine knows of replayed sets: when the latest one ends, and
-// who wants to be told of each (telemetry that counts traffic: the replayed
-// transfers stand for traffic the network carried). An engine that supports
-// replays owns one; observers are scoped by the Observation they get.
+// Keeps what an engine that replays must know: its transfers in flight, when
+// the latest replayed set ends, and who wants to be told of each (telemetry
+// that counts traffic: the replayed transfers stand for traffic the network
+// carried). Such an engine owns one; observers are scoped by the Observation
+// they get.
 class ReplayLedger {
  public:
   using Observer = std::function<void(const ReplayedSet&)>;
@@ -101,10 +102,21 @@ class ReplayLedger {
   // network counts as carrying that traffic until then.
   Nanos busy_until() const { return busy_until_; }
 
+  // The owning engine reports every transfer it starts and every delivery
+  // (the last byte's arrival, latency included): a set may replay only on an
+  // idle network, and a simulated set's outcome is its own only if no other
+  // transfer started beside it.
+  void transfer_started();
+  void transfer_delivered();
+  std::uint64_t transfers_started() const { return started_; }
+  std::uint64_t transfers_undelivered() const { return undelivered_; }
+
  private:
   std::vector<std::pair<std::uint64_t, Observer>> observers_;
   std::uint64_t next_id_ = 0;
   Nanos busy_until_ = std::numeric_limits<Nanos>::min();
+  std::uint64_t started_ = 0;
+  std::uint64_t undelivered_ = 0;
 };
 
 class NetworkEngine {
@@ -162,11 +174,6 @@ class NetworkEngine {
     (void)drained;
     return false;
   }
-
-  // Transfers started so far, and those whose last byte has not arrived yet
-  // (latency included): with none undelivered the network is idle.
-  virtual std::uint64_t transfers_started() const = 0;
-  virtual std::uint64_t transfers_undelivered() const = 0;
 
   // Capability: the outcome of `transfers`, all started at once on an idle
   // copy of this network in its present state, computed apart so that this

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/contract.hpp"
+
 namespace gauntlet::sim {
 namespace {
 
@@ -49,6 +51,18 @@ TEST(ReplayLedger, AnObservationReassignedLetsGoOfItsFormerObserver) {
   ledger.record(set_ending_at(1));
   EXPECT_EQ(a, 0);
   EXPECT_EQ(b, 1);
+}
+
+TEST(ReplayLedger, CountsTransfersUntilTheirDelivery) {
+  ReplayLedger ledger;
+  ledger.transfer_started();
+  ledger.transfer_started();
+  ledger.transfer_delivered();
+  EXPECT_EQ(ledger.transfers_started(), 2u);
+  EXPECT_EQ(ledger.transfers_undelivered(), 1u);
+  ledger.transfer_delivered();
+  EXPECT_EQ(ledger.transfers_undelivered(), 0u);
+  EXPECT_THROW(ledger.transfer_delivered(), ContractViolation);  // a delivery without a transfer is a bug
 }
 
 }  // namespace

@@ -158,7 +158,7 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
   // last arrival, where the simulated set would call on_all too. Only an
   // engine that accounts for replayed sets lets a set replay.
   sim::ReplayLedger* ledger = engine.replays();
-  if (reuse.cache && ledger && engine.transfers_undelivered() == 0 && start >= ledger->busy_until()) {
+  if (reuse.cache && ledger && ledger->transfers_undelivered() == 0 && start >= ledger->busy_until()) {
     std::vector<std::uint64_t> key = outcome_key(engine, flows, channels);
     std::shared_ptr<const FlowOutcomeCache::Entry> cached = reuse.cache->find(key);
     const sim::Nanos quiet = std::min(reuse.quiet_until, engine.next_internal_change());
@@ -210,7 +210,7 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
   }
 
   sim::NetworkEngine* network_engine = &engine;
-  auto part_done = [state, network_engine](std::size_t i, sim::Nanos at) {
+  auto part_done = [state, network_engine, ledger](std::size_t i, sim::Nanos at) {
     if (--state->parts_left[i] > 0) return;
     if (state->in_flight) {
       --*state->in_flight;
@@ -224,7 +224,7 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
     if (--state->pending > 0) return;
     // Stored only if the network neither changed nor carried another
     // transfer meanwhile: then the outcome is this set's alone.
-    if (Recording* r = state->recording.get(); r && r->started == network_engine->transfers_started() &&
+    if (Recording* r = state->recording.get(); r && r->started == ledger->transfers_started() &&
                                                 r->version == network_engine->state_version()) {
       r->entry->span = at - r->start;
       r->cache->store(r->entry);
@@ -253,7 +253,7 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
   // A set that never reached the network is not recorded: its outcome needs
   // no engine to replay.
   if (Recording* r = state->recording.get()) {
-    if (network) r->started = engine.transfers_started();
+    if (network) r->started = ledger->transfers_started();
     else state->recording.reset();
   }
 }

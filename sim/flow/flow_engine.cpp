@@ -13,8 +13,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include "sim/contract.hpp"
-
 namespace gauntlet::sim {
 namespace s4u = simgrid::s4u;
 namespace routing = simgrid::kernel::routing;
@@ -94,8 +92,6 @@ struct FlowEngine::Impl {
   std::unordered_map<const s4u::Activity*, Pending> transfers;
   std::unordered_map<TransferId, const s4u::Activity*> by_id;
   TransferId next_transfer = 0;
-  std::uint64_t started = 0;      // transfers started
-  std::uint64_t undelivered = 0;  // of those, not delivered yet
   ReplayLedger replays;
   std::vector<TransferListener> listeners;
   Nanos convergence_delay = kSecond;
@@ -205,8 +201,6 @@ FlowEngine::~FlowEngine() {
 const Topology& FlowEngine::topology() const { return impl_->topology; }
 Nanos FlowEngine::now() const { return impl_->current; }
 EcmpRouter& FlowEngine::router() { return impl_->router; }
-std::uint64_t FlowEngine::transfers_started() const { return impl_->started; }
-std::uint64_t FlowEngine::transfers_undelivered() const { return impl_->undelivered; }
 ReplayLedger* FlowEngine::replays() { return &impl_->replays; }
 void FlowEngine::drop_timers() {
   impl_->timers.clear();
@@ -331,13 +325,11 @@ TransferId FlowEngine::start_transfer(EndpointId src, EndpointId dst, double byt
   Impl* impl = impl_.get();
   TransferCallback delivered = [impl, this, latency, on_done = std::move(on_done)](Nanos sent) {
     schedule_at(sent + latency, [impl, on_done] {
-      GAUNTLET_INVARIANT(impl->undelivered > 0, "a transfer delivered twice or never started");
-      --impl->undelivered;
+      impl->replays.transfer_delivered();
       if (on_done) on_done(impl->current);
     });
   };
-  ++impl_->started;
-  ++impl_->undelivered;
+  impl_->replays.transfer_started();
   const s4u::Activity* key = comm.get();
   pending.on_done = std::move(delivered);
   impl_->notify(TransferEvent::Kind::started, pending, now());

@@ -45,8 +45,6 @@ class FlowEngine final : public NetworkEngine {
   double transfer_progress(TransferId id) const override;
   Nanos next_internal_change() const override;
   bool set_fabric_link_drained(LinkId link, bool drained) override;
-  std::uint64_t transfers_started() const override;
-  std::uint64_t transfers_undelivered() const override;
   std::optional<std::vector<Nanos>> simulate_apart(const std::vector<TransferRequest>& transfers,
                                                    Nanos limit) override;
   ReplayLedger* replays() override;

@@ -200,14 +200,14 @@ TEST(FlowEngine, ASetSimulatedApartEndsAsInPlaceAndLeavesTheEngineAsItWas) {
     engine.schedule_at(2 * kMillisecond, [&] { ++fired; });
     const auto apart = engine.simulate_apart(transfers, kMinute);
     std::ostringstream o;
-    o << engine.now() << " " << engine.transfers_started() << " " << (apart ? apart->size() : 0) << " |";
+    o << engine.now() << " " << engine.replays()->transfers_started() << " " << (apart ? apart->size() : 0) << " |";
     for (Nanos at : apart.value_or(std::vector<Nanos>{})) o << " " << at;
     o << " |";
     const Nanos begin = engine.now();
     for (const TransferRequest& t : transfers)
       engine.start_transfer(t.src, t.dst, t.bytes, [&o, begin](Nanos at) { o << " " << at - begin; });
     engine.run_until(kMinute);
-    o << " | " << fired << " " << engine.transfers_undelivered();
+    o << " | " << fired << " " << engine.replays()->transfers_undelivered();
     return o.str();
   });
   std::istringstream in(out);
