@@ -1,10 +1,13 @@
 #include "models/progress_ledger.hpp"
 
+#include "sim/contract.hpp"
+
 namespace gauntlet::models {
 
 void ProgressLedger::complete(sim::Nanos start, sim::Nanos duration, std::uint64_t count) {
   progress_ += count;
   executed_ += count;
+  GAUNTLET_INVARIANT(progress_ <= executed_);
   if (!timeline_.empty()) {
     IterationSpan& back = timeline_.back();
     if (back.duration == duration && back.start + static_cast<sim::Nanos>(back.count) * back.duration == start) {
@@ -17,6 +20,7 @@ void ProgressLedger::complete(sim::Nanos start, sim::Nanos duration, std::uint64
 }
 
 void ProgressLedger::roll_back() {
+  GAUNTLET_INVARIANT(checkpoint_progress_ <= progress_, "a checkpoint holds only iterations done");
   while (!timeline_.empty() && timeline_.back().first >= checkpoint_progress_) {
     lost_time_ += static_cast<sim::Nanos>(timeline_.back().count) * timeline_.back().duration;
     timeline_.pop_back();
@@ -30,6 +34,7 @@ void ProgressLedger::roll_back() {
     }
   }
   progress_ = checkpoint_progress_;
+  GAUNTLET_INVARIANT(progress_ <= executed_);
 }
 
 }  // namespace gauntlet::models

@@ -8,6 +8,7 @@
 
 #include "models/collective_record.hpp"
 #include "models/training_job.hpp"
+#include "sim/contract.hpp"
 
 namespace gauntlet::models {
 namespace {
@@ -62,6 +63,8 @@ bool TrainingJob::try_fast_forward() {
   if (!last_ || last_->key_network != engine_.state_version() || last_->key_cluster != cluster_.version() ||
       last_->key_job != job_version_ || *in_flight_ != 0)
     return false;
+  // Only an iteration simulated on an otherwise idle network is repeated.
+  GAUNTLET_INVARIANT(last_->reusable);
   const sim::Nanos now = engine_.now();
   sim::Nanos limit = horizon_;
   if (next_change_) limit = std::min(limit, next_change_());
@@ -105,6 +108,8 @@ void TrainingJob::cut_steady_run() {
 void TrainingJob::end_steady_run(std::uint64_t count) {
   const Steady run = *steady_;
   steady_.reset();
+  // The stretch repeats the iterations right after the last one counted.
+  GAUNTLET_INVARIANT(count <= run.count && run.first == ledger_.progress());
   if (count == 0) return;
   // Written in place: a large job's iteration has tens of thousands of records.
   bus_.publish_steady_in_place([&](telemetry::SteadyRun& steady) {
