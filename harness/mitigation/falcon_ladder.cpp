@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "models/communicator_model.hpp"
 #include "models/job_rebalance.hpp"
 #include "sim/component_id.hpp"
 
@@ -275,7 +276,7 @@ std::optional<FalconLadderPolicy::Repair> FalconLadderPolicy::next_repair(const 
     }
     if (host < 0 || rnics < 2 || !move_pays(job)) continue;
     const std::string rnic = sim::ComponentId::make_nic(host, nic).str();
-    const int to = nic == 0 ? 1 : 0;
+    const int to = *models::nccl_fallback_rnic(nic, rnics);  // where NCCL itself would fall back
     const std::string target = sim::ComponentId::make_nic(host, to).str();
     if (repaired_.count(rnic) || repaired_.count(target) || !carries(topology.endpoint(host, nic))) continue;
     Repair r{"move-nic-traffic", rnic};

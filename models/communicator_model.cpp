@@ -1,0 +1,37 @@
+#include "models/communicator_model.hpp"
+
+#include "models/training_job.hpp"
+
+namespace gauntlet::models {
+
+CommunicatorModel::CommunicatorModel(sim::NetworkEngine& engine, TrainingJob& job, RoceTransportParams transport)
+    : engine_(engine), job_(job), transport_(transport) {}
+
+sim::Nanos CommunicatorModel::round_trip() const {
+  // A cross-spine path has four hops each way.
+  return 8 * engine_.topology().shape().link_latency;
+}
+
+double CommunicatorModel::link_goodput(sim::LinkId link, double loss) const {
+  const double rate = engine_.topology().link_bytes_per_second(link);
+  return go_back_n_goodput(loss, window_packets(rate, round_trip(), transport_));
+}
+
+bool CommunicatorModel::exhausts_retries(double loss) const { return loss >= retry_exhaustion_loss(transport_); }
+
+void CommunicatorModel::watch_outage(sim::Nanos down_at, sim::LinkId link) {
+  const sim::Nanos verdict = down_at + transport_timeout_;
+  verdict_times_.push_back(verdict);
+  engine_.schedule_at(verdict, [this, link] {
+    if (!engine_.link_state(link).up && job_.uses_link(link)) job_.fail_collective("NCCL Error");
+  });
+}
+
+void CommunicatorModel::watch_retry_exhaustion(sim::Nanos from, sim::Nanos until, sim::LinkId link) {
+  for (sim::Nanos t = from + transport_timeout_; t < until; t += transport_timeout_)
+    engine_.schedule_at(t, [this, link] {
+      if (job_.uses_link(link)) job_.fail_collective("NCCL Error");
+    });
+}
+
+}  // namespace gauntlet::models

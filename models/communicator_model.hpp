@@ -1,0 +1,71 @@
+#pragma once
+// How the job's NCCL communicators and their RoCE queue pairs react to the
+// state of the cluster: which RNIC takes over a dead one, how much goodput a
+// lossy link leaves, and when the transport gives up and fails the
+// collective (a link down longer than the transport timeout, or loss so high
+// that some packet of every exchange loses all its tries).
+//
+// Fault injectors change the cluster's state (links, RNICs); this model owns
+// the transport's verdicts on that state, so that injectors do not encode
+// transport rules and mitigation policies ask it instead of restating them.
+#include <optional>
+#include <vector>
+
+#include "models/roce_transport.hpp"
+#include "sim/network_engine.hpp"
+
+namespace gauntlet::models {
+
+class TrainingJob;
+
+// RoCE's transport gives up on a connection after its retries span this long
+// (retry count x timeout). 4 s is the detection margin SkeletonHunter reports
+// for connectivity anomalies.
+inline constexpr sim::Nanos kDefaultTransportTimeout = 4 * sim::kSecond;
+
+// NCCL's choice when RNIC `failed_nic` of a host with `rnics_per_host` RNICs
+// goes down: nic0's GPUs move to nic1, every other RNIC's to nic0. Returns
+// nullopt when the host has no other RNIC to fall back to. Inline, so that a
+// policy can ask it without linking the job model.
+constexpr std::optional<int> nccl_fallback_rnic(int failed_nic, int rnics_per_host) {
+  if (failed_nic != 0) return 0;
+  if (rnics_per_host > 1) return 1;
+  return std::nullopt;
+}
+
+class CommunicatorModel {
+ public:
+  CommunicatorModel(sim::NetworkEngine& engine, TrainingJob& job, RoceTransportParams transport = {});
+
+  void set_transport_timeout(sim::Nanos timeout) { transport_timeout_ = timeout; }
+  sim::Nanos transport_timeout() const { return transport_timeout_; }
+
+  // Goodput fraction RoCE's go-back-N leaves a link at this loss rate.
+  double link_goodput(sim::LinkId link, double loss) const;
+  // Whether loss this high exhausts the queue pairs' retries.
+  bool exhausts_retries(double loss) const;
+
+  // The link went down at `down_at`: one transport timeout later, if it is
+  // still down and the job's traffic crosses it, the collective fails.
+  void watch_outage(sim::Nanos down_at, sim::LinkId link);
+  // The link loses enough to exhaust retries from `from` to `until`: each
+  // transport timeout the job spends crossing it, its collective fails
+  // (again after a restart that still crosses it).
+  void watch_retry_exhaustion(sim::Nanos from, sim::Nanos until, sim::LinkId link);
+
+  // Times of the outage verdicts scheduled so far, in scheduling order. The
+  // job must not fast-forward across one; retry exhaustion needs no bound
+  // because the job's steady run ends with the failure it causes.
+  const std::vector<sim::Nanos>& verdict_times() const { return verdict_times_; }
+
+ private:
+  sim::Nanos round_trip() const;
+
+  sim::NetworkEngine& engine_;
+  TrainingJob& job_;
+  RoceTransportParams transport_;
+  sim::Nanos transport_timeout_ = kDefaultTransportTimeout;
+  std::vector<sim::Nanos> verdict_times_;
+};
+
+}  // namespace gauntlet::models
