@@ -7,6 +7,7 @@
 
 #include <sstream>
 
+#include "injectors/faults/fault_catalog.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/isolated_run.hpp"
@@ -50,12 +51,13 @@ void BM_MonthOfFailStops4096Gpus(benchmark::State& state) {
       sim::FlowEngine engine(topology, 1);
       sim::TelemetryBus bus;
       models::TrainingJob training(job(), topology, engine, bus);
-      injectors::FaultScheduler scheduler(engine, training);
+      const injectors::FaultCatalog types = injectors::builtin_fault_catalog();
+      injectors::FaultScheduler scheduler(engine, training, types);
       std::vector<injectors::FaultSpec> faults;
       for (int i = 0; i < failures; ++i) {
         injectors::FaultSpec f;
         f.id = "f" + std::to_string(i + 1);
-        f.type = injectors::FaultType::gpu_fail;
+        f.type = "gpu_fail";
         f.target = "h" + std::to_string((i * 37) % 512) + ".gpu" + std::to_string(i % 8);
         f.start = (i + 1) * (horizon / (failures + 1));
         f.duration = 6 * sim::kHour;

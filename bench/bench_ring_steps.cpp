@@ -13,6 +13,7 @@
 
 #include "harness/runner/runner.hpp"
 #include "harness/scenario/loader.hpp"
+#include "injectors/faults/fault_catalog.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/isolated_run.hpp"
@@ -36,7 +37,8 @@ JobRun run_job(const harness::Scenario& scenario, sim::Nanos horizon, bool stepw
     models::TrainingJob job(scenario.job, topology, engine, bus);
     job.set_fast_forward(!stepwise);
     job.set_stepwise_rings(stepwise);
-    injectors::FaultScheduler scheduler(engine, job);
+    const injectors::FaultCatalog types = injectors::builtin_fault_catalog();
+    injectors::FaultScheduler scheduler(engine, job, types);
     scheduler.arm(scenario.faults, horizon);
     job.set_change_horizon([&] { return std::min(scheduler.next_change(), engine.next_internal_change()); });
     job.start(0, horizon);

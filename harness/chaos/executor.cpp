@@ -121,7 +121,7 @@ void Run::print_dry_run() {
   for (std::size_t i = 0; i < plan_.faults.size(); ++i) {
     const auto& spec = plan_.faults[i].real.spec;
     const auto& p = programs_[i];
-    out_ << "\n" << spec.id << " " << injectors::fault_type_name(spec.type) << " on " << spec.target << " at +"
+    out_ << "\n" << spec.id << " " << spec.type << " on " << spec.target << " at +"
          << sim::format_duration(spec.start) << " for " << sim::format_duration(*spec.duration) << " via "
          << p.mechanism << (p.note.empty() ? "" : " (" + p.note + ")") << "\n";
     for (const auto& a : p.apply) out_ << "  apply  +" << sim::format_duration(spec.start) << "  " << real::display(a) << "\n";
@@ -144,7 +144,7 @@ bool Run::apply_fault(std::size_t i) {
   const auto& p = programs_[i];
   // The revert is on disk before anything is changed.
   journal_->append({{"event", "intent"}, {"step", spec.id}, {"fault", spec.id},
-                    {"type", injectors::fault_type_name(spec.type)}, {"target", spec.target},
+                    {"type", spec.type}, {"target", spec.target},
                     {"mechanism", p.mechanism}, {"revert", p.revert}});
   active_[i] = true;
   started_s_[i] = real::unix_now();
@@ -166,7 +166,7 @@ bool Run::apply_fault(std::size_t i) {
     }
   journal_->append({{"event", ok ? "applied" : "apply_failed"}, {"step", spec.id}, {"commands", commands}});
   applied_[i] = ok;
-  audit((ok ? "applied " : "FAILED to apply ") + spec.id + " " + std::string(injectors::fault_type_name(spec.type)) +
+  audit((ok ? "applied " : "FAILED to apply ") + spec.id + " " + spec.type +
         " on " + spec.target + " via " + p.mechanism + (p.note.empty() ? "" : " (" + p.note + ")"));
   return ok;
 }
@@ -195,7 +195,7 @@ void Run::revert_fault(std::size_t i, const std::string& by) {
     return;
   }
   journal_->append({{"event", "reverted"}, {"step", spec.id}, {"by", by}, {"commands", commands}, {"time_s", now}});
-  real::append_truth_line(faults_path_, spec.id, std::string(injectors::fault_type_name(spec.type)), spec.target, t0_,
+  real::append_truth_line(faults_path_, spec.id, spec.type, spec.target, t0_,
                           started_s_[i], now);
   bool clean = std::all_of(p.verify_reverted.begin(), p.verify_reverted.end(), check_passes);
   audit("reverted " + spec.id + " (" + by + ")" + (clean ? "" : " -- WARNING: post-revert check failed"));

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "injectors/faults/fault_catalog.hpp"
 #include "injectors/real/drivers.hpp"
 #include "sim/time.hpp"
 
@@ -41,6 +42,9 @@ struct ChaosPlan {
 // message". Validation covers what can be known without the host: unknown
 // keys, units, mapping, allow-list, durations, concurrency and overlaps.
 ChaosPlan load_chaos_plan(const std::string& path);
+// Faults are read through `types` (the built-in types when not given).
 ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name);
+ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name,
+                           const injectors::FaultCatalog& types);
 
 }  // namespace gauntlet::harness

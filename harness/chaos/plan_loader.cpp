@@ -1,110 +1,52 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "harness/chaos/plan.hpp"
+#include "harness/scenario/fault_params_read.hpp"
 #include "harness/scenario/input_error.hpp"
+#include "harness/scenario/yaml_read.hpp"
 #include "sim/component_id.hpp"
 
 namespace gauntlet::harness {
 
 namespace {
 
-using injectors::FaultType;
-using injectors::ParamKind;
 using injectors::real::Argv;
 using sim::ComponentId;
 using sim::ComponentKind;
-
-class Loader {
- public:
-  explicit Loader(std::string file) : file_(std::move(file)) {}
-
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& message) const {
-    YAML::Mark m = at.Mark();
-    throw InputError(file_, m.line + 1, m.column + 1, message);
-  }
-
-  void only_keys(const YAML::Node& map, std::initializer_list<const char*> keys, const std::string& what) const {
-    if (!map.IsMap()) fail(map, what + " must be a map");
-    for (const auto& kv : map) {
-      std::string key = kv.first.as<std::string>();
-      if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; }))
-        fail(kv.first, "unknown key '" + key + "' in " + what);
-    }
-  }
-
-  std::string scalar(const YAML::Node& n, const std::string& what) const {
-    if (!n.IsScalar()) fail(n, what + " must be a scalar");
-    return n.Scalar();
-  }
-
-  sim::Nanos duration(const YAML::Node& n, const std::string& what) const {
-    std::string error;
-    auto d = sim::parse_duration(scalar(n, what), &error);
-    if (!d) fail(n, what + ": " + error);
-    return *d;
-  }
-
-  double number(const YAML::Node& n, const std::string& what) const {
-    std::string text = scalar(n, what);
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(text, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (used == 0 || used != text.size()) fail(n, what + " must be a number, not '" + text + "'");
-    return v;
-  }
-
-  int integer(const YAML::Node& n, const std::string& what) const {
-    double v = number(n, what);
-    if (v != static_cast<int>(v)) fail(n, what + " must be a whole number");
-    return static_cast<int>(v);
-  }
-
-  Argv argv(const YAML::Node& n, const std::string& what) const {
-    if (!n.IsSequence() || n.size() == 0) fail(n, what + " must be a non-empty list of arguments (no shell)");
-    Argv out;
-    for (const auto& a : n) out.push_back(scalar(a, what));
-    return out;
-  }
-
-  ComponentId component(const YAML::Node& n, const std::string& what) const {
-    std::string text = scalar(n, what);
-    auto id = ComponentId::parse(text);
-    if (!id) fail(n, what + ": '" + text + "' is not a component id");
-    return *id;
-  }
-
-  const std::string file_;
-};
+using namespace yaml_read;
 
 // The NIC a link-level target lives on: h12.nic3, h12.nic3.ft and
 // h12.nic3~leaf3 all touch the interface mapped to h12.nic3.
 std::optional<ComponentId> nic_of(const ComponentId& id) {
-  switch (id.kind) {
-    case ComponentKind::nic:
-    case ComponentKind::flow_table:
-    case ComponentKind::host_link: return ComponentId::make_nic(id.host, id.index);
-    default: return std::nullopt;
-  }
+  if (id.kind == ComponentKind::nic || id.kind == ComponentKind::flow_table || id.kind == ComponentKind::host_link)
+    return ComponentId::make_nic(id.host, id.index);
+  return std::nullopt;
 }
 
-bool kind_allowed(FaultType type, ComponentKind kind) {
-  switch (type) {
-    case FaultType::link_loss:
-    case FaultType::port_flap: return kind == ComponentKind::nic || kind == ComponentKind::host_link;
-    case FaultType::stale_flow_table: return kind == ComponentKind::flow_table;
-    case FaultType::gpu_throttle: return kind == ComponentKind::gpu;
-    case FaultType::cpu_contention: return kind == ComponentKind::cpu || kind == ComponentKind::host;
-    default: return false;
-  }
+ComponentId read_component(const Source& source, const Field& field) {
+  const std::string text = read_text(source, field);
+  const auto id = ComponentId::parse(text);
+  if (!id) source.fail(field.value_mark, "'" + field.name + "': '" + text + "' is not a component id");
+  return *id;
+}
+
+Argv read_argv(const Source& source, const Field& field) {
+  const std::vector<Field> items = read_sequence(source, field);
+  if (items.empty()) source.fail(field.value_mark, "'" + field.name + "' must be a non-empty list of arguments (no shell)");
+  Argv out;
+  for (const Field& item : items) out.push_back(read_text(source, item));
+  return out;
+}
+
+std::vector<Argv> read_commands(const Source& source, const Field& field) {
+  std::vector<Argv> out;
+  for (const Field& item : read_sequence(source, field)) out.push_back(read_argv(source, item));
+  return out;
 }
 
 }  // namespace
@@ -115,198 +57,198 @@ sim::Nanos ChaosPlan::end() const {
   return end;
 }
 
-ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name) {
-  Loader L(file_name);
+namespace {
+
+// One entry of `faults:`, read through its type's descriptor: the spec part
+// for its parameters (the same reader as a scenario's), the real driver for
+// what it can target here and the keys it takes.
+ChaosFault read_fault(const Source& source, const Field& item, const injectors::FaultCatalog& types,
+                      const ChaosPlan& plan, const ComponentId& host,
+                      const std::map<std::string, std::string>& nic_to_interface) {
+  const MapView fault(source, item);
+  const Field type_field = fault.require("type");
+  const std::string type_name = read_text(source, type_field);
+  const injectors::FaultDescriptor* descriptor = types.find(type_name);
+  if (!descriptor) source.fail(type_field.value_mark, "unknown fault type '" + type_name + "' (known: " + types.names() + ")");
+  const injectors::FaultTypeInfo& info = descriptor->spec;
+  std::vector<std::string> keys = {"type", "target", "at", "duration", "mechanism", "site"};
+  for (const auto& p : info.params) keys.push_back(p.name);
+  if (descriptor->real) keys.insert(keys.end(), descriptor->real->keys.begin(), descriptor->real->keys.end());
+  for (const Field& field : fault.entries())
+    if (std::find(keys.begin(), keys.end(), key_of(field)) == keys.end())
+      source.fail(field.key_mark, "unknown key '" + key_of(field) + "' for " + type_name);
+  for (const char* key : {"target", "at", "duration"})
+    if (!fault.has(key))
+      source.fail(fault.mark(), std::string("a real fault needs '") + key + "' (nothing runs open-ended on a real host)");
+
+  ChaosFault cf;
+  const SourcePos pos = to_pos(fault.mark());
+  cf.line = pos.line;
+  cf.column = pos.column;
+  injectors::real::RealFault& rf = cf.real;
+  rf.spec.type = info.name;
+  const Field target_field = fault.field("target");
+  const ComponentId target = read_component(source, target_field);
+  if (!descriptor->real || std::find(descriptor->real->targets.begin(), descriptor->real->targets.end(), target.kind) ==
+                               descriptor->real->targets.end())
+    source.fail(target_field.value_mark,
+                type_name + " cannot target a " + std::string(sim::kind_name(target.kind)) + " on a real host");
+  rf.driver = *descriptor->real;
+  if (target.host != host.host)
+    source.fail(target_field.value_mark, "'" + target.str() + "' is not on this host (" + plan.host + ")");
+  rf.spec.target = target.str();
+  rf.spec.start = read_duration(source, fault.field("at"), true);
+  const Field duration = fault.field("duration");
+  rf.spec.duration = read_duration(source, duration, false);
+  if (*rf.spec.duration > plan.safety.max_duration)
+    source.fail(duration.value_mark, "duration " + sim::format_duration(*rf.spec.duration) +
+                                         " exceeds safety.max_duration " + sim::format_duration(plan.safety.max_duration));
+
+  for (const auto& p : info.params)
+    if (p.simulated_only && fault.has(p.name))
+      source.fail(fault.field(p.name).value_mark,
+                  type_name + "." + p.name + " is simulated only: on a real host, start the fault that much later");
+  rf.spec.params = read_fault_params(source, fault, info, nullptr);
+  check_fault_rules(source, fault, info, rf.spec);
+
+  if (fault.has("mechanism")) rf.mechanism = read_text(source, fault.field("mechanism"));
+  if (fault.has("method")) rf.method = read_text(source, fault.field("method"));
+  if (fault.has("site")) {
+    const MapView site(source, fault.field("site"));
+    site.allow_only({"apply", "revert"});
+    if (!site.has("apply") || !site.has("revert")) source.fail(site.mark(), "site needs both apply and revert");
+    rf.site_apply = read_commands(source, site.field("apply"));
+    rf.site_revert = read_commands(source, site.field("revert"));
+    if (rf.mechanism.empty()) rf.mechanism = "site";
+  }
+  if (fault.has("match")) {
+    const MapView match(source, fault.field("match"));
+    match.allow_only({"dst", "src", "proto", "dport", "sport", "dscp"});
+    for (const Field& field : match.entries()) {
+      const std::string key = key_of(field), value = read_text(source, field);
+      if (!injectors::real::valid_match_value(key, value))
+        source.fail(field.value_mark, "bad match." + key + " '" + value + "'");
+      rf.match[key] = value;
+    }
+    if ((rf.match.contains("dport") || rf.match.contains("sport")) && !rf.match.contains("proto"))
+      source.fail(match.mark(), "match on ports needs proto: tcp or udp");
+  }
+  if (rf.driver.check)
+    if (auto problem = rf.driver.check(rf)) source.fail(fault.mark(), *problem);
+
+  // Map to the real thing and check the allow-list against both names.
+  std::string touched = rf.spec.target;
+  if (auto nic = nic_of(target)) {
+    auto it = nic_to_interface.find(nic->str());
+    if (it == nic_to_interface.end())
+      source.fail(target_field.value_mark, rf.spec.target + " is not mapped to an interface in map.interfaces");
+    rf.interface = it->second;
+    touched = nic->str();
+  } else if (target.kind == ComponentKind::gpu) {
+    auto it = std::find_if(plan.gpus.begin(), plan.gpus.end(), [&](auto& g) { return g.second == rf.spec.target; });
+    if (it == plan.gpus.end())
+      source.fail(target_field.value_mark, rf.spec.target + " is not mapped to a GPU index in map.gpus");
+    rf.gpu_index = it->first;
+  }
+  const auto& allow = plan.safety.allow;
+  if (std::find(allow.begin(), allow.end(), rf.spec.target) == allow.end() &&
+      std::find(allow.begin(), allow.end(), touched) == allow.end())
+    source.fail(target_field.value_mark, rf.spec.target + " is not in safety.allow");
+  return cf;
+}
+
+void read_map(const Source& source, const Field& field, const ComponentId& host, ChaosPlan& plan,
+              std::map<std::string, std::string>& nic_to_interface) {
+  const MapView map(source, field);
+  map.allow_only({"interfaces", "gpus"});
+  auto on_host = [&](const Field& f, const ComponentId& id) {
+    if (id.host != host.host) source.fail(f.value_mark, "'" + id.str() + "' is not on this host (" + plan.host + ")");
+  };
+  if (map.has("interfaces")) {
+    const MapView interfaces(source, map.field("interfaces"));
+    for (const Field& f : interfaces.entries()) {
+      const std::string dev = key_of(f);
+      if (!injectors::real::valid_interface_name(dev)) source.fail(f.key_mark, "'" + dev + "' is not a valid interface name");
+      const ComponentId id = read_component(source, f);
+      auto nic = nic_of(id);
+      if (!nic || id.kind == ComponentKind::flow_table) source.fail(f.value_mark, "an interface maps to a NIC or host link id");
+      on_host(f, id);
+      if (nic_to_interface.contains(nic->str())) source.fail(f.value_mark, nic->str() + " is mapped twice");
+      nic_to_interface[nic->str()] = dev;
+      plan.interfaces[dev] = id.str();
+    }
+  }
+  if (map.has("gpus")) {
+    const MapView gpus(source, map.field("gpus"));
+    for (const Field& f : gpus.entries()) {
+      const std::string key = key_of(f);
+      int index = -1;
+      const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
+      if (error != std::errc() || end != key.data() + key.size() || index < 0)
+        source.fail(f.key_mark, "a GPU index is a whole number >= 0, got '" + key + "'");
+      const ComponentId id = read_component(source, f);
+      if (id.kind != ComponentKind::gpu) source.fail(f.value_mark, "a GPU index maps to a GPU id like h12.gpu7");
+      on_host(f, id);
+      plan.gpus[index] = id.str();
+    }
+  }
+}
+
+void read_safety(const Source& source, const Field& field, ChaosSafety& safety) {
+  const MapView map(source, field);
+  map.allow_only({"allow", "max_concurrent", "max_duration", "abort_command", "abort_interval", "allow_default_route"});
+  if (!map.has("allow") || !map.has("max_duration"))
+    source.fail(map.mark(), "safety needs 'allow' and 'max_duration': there is no unbounded chaos");
+  for (const Field& f : read_sequence(source, map.field("allow"))) safety.allow.push_back(read_component(source, f).str());
+  safety.max_duration = read_duration(source, map.field("max_duration"), true);
+  if (map.has("max_concurrent")) safety.max_concurrent = static_cast<int>(read_integer(source, map.field("max_concurrent"), 1, 1000));
+  if (map.has("abort_command")) safety.abort_command = read_argv(source, map.field("abort_command"));
+  if (map.has("abort_interval")) {
+    safety.abort_interval = read_duration(source, map.field("abort_interval"), true);
+    if (safety.abort_interval < sim::kSecond) source.fail(map.field("abort_interval").value_mark, "abort_interval must be >= 1s");
+  }
+  if (map.has("allow_default_route"))
+    for (const Field& f : read_sequence(source, map.field("allow_default_route")))
+      safety.allow_default_route.push_back(read_text(source, f));
+}
+
+}  // namespace
+
+ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name,
+                           const injectors::FaultCatalog& types) {
+  const Source source(file_name);
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(file_name, e.mark.line + 1, e.mark.column + 1, e.msg);
+    source.fail(e.mark, e.msg);
   }
   if (!root.IsMap()) throw InputError(file_name, 1, 1, "a chaos plan must be a map");
-  L.only_keys(root, {"name", "host", "map", "safety", "faults"}, "the plan");
-  for (const char* key : {"name", "host", "map", "safety", "faults"})
-    if (!root[key]) throw InputError(file_name, 1, 1, std::string("missing required key '") + key + "'");
+  const MapView top(source, Field{"", root, root.Mark(), root.Mark()});
+  top.allow_only({"name", "host", "map", "safety", "faults"});
 
   ChaosPlan plan;
   plan.source_path = file_name;
-  plan.name = L.scalar(root["name"], "name");
-  if (plan.name.empty() || plan.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos)
-    L.fail(root["name"], "name may hold only a-z, 0-9, '-' and '_' (it names files and nft tables)");
-  ComponentId host = L.component(root["host"], "host");
-  if (host.kind != ComponentKind::host) L.fail(root["host"], "host must be a host id like h12");
+  const Field name = top.require("name");
+  plan.name = read_text(source, name);
+  if (plan.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos)
+    source.fail(name.value_mark, "name may hold only a-z, 0-9, '-' and '_' (it names files and nft tables)");
+  const Field host_field = top.require("host");
+  const ComponentId host = read_component(source, host_field);
+  if (host.kind != ComponentKind::host) source.fail(host_field.value_mark, "host must be a host id like h12");
   plan.host = host.str();
-
-  auto on_host = [&](const YAML::Node& n, const ComponentId& id) {
-    if (id.host != host.host) L.fail(n, "'" + id.str() + "' is not on this host (" + plan.host + ")");
-  };
-
-  const YAML::Node map = root["map"];
-  L.only_keys(map, {"interfaces", "gpus"}, "map");
   std::map<std::string, std::string> nic_to_interface;
-  if (map["interfaces"] && !map["interfaces"].IsMap()) L.fail(map["interfaces"], "map.interfaces must be a map");
-  if (map["gpus"] && !map["gpus"].IsMap()) L.fail(map["gpus"], "map.gpus must be a map");
-  for (const auto& kv : map["interfaces"] ? map["interfaces"] : YAML::Node(YAML::NodeType::Map)) {
-    std::string dev = L.scalar(kv.first, "interface name");
-    if (!injectors::real::valid_interface_name(dev)) L.fail(kv.first, "'" + dev + "' is not a valid interface name");
-    ComponentId id = L.component(kv.second, "map.interfaces." + dev);
-    auto nic = nic_of(id);
-    if (!nic || id.kind == ComponentKind::flow_table) L.fail(kv.second, "an interface maps to a NIC or host link id");
-    on_host(kv.second, id);
-    if (nic_to_interface.contains(nic->str())) L.fail(kv.second, nic->str() + " is mapped twice");
-    nic_to_interface[nic->str()] = dev;
-    plan.interfaces[dev] = id.str();
-  }
-  for (const auto& kv : map["gpus"] ? map["gpus"] : YAML::Node(YAML::NodeType::Map)) {
-    int index = L.integer(kv.first, "GPU index");
-    if (index < 0) L.fail(kv.first, "GPU index must be >= 0");
-    ComponentId id = L.component(kv.second, "map.gpus");
-    if (id.kind != ComponentKind::gpu) L.fail(kv.second, "a GPU index maps to a GPU id like h12.gpu7");
-    on_host(kv.second, id);
-    plan.gpus[index] = id.str();
-  }
+  read_map(source, top.require("map"), host, plan, nic_to_interface);
+  read_safety(source, top.require("safety"), plan.safety);
 
-  const YAML::Node safety = root["safety"];
-  L.only_keys(safety, {"allow", "max_concurrent", "max_duration", "abort_command", "abort_interval",
-                       "allow_default_route"}, "safety");
-  if (!safety["allow"] || !safety["max_duration"])
-    L.fail(safety, "safety needs 'allow' and 'max_duration': there is no unbounded chaos");
-  if (!safety["allow"].IsSequence()) L.fail(safety["allow"], "safety.allow must be a list of component ids");
-  for (const auto& a : safety["allow"]) plan.safety.allow.push_back(L.component(a, "safety.allow").str());
-  plan.safety.max_duration = L.duration(safety["max_duration"], "safety.max_duration");
-  if (safety["max_concurrent"]) {
-    plan.safety.max_concurrent = L.integer(safety["max_concurrent"], "safety.max_concurrent");
-    if (plan.safety.max_concurrent < 1) L.fail(safety["max_concurrent"], "safety.max_concurrent must be >= 1");
-  }
-  if (safety["abort_command"]) plan.safety.abort_command = L.argv(safety["abort_command"], "safety.abort_command");
-  if (safety["abort_interval"]) {
-    plan.safety.abort_interval = L.duration(safety["abort_interval"], "safety.abort_interval");
-    if (plan.safety.abort_interval < sim::kSecond) L.fail(safety["abort_interval"], "abort_interval must be >= 1s");
-  }
-  if (safety["allow_default_route"]) {
-    if (!safety["allow_default_route"].IsSequence())
-      L.fail(safety["allow_default_route"], "safety.allow_default_route must be a list of interface names");
-    for (const auto& a : safety["allow_default_route"])
-      plan.safety.allow_default_route.push_back(L.scalar(a, "safety.allow_default_route"));
-  }
-
-  const YAML::Node faults = root["faults"];
-  if (!faults.IsSequence() || faults.size() == 0) L.fail(faults, "faults must be a non-empty list");
-  int n = 0;
-  for (const auto& fn : faults) {
-    if (!fn.IsMap()) L.fail(fn, "a fault must be a map");
-    if (!fn["type"]) L.fail(fn, "fault without 'type'");
-    std::string type_name = L.scalar(fn["type"], "type");
-    const injectors::FaultTypeInfo* info = injectors::find_fault_type(type_name);
-    if (!info) L.fail(fn["type"], "unknown fault type '" + type_name + "'");
-    std::set<std::string> keys = {"type", "target", "at", "duration", "mechanism", "site"};
-    for (const auto& p : info->params) keys.insert(std::string(p.name));
-    if (info->type == FaultType::stale_flow_table) keys.insert("match");
-    if (info->type == FaultType::gpu_throttle) keys.insert("method");
-    for (const auto& kv : fn)
-      if (!keys.contains(kv.first.as<std::string>()))
-        L.fail(kv.first, "unknown key '" + kv.first.as<std::string>() + "' for " + type_name);
-    for (const char* key : {"target", "at", "duration"})
-      if (!fn[key]) L.fail(fn, std::string("a real fault needs '") + key + "' (nothing runs open-ended on a real host)");
-
-    ChaosFault cf;
-    cf.line = fn.Mark().line + 1;
-    cf.column = fn.Mark().column + 1;
-    injectors::real::RealFault& rf = cf.real;
-    rf.spec.type = info->type;
-    rf.spec.id = "f" + std::to_string(++n);
-    ComponentId target = L.component(fn["target"], "target");
-    if (!kind_allowed(info->type, target.kind))
-      L.fail(fn["target"], type_name + " cannot target a " + std::string(sim::kind_name(target.kind)) +
-                               " on a real host");
-    on_host(fn["target"], target);
-    rf.spec.target = target.str();
-    rf.spec.start = L.duration(fn["at"], "at");
-    rf.spec.duration = L.duration(fn["duration"], "duration");
-    if (*rf.spec.duration <= 0) L.fail(fn["duration"], "duration must be positive");
-    if (*rf.spec.duration > plan.safety.max_duration)
-      L.fail(fn["duration"], "duration " + sim::format_duration(*rf.spec.duration) + " exceeds safety.max_duration " +
-                                 sim::format_duration(plan.safety.max_duration));
-
-    for (const auto& p : info->params) {
-      YAML::Node v = fn[std::string(p.name)];
-      std::string what = type_name + "." + std::string(p.name);
-      if (!v) {
-        if (p.required) L.fail(fn, type_name + " needs '" + std::string(p.name) + "'");
-        continue;
-      }
-      if (p.name == "invalidate_after")
-        L.fail(v, what + " is simulated only: on a real host, start the fault that much later");
-      injectors::FaultParams& q = rf.spec.params;
-      double x = 0;
-      sim::Nanos d = 0;
-      if (p.kind == ParamKind::fraction || p.kind == ParamKind::positive_number) {
-        x = L.number(v, what);
-        if (p.kind == ParamKind::fraction && (x < 0 || x > 1)) L.fail(v, what + " must be within 0..1");
-        if (p.kind == ParamKind::positive_number && x <= 0) L.fail(v, what + " must be positive");
-      } else if (p.kind == ParamKind::duration) {
-        d = L.duration(v, what);
-      } else {
-        L.fail(v, what + " is not supported on a real host");
-      }
-      if (p.name == "rate") q.rate = x;
-      if (p.name == "cap_gbps") q.cap_gbps = x;
-      if (p.name == "loss") q.loss = x;
-      if (p.name == "slowdown") q.slowdown = x;
-      if (p.name == "period") q.period = d;
-      if (p.name == "down") q.down = d;
-      if (p.name == "extra_latency") q.extra_latency = d;
-    }
-    if (info->type == FaultType::port_flap && (rf.spec.params.down <= 0 || rf.spec.params.down >= rf.spec.params.period))
-      L.fail(fn["down"], "port_flap needs 0 < down < period");
-    if ((info->type == FaultType::gpu_throttle || info->type == FaultType::cpu_contention) &&
-        rf.spec.params.slowdown >= 1)
-      L.fail(fn["slowdown"], "slowdown must be below 1");
-
-    if (fn["mechanism"]) rf.mechanism = L.scalar(fn["mechanism"], "mechanism");
-    if (fn["method"]) rf.method = L.scalar(fn["method"], "method");
-    if (fn["site"]) {
-      L.only_keys(fn["site"], {"apply", "revert"}, "site");
-      if (!fn["site"]["apply"] || !fn["site"]["revert"]) L.fail(fn["site"], "site needs both apply and revert");
-      for (const auto& c : fn["site"]["apply"]) rf.site_apply.push_back(L.argv(c, "site.apply"));
-      for (const auto& c : fn["site"]["revert"]) rf.site_revert.push_back(L.argv(c, "site.revert"));
-      if (rf.mechanism.empty()) rf.mechanism = "site";
-    }
-    if (fn["match"]) {
-      L.only_keys(fn["match"], {"dst", "src", "proto", "dport", "sport", "dscp"}, "match");
-      for (const auto& kv : fn["match"]) {
-        std::string key = kv.first.as<std::string>(), value = L.scalar(kv.second, "match." + key);
-        if (!injectors::real::valid_match_value(key, value)) L.fail(kv.second, "bad match." + key + " '" + value + "'");
-        rf.match[key] = value;
-      }
-      if ((rf.match.contains("dport") || rf.match.contains("sport")) && !rf.match.contains("proto"))
-        L.fail(fn["match"], "match on ports needs proto: tcp or udp");
-    }
-    if (info->type == FaultType::stale_flow_table && rf.match.empty() && rf.mechanism != "site")
-      L.fail(fn, "stale_flow_table needs 'match': a stale entry steers some flows, not the whole port");
-
-    // Map to the real thing and check the allow-list against both names.
-    std::string touched = rf.spec.target;
-    if (auto nic = nic_of(target)) {
-      auto it = nic_to_interface.find(nic->str());
-      if (it == nic_to_interface.end()) L.fail(fn["target"], rf.spec.target + " is not mapped to an interface in map.interfaces");
-      rf.interface = it->second;
-      touched = nic->str();
-    } else if (target.kind == ComponentKind::gpu) {
-      auto it = std::find_if(plan.gpus.begin(), plan.gpus.end(), [&](auto& g) { return g.second == rf.spec.target; });
-      if (it == plan.gpus.end()) L.fail(fn["target"], rf.spec.target + " is not mapped to a GPU index in map.gpus");
-      rf.gpu_index = it->first;
-    }
-    const auto& allow = plan.safety.allow;
-    if (std::find(allow.begin(), allow.end(), rf.spec.target) == allow.end() &&
-        std::find(allow.begin(), allow.end(), touched) == allow.end())
-      L.fail(fn["target"], rf.spec.target + " is not in safety.allow");
-    plan.faults.push_back(std::move(cf));
-  }
+  const Field faults = top.require("faults");
+  const std::vector<Field> items = read_sequence(source, faults);
+  if (items.empty()) source.fail(faults.value_mark, "faults must be a non-empty list");
+  for (const Field& item : items) plan.faults.push_back(read_fault(source, item, types, plan, host, nic_to_interface));
 
   std::stable_sort(plan.faults.begin(), plan.faults.end(),
                    [](const ChaosFault& a, const ChaosFault& b) { return a.real.spec.start < b.real.spec.start; });
-  n = 0;
+  int n = 0;
   for (ChaosFault& f : plan.faults) f.real.spec.id = "f" + std::to_string(++n);  // ids in onset order
   if (plan.end() > plan.safety.max_duration)
     throw InputError(file_name, 1, 1, "the plan runs " + sim::format_duration(plan.end()) +
@@ -325,7 +267,7 @@ ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name
       ++concurrent;
       bool same_thing = (!a.real.interface.empty() && a.real.interface == b.real.interface) ||
                         (a.real.gpu_index >= 0 && a.real.gpu_index == b.real.gpu_index) ||
-                        (a.real.spec.type == FaultType::cpu_contention && b.real.spec.type == FaultType::cpu_contention);
+                        (a.real.driver.host_wide && a.real.spec.type == b.real.spec.type);
       if (same_thing)
         throw InputError(file_name, a.line, a.column, a.real.spec.id + " overlaps " + b.real.spec.id + " on the same " +
                                                           (a.real.gpu_index >= 0 ? "GPU" : "interface"));
@@ -336,6 +278,10 @@ ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name
                                                         std::to_string(plan.safety.max_concurrent));
   }
   return plan;
+}
+
+ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name) {
+  return parse_chaos_plan(text, file_name, injectors::builtin_fault_catalog());
 }
 
 ChaosPlan load_chaos_plan(const std::string& path) {

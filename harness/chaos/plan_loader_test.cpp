@@ -33,7 +33,7 @@ TEST(ChaosPlan, LoadsTheWorkedExample) {
   ASSERT_EQ(plan.faults.size(), 4u);
   EXPECT_EQ(plan.name, "canary-loss");
   EXPECT_EQ(plan.faults[0].real.interface, "eth3");
-  EXPECT_DOUBLE_EQ(plan.faults[0].real.spec.params.rate, 0.01);
+  EXPECT_DOUBLE_EQ(plan.faults[0].real.spec.params.number("rate"), 0.01);
   EXPECT_EQ(plan.faults[2].real.match.at("dport"), "4791");
   EXPECT_EQ(plan.faults[3].real.gpu_index, 7);
   EXPECT_EQ(plan.safety.abort_command.size(), 2u);
@@ -59,8 +59,11 @@ TEST(ChaosPlan, ReportsEachMistakeWithItsPosition) {
                 .find("11:31: h12.nic5 is not mapped"), std::string::npos);
   EXPECT_NE(error_of("  - {type: link_loss, target: h13.nic3, at: 0s, duration: 1m, rate: 0.1}\n")
                 .find("not on this host"), std::string::npos);
+  // A fraction has the same range as in a scenario: the type's descriptor reads both.
   EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 0s, duration: 1m, rate: 1.5}\n")
-                .find("within 0..1"), std::string::npos);
+                .find("must be in [0, 1)"), std::string::npos);
+  EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 0s, duration: 1m, rate: 1}\n")
+                .find("must be in [0, 1)"), std::string::npos);
   EXPECT_NE(error_of("  - {type: gpu_fail, target: h12.gpu7, at: 0s, duration: 1m}\n").find("cannot target"),
             std::string::npos);
   EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 0s, rate: 0.1}\n").find("needs 'duration'"),

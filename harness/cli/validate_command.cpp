@@ -26,7 +26,7 @@ int validate_command(const Args& args) {
     std::printf("  estimate: %.3g events, %.0f MiB at most (limits %.3g events, %.0f MiB)\n", estimate.events,
                 estimate.bytes / (1 << 20), harness::kMaxEstimatedEvents, harness::kMaxEstimatedBytes / (1 << 20));
     for (const injectors::FaultSpec& f : s.faults)
-      std::printf("  %s %s %s at %s%s\n", f.id.c_str(), std::string(injectors::fault_type_name(f.type)).c_str(),
+      std::printf("  %s %s %s at %s%s\n", f.id.c_str(), f.type.c_str(),
                   f.target.c_str(), sim::format_duration(f.start).c_str(),
                   f.duration ? (" for " + sim::format_duration(*f.duration)).c_str() : "");
     return kExitOk;

@@ -5,21 +5,10 @@
 namespace gauntlet::harness {
 
 void arm_probe_faults(models::ProbeService& probes, const std::vector<injectors::FaultSpec>& faults,
-                      const sim::Topology& topology, sim::Nanos horizon) {
-  using injectors::FaultType;
+                      const injectors::SimulatedFaults& types, const sim::Topology& topology, sim::Nanos horizon) {
   for (const injectors::FaultSpec& f : faults) {
-    const sim::Nanos end = f.end().value_or(horizon);
-    const auto id = sim::ComponentId::parse(f.target);
-    if (!id) continue;
-    switch (f.type) {
-      case FaultType::link_loss: probes.add_loss(f.target, f.start, end, f.params.rate); break;
-      case FaultType::stale_flow_table: probes.add_loss(f.target, f.effect_start(), end, f.params.loss); break;
-      case FaultType::agent_hang:
-      case FaultType::node_crash:
-        if (id->host >= 0 && id->host < topology.hosts()) probes.add_agent_down(id->host, f.start, end);
-        break;
-      default: break;
-    }
+    const injectors::SimulatedFault* type = types.simulated(f.type);
+    if (type && type->probes) type->probes(f, f.end().value_or(horizon), topology, probes);
   }
 }
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "harness/detectors/detector.hpp"
-#include "injectors/spec/fault_spec.hpp"
+#include "injectors/sim/simulated_fault.hpp"
 #include "models/probe_service.hpp"
 
 namespace gauntlet::harness {
@@ -12,11 +12,10 @@ namespace gauntlet::harness {
 // Heartbeat period of the hosts' monitoring agents in simulated runs.
 inline constexpr sim::Nanos kAgentHeartbeat = 10 * sim::kSecond;
 
-// Loss windows (link_loss on links, stale_flow_table's slow-path loss on
-// flow tables) and silent agents (agent_hang; node_crash takes the agent
-// down with its host). Open-ended faults last until `horizon`.
+// What each fault's type does to probes (loss windows, silent agents), as
+// its simulated part says. Open-ended faults last until `horizon`.
 void arm_probe_faults(models::ProbeService& probes, const std::vector<injectors::FaultSpec>& faults,
-                      const sim::Topology& topology, sim::Nanos horizon);
+                      const injectors::SimulatedFaults& types, const sim::Topology& topology, sim::Nanos horizon);
 
 // Requests naming RNICs this cluster has; others are dropped.
 std::vector<models::ProbeOrder> probe_orders(const std::vector<ProbeRequest>& requests, const sim::Topology& topology);

@@ -8,6 +8,8 @@
 
 #include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/mitigation/policy.hpp"
+#include "harness/scenario/loader.hpp"
+#include "injectors/faults/fault_catalog.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "sim/contract.hpp"
 #include "sim/isolated_run.hpp"
@@ -63,17 +65,18 @@ double mean_duration(const SimulationOutcome& run) {
 
 std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const SimulationOutcome& faulty,
                                          const SimulationOutcome& fault_free) {
+  const auto fault_types = fault_types_of(scenario);
   std::vector<FaultEpisode> episodes;
   const double baseline = mean_duration(fault_free);
   const double run_end = sim::to_seconds(scenario.duration);
   for (const injectors::FaultSpec& f : scenario.faults) {
     FaultEpisode e;
     e.id = f.id;
-    e.type = std::string(injectors::fault_type_name(f.type));
+    e.type = f.type;
     e.target = f.target;
     e.start_s = sim::to_seconds(f.start);
     if (f.end()) e.end_s = sim::to_seconds(*f.end());
-    e.benign = f.type == injectors::FaultType::reconfigure;
+    e.benign = fault_types->spec(f.type).benign;
     const double end = e.end_s.value_or(run_end);
     const double during = mean_duration_between(faulty, e.start_s, end);
     // A hang or crash completes fewer iterations than the fault-free run in
@@ -120,11 +123,11 @@ bool pauses_training(const std::string& detector, const DetectorRegistry& regist
 }  // namespace
 
 RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options) {
+  const auto fault_types = fault_types_of(scenario);
   // The loader admits only what the simulator can run.
   GAUNTLET_INVARIANT(scenario.engine == "flow", "engine '" + scenario.engine + "'");
   for (const injectors::FaultSpec& f : scenario.faults)
-    GAUNTLET_INVARIANT(injectors::FaultScheduler::simulated(f.type),
-                       "fault type '" + std::string(injectors::fault_type_name(f.type)) + "'");
+    GAUNTLET_INVARIANT(fault_types->simulated(f.type), "fault type '" + f.type + "'");
   (void)make_policy(scenario.mitigation, scenario.job, scenario.mitigation_costs);  // rejects policies the simulator cannot run
   const auto wall_start = std::chrono::steady_clock::now();
   const bool mitigated = scenario.mitigation != "none";

@@ -17,6 +17,8 @@
 #include "harness/probe_plan/probe_wiring.hpp"
 #include "harness/runner/containers_csv.hpp"
 #include "harness/scenario/input_error.hpp"
+#include "harness/scenario/loader.hpp"
+#include "injectors/faults/fault_catalog.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "injectors/sim/telemetry_effects_from_faults.hpp"
 #include "models/host/host_clock.hpp"
@@ -160,7 +162,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   sim::TelemetryBus bus;
   models::TrainingJob job(scenario.job, topology, engine, bus);
   job.set_fast_forward(request.fast_forward);
-  injectors::FaultScheduler scheduler(engine, job);
+  const auto fault_types = fault_types_of(scenario);
+  injectors::FaultScheduler scheduler(engine, job, *fault_types);
   if (request.inject_faults) scheduler.arm(scenario.faults, scenario.duration);
 
   std::vector<ActiveDetector> detectors;
@@ -184,7 +187,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   auto make_prober = [&] {
     auto prober = std::make_unique<models::ProbeService>(engine, bus, scenario.seed);
     prober->set_overlay(&job.containers());  // overlay probes reach the job's live containers only
-    if (request.inject_faults) arm_probe_faults(*prober, scenario.faults, topology, scenario.duration);
+    if (request.inject_faults) arm_probe_faults(*prober, scenario.faults, *fault_types, topology, scenario.duration);
     return prober;
   };
   const std::unique_ptr<models::ProbeService> agents = make_prober();
@@ -194,11 +197,11 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   // Function-level profiling, on only while a detector asked for it.
   // What faults change in telemetry beyond the data path: clocks, CPU share, skew.
   const models::TelemetryEffects effects =
-      request.inject_faults ? injectors::telemetry_effects_from(scenario.faults, topology, scenario.duration)
+      request.inject_faults ? injectors::telemetry_effects_from(scenario.faults, *fault_types, topology, scenario.duration)
                             : models::TelemetryEffects{};
   const bool skewed = request.inject_faults && std::any_of(scenario.faults.begin(), scenario.faults.end(),
-                                                           [](const injectors::FaultSpec& f) {
-                                                             return f.type == injectors::FaultType::clock_skew;
+                                                           [&](const injectors::FaultSpec& f) {
+                                                             return fault_types->spec(f.type).skews_clocks;
                                                            });
   models::Profiler profiler(bus, hardware_from(&effects, &engine), scenario.seed);
   // Validation benchmarks pause the job while they run; GEMMs run at the GPUs' clocks.

@@ -7,16 +7,16 @@
 namespace gauntlet::harness::detail {
 namespace {
 
-bool is_open_fail_stop(const injectors::FaultSpec& fault) {
-  return !fault.duration && injectors::fault_type_info(fault.type).fail_stop;
-}
-
 std::string describe_fault(const injectors::FaultSpec& fault) {
-  return std::string(injectors::fault_type_name(fault.type)) + " on " + fault.target + " at " +
+  return fault.type + " on " + fault.target + " at " +
          sim::format_duration(fault.start);
 }
 
 }  // namespace
+
+bool FaultConflicts::is_open_fail_stop(const injectors::FaultSpec& fault) const {
+  return !fault.duration && types_.spec(fault.type).fail_stop;
+}
 
 int owning_host(const std::string& component) {
   const auto id = sim::ComponentId::parse(component);
@@ -46,7 +46,7 @@ std::optional<std::string> FaultConflicts::check(const injectors::FaultSpec& fau
     if (before_end != it->second.begin()) {
       const Window& w = std::prev(before_end)->second;
       if (fault.start < w.end)
-        return describe_fault(fault) + " overlaps another " + std::string(injectors::fault_type_name(fault.type)) +
+        return describe_fault(fault) + " overlaps another " + fault.type +
                " on the same target from " + sim::format_duration(w.start) +
                (w.end == run_end_ ? " to the end of the run" : " to " + sim::format_duration(w.end)) + " (line " +
                std::to_string(w.origin_line) + ")";
@@ -80,7 +80,7 @@ void FaultConflicts::add(const injectors::FaultSpec& fault, int origin_line) {
   if (fault.start > h.latest_start) h.latest_start = fault.start;
   if (is_open_fail_stop(fault) && (!h.open_fail_stop || fault.start < h.open_fail_stop->start)) {
     h.open_fail_stop = window;
-    h.fail_stop_type = injectors::fault_type_name(fault.type);
+    h.fail_stop_type = fault.type;
   }
 }
 

@@ -8,14 +8,14 @@
 #include <utility>
 #include <vector>
 
-#include "injectors/spec/fault_spec.hpp"
+#include "injectors/faults/fault_catalog.hpp"
 #include "sim/time.hpp"
 
 namespace gauntlet::harness::detail {
 
 class FaultConflicts {
  public:
-  explicit FaultConflicts(sim::Nanos run_end) : run_end_(run_end) {}
+  FaultConflicts(sim::Nanos run_end, const injectors::FaultCatalog& types) : run_end_(run_end), types_(types) {}
 
   // Why fault cannot join those already added, or nullopt when it can.
   // origin_line of each added fault is quoted so the user can find it.
@@ -34,11 +34,14 @@ class FaultConflicts {
     sim::Nanos latest_start = -1;
   };
 
+  bool is_open_fail_stop(const injectors::FaultSpec& fault) const;
+
   sim::Nanos run_end_;
+  const injectors::FaultCatalog& types_;
   // Per type and target, by start. check() runs before every add(), so the
   // windows of one key are disjoint and only the last one starting before a
   // new window ends can overlap it: one lookup instead of a scan.
-  std::map<std::pair<injectors::FaultType, std::string>, std::map<sim::Nanos, Window>> windows_;
+  std::map<std::pair<std::string, std::string>, std::map<sim::Nanos, Window>> windows_;
   std::map<int, HostState> hosts_;
 };
 

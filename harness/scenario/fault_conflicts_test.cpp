@@ -7,7 +7,7 @@ namespace {
 
 injectors::FaultSpec throttle_at(sim::Nanos start, sim::Nanos duration) {
   injectors::FaultSpec fault;
-  fault.type = injectors::FaultType::gpu_throttle;
+  fault.type = "gpu_throttle";
   fault.target = "h1.gpu0";
   fault.start = start;
   fault.duration = duration;
@@ -16,7 +16,8 @@ injectors::FaultSpec throttle_at(sim::Nanos start, sim::Nanos duration) {
 
 TEST(FaultConflicts, AnOverlapAmongManyWindowsOnOneTargetIsFoundWithItsLine) {
   // 240,000 faults on one target: the check was a scan of every earlier one.
-  FaultConflicts conflicts(sim::kDay * 10);
+  const injectors::FaultCatalog types = injectors::builtin_fault_catalog();
+  FaultConflicts conflicts(sim::kDay * 10, types);
   constexpr int kFaults = 240'000;
   for (int i = 0; i < kFaults; ++i) {
     const auto fault = throttle_at(i * 2 * sim::kSecond, sim::kSecond);

@@ -7,17 +7,18 @@
 #include <string>
 
 #include "harness/scenario/fault_conflicts.hpp"
+#include "harness/scenario/fault_params_read.hpp"
 #include "harness/scenario/loader.hpp"
 #include "sim/rng.hpp"
 
 namespace gauntlet::harness::detail {
 namespace {
 
+using injectors::FaultCatalog;
 using injectors::FaultParams;
 using injectors::FaultSpec;
 using injectors::FaultTypeInfo;
 using injectors::ParamInfo;
-using injectors::ParamKind;
 using sim::ComponentKind;
 using sim::Nanos;
 using namespace yaml_read;
@@ -81,85 +82,6 @@ std::vector<std::string> resolve_targets(const Source& source, const Field& fiel
   return {pattern};
 }
 
-void store_param(FaultParams& params, std::string_view name, double number, Nanos time, const std::string& text,
-                 bool flag) {
-  if (name == "rate") params.rate = number;
-  else if (name == "period") params.period = time;
-  else if (name == "down") params.down = time;
-  else if (name == "extra_latency") params.extra_latency = time;
-  else if (name == "cap_gbps") params.cap_gbps = number;
-  else if (name == "loss") params.loss = number;
-  else if (name == "slowdown") params.slowdown = number;
-  else if (name == "fallback") params.fallback = text;
-  else if (name == "alarm") params.alarm = flag;
-  else if (name == "load") params.load = number;
-  else if (name == "offset") params.offset = time;
-  else if (name == "invalidate_after") params.invalidate_after = time;
-  else throw std::logic_error("fault parameter '" + std::string(name) + "' has no FaultParams field");
-}
-
-void read_param(const Source& source, const Field& field, const ParamInfo& param, const sim::Topology& topology,
-                FaultParams& params) {
-  double number = 0;
-  Nanos time = 0;
-  std::string text;
-  bool flag = false;
-  switch (param.kind) {
-    case ParamKind::fraction:
-      number = read_number(source, field);
-      if (number < 0 || number >= 1)
-        source.fail(field.value_mark, "'" + field.name + "' is a fraction and must be in [0, 1), got " +
-                                          field.value.Scalar());
-      break;
-    case ParamKind::positive_number:
-      number = read_number(source, field);
-      if (number <= 0)
-        source.fail(field.value_mark, "'" + field.name + "' must be greater than zero, got " + field.value.Scalar());
-      break;
-    case ParamKind::duration: time = read_duration(source, field, true); break;
-    case ParamKind::signed_duration: time = read_signed_duration(source, field); break;
-    case ParamKind::component: {
-      text = read_text(source, field);
-      const auto id = sim::ComponentId::parse(text);
-      if (!id || !topology.contains(*id))
-        source.fail(field.value_mark, "'" + field.name + "': '" + text + "' is not a component of this cluster");
-      break;
-    }
-    case ParamKind::boolean: flag = read_bool(source, field); break;
-  }
-  store_param(params, param.name, number, time, text, flag);
-}
-
-// Constraints that tie several values of one entry together.
-void check_type_rules(const Source& source, const MapView& map, const Entry& entry) {
-  const FaultParams& p = entry.params;
-  switch (entry.info->type) {
-    case injectors::FaultType::port_flap:
-      if (p.period <= 0) source.fail(map.field("period").value_mark, "'" + map.name() + ".period' must be longer than zero");
-      if (p.down <= 0 || p.down >= p.period)
-        source.fail(map.field("down").value_mark,
-                    "'" + map.name() + ".down' must be longer than zero and shorter than period (" +
-                        sim::format_duration(p.period) + ")");
-      break;
-    case injectors::FaultType::nic_down: {
-      if (p.fallback.empty()) break;
-      const Field field = map.field("fallback");
-      const auto fallback = sim::ComponentId::parse(p.fallback);
-      if (fallback->kind != ComponentKind::nic)
-        source.fail(field.value_mark, "'" + field.name + "' must be an RNIC such as h3.nic1, got '" + p.fallback + "'");
-      for (const std::string& target : entry.targets) {
-        if (target == p.fallback)
-          source.fail(field.value_mark, "'" + field.name + "' cannot be the failing RNIC " + target + " itself");
-        if (sim::ComponentId::parse(target)->host != fallback->host)
-          source.fail(field.value_mark, "'" + field.name + "' must be an RNIC of the same host as " + target +
-                                            ", got '" + p.fallback + "'");
-      }
-      break;
-    }
-    default: break;
-  }
-}
-
 void read_onset(const Source& source, const Field& field, Nanos run_duration, Entry& entry) {
   entry.at_mark = field.value_mark;
   if (!field.value.IsScalar()) read_duration(source, field, true);  // fails with the type message
@@ -186,19 +108,16 @@ void read_onset(const Source& source, const Field& field, Nanos run_duration, En
 }
 
 Entry read_entry(const Source& source, const Field& item, std::size_t index, const sim::Topology& topology,
-                 Nanos run_duration) {
+                 Nanos run_duration, const FaultCatalog& types) {
   const MapView map(source, item);
   Entry entry;
   entry.index = index;
 
   const Field type_field = map.require("type");
   const std::string type = read_text(source, type_field);
-  entry.info = injectors::find_fault_type(type);
-  if (!entry.info) {
-    std::string known;
-    for (const FaultTypeInfo& info : injectors::fault_types()) known += (known.empty() ? "" : ", ") + std::string(info.name);
-    source.fail(type_field.value_mark, "unknown fault type '" + type + "' (known: " + known + ")");
-  }
+  const injectors::FaultDescriptor* descriptor = types.find(type);
+  if (!descriptor) source.fail(type_field.value_mark, "unknown fault type '" + type + "' (known: " + types.names() + ")");
+  entry.info = &descriptor->spec;
   const FaultTypeInfo& info = *entry.info;
   const bool targeted = !info.targets.empty();
 
@@ -219,18 +138,17 @@ Entry read_entry(const Source& source, const Field& item, std::size_t index, con
 
   entry.targets = targeted ? resolve_targets(source, map.require("target"), topology, info)
                            : std::vector<std::string>{""};
-  for (const ParamInfo& param : info.params) {
-    if (map.has(param.name)) read_param(source, map.field(param.name), param, topology, entry.params);
-    else if (param.required) map.fail_missing(param.name, " (a parameter of " + type + ")");
-  }
-  check_type_rules(source, map, entry);
-
+  entry.params = read_fault_params(source, map, info, &topology);
   read_onset(source, map.require("at"), run_duration, entry);
   if (map.has("duration")) entry.duration = read_duration(source, map.field("duration"), false);
-  if (entry.duration && map.has("invalidate_after") && entry.params.invalidate_after >= *entry.duration)
-    source.fail(map.field("invalidate_after").value_mark,
-                "'" + map.name() + ".invalidate_after' must be shorter than the fault's duration (" +
-                    sim::format_duration(*entry.duration) + "), or the slow path never shows");
+  for (const std::string& target : entry.targets) {
+    FaultSpec candidate;
+    candidate.type = info.name;
+    candidate.target = target;
+    candidate.duration = entry.duration;
+    candidate.params = entry.params;
+    check_fault_rules(source, map, info, candidate);
+  }
   if (map.has("every")) {
     const Field every = map.field("every");
     if (entry.poisson_mean)
@@ -256,7 +174,7 @@ void place_scheduled(const Source& source, const Entry& entry, Nanos run_duratio
                                    " faults");
   for (std::size_t n = 0; n < total; ++n) {
     FaultSpec fault;
-    fault.type = entry.info->type;
+    fault.type = entry.info->name;
     fault.target = entry.targets[n % entry.targets.size()];
     fault.start = entry.at + static_cast<Nanos>(n / entry.targets.size()) * entry.every.value_or(0);
     fault.duration = entry.duration;
@@ -273,7 +191,7 @@ void place_poisson(const Entry& entry, Nanos run_duration, std::uint64_t seed, F
   const double mean = static_cast<double>(*entry.poisson_mean);
   const std::size_t limit = entry.count ? static_cast<std::size_t>(*entry.count) : kMaxFaults;
   FaultSpec fault;
-  fault.type = entry.info->type;
+  fault.type = entry.info->name;
   fault.duration = entry.duration;
   fault.params = entry.params;
   auto eligible = [&](const std::string& target) {
@@ -314,10 +232,10 @@ bool onset_order(const Placed& a, const Placed& b) {
 }  // namespace
 
 std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, const sim::Topology& topology,
-                                   Nanos run_duration, std::uint64_t seed) {
+                                   Nanos run_duration, std::uint64_t seed, const FaultCatalog& types) {
   std::vector<Entry> entries;
   for (const Field& item : read_sequence(source, faults))
-    entries.push_back(read_entry(source, item, entries.size(), topology, run_duration));
+    entries.push_back(read_entry(source, item, entries.size(), topology, run_duration, types));
 
   std::vector<Placed> placed;
   for (const Entry& entry : entries)
@@ -326,7 +244,7 @@ std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, co
     source.fail(faults.value_mark, "the scenario produces more than " + std::to_string(kMaxFaults) + " faults");
   std::sort(placed.begin(), placed.end(), onset_order);
 
-  FaultConflicts conflicts(run_duration);
+  FaultConflicts conflicts(run_duration, types);
   for (const Placed& p : placed) {
     const Entry& entry = entries[p.entry];
     if (auto why = conflicts.check(p.fault)) source.fail(entry.at_mark, *why);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "harness/scenario/yaml_read.hpp"
-#include "injectors/spec/fault_spec.hpp"
+#include "injectors/faults/fault_catalog.hpp"
 #include "sim/time.hpp"
 #include "sim/topology.hpp"
 
@@ -14,6 +14,6 @@ namespace gauntlet::harness::detail {
 // Faults sorted by onset (ties keep entry order) and numbered f1, f2, ...
 std::vector<injectors::FaultSpec> read_faults(const yaml_read::Source& source, const yaml_read::Field& faults,
                                               const sim::Topology& topology, sim::Nanos run_duration,
-                                              std::uint64_t seed);
+                                              std::uint64_t seed, const injectors::FaultCatalog& types);
 
 }  // namespace gauntlet::harness::detail

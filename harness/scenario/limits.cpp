@@ -1,5 +1,8 @@
 #include "harness/scenario/limits.hpp"
 
+#include "harness/scenario/loader.hpp"
+#include "injectors/faults/fault_catalog.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -41,12 +44,18 @@ void require_within(const Source& source, const MapView& map, std::string_view k
                                     number(value));
 }
 
-double fault_events(const injectors::FaultSpec& fault, sim::Nanos run) {
+// The period at which the fault's effect repeats, or 0 when it does not.
+sim::Nanos repeat_period(const injectors::FaultCatalog& types, const injectors::FaultSpec& fault) {
+  const std::string& param = types.spec(fault.type).repeats_every;
+  return param.empty() ? 0 : fault.params.duration(param);
+}
+
+double fault_events(const injectors::FaultCatalog& types, const injectors::FaultSpec& fault, sim::Nanos run) {
   const sim::Nanos start = std::min(fault.start, run);
   const sim::Nanos end = std::min(fault.end().value_or(run), run);
   double events = 2;
-  if (fault.type == injectors::FaultType::port_flap && fault.params.period > 0)
-    events += 2.0 * static_cast<double>(std::max<sim::Nanos>(end - start, 0)) / static_cast<double>(fault.params.period);
+  if (const sim::Nanos period = repeat_period(types, fault); period > 0)
+    events += 2.0 * static_cast<double>(std::max<sim::Nanos>(end - start, 0)) / static_cast<double>(period);
   return events;
 }
 
@@ -59,7 +68,9 @@ RunEstimate estimate_run(const Scenario& scenario) {
                  static_cast<double>(c.leaves) * c.spines;
   const double seconds = sim::to_seconds(scenario.duration);
   e.telemetry_blocks = e.components * std::ceil(seconds / kSteadyBlockSeconds);
-  for (const injectors::FaultSpec& fault : scenario.faults) e.fault_events += fault_events(fault, scenario.duration);
+  const auto fault_types = fault_types_of(scenario);
+  for (const injectors::FaultSpec& fault : scenario.faults)
+    e.fault_events += fault_events(*fault_types, fault, scenario.duration);
   const double flows = static_cast<double>(scenario.job.gpus) * scenario.job.channels * 4;  // ring neighbours, both ways
   // Every fault event changes the iteration and so the flows of the next one.
   e.events = e.telemetry_blocks + e.fault_events * (1 + flows / 1024);
@@ -98,12 +109,14 @@ void check_scenario_limits(const Source& source, const MapView& top, const Scena
 
   const double seconds = std::max(sim::to_seconds(scenario.duration), 1.0);
   const YAML::Mark faults_mark = top.has("faults") ? top.field("faults").key_mark : top.mark();
+  const auto fault_types = fault_types_of(scenario);
   for (const injectors::FaultSpec& fault : scenario.faults) {
-    if (fault.type != injectors::FaultType::port_flap || fault.params.period <= 0) continue;
-    const double per_second = 2.0 * sim::kSecond / static_cast<double>(fault.params.period);
+    const sim::Nanos period = repeat_period(*fault_types, fault);
+    if (period <= 0) continue;
+    const double per_second = 2.0 * sim::kSecond / static_cast<double>(period);
     if (per_second > kMaxFaultEventsPerSecond)
-      source.fail(faults_mark, fault.id + " (port_flap on " + fault.target + ") flaps every " +
-                                   sim::format_duration(fault.params.period) + ": " + number(per_second) +
+      source.fail(faults_mark, fault.id + " (" + fault.type + " on " + fault.target + ") repeats every " +
+                                   sim::format_duration(period) + ": " + number(per_second) +
                                    " events per simulated second, more than the limit of " +
                                    number(kMaxFaultEventsPerSecond));
   }

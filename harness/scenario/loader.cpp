@@ -13,6 +13,7 @@
 #include "harness/detectors/external_detector.hpp"
 #include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/scenario/fault_entries.hpp"
+#include "injectors/faults/fault_catalog.hpp"
 #include "models/spare_layout.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/input_file.hpp"
@@ -277,7 +278,7 @@ void read_mitigation(const Source& source, const Field& field, Scenario& scenari
 }
 
 Scenario read_scenario(const Source& source, const YAML::Node& root, const DetectorRegistry& detectors,
-                       const LoadOverrides& overrides) {
+                       const LoadOverrides& overrides, std::shared_ptr<const injectors::FaultCatalog> fault_types) {
   if (!root.IsMap())
     source.fail(root.Mark(), "a scenario is a map with keys name, seed, duration, cluster, job, ...; got " +
                                  describe(root));
@@ -285,6 +286,8 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   top.allow_only({"name", "seed", "duration", "engine", "cluster", "job", "faults", "detectors", "mitigation"});
   Scenario scenario;
   scenario.source_path = source.file_name();
+  scenario.fault_types = std::move(fault_types);
+  scenario.fault_types = fault_types_of(scenario);
   scenario.name = read_name(source, top.require("name"));
   scenario.seed = read_unsigned(source, top.require("seed"));
   if (overrides.seed) scenario.seed = *overrides.seed;
@@ -307,7 +310,8 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
 
   scenario.job = read_job(source, top.require("job"), scenario.cluster);
   if (top.has("faults"))
-    scenario.faults = detail::read_faults(source, top.field("faults"), *topology, scenario.duration, scenario.seed);
+    scenario.faults = detail::read_faults(source, top.field("faults"), *topology, scenario.duration, scenario.seed,
+                                          *scenario.fault_types);
   if (top.has("detectors")) scenario.detectors = read_detectors(source, top.field("detectors"), detectors);
   if (top.has("mitigation")) read_mitigation(source, top.field("mitigation"), scenario);
   if (overrides.detectors) scenario.detectors = detectors_from_option(*overrides.detectors, detectors);
@@ -324,6 +328,11 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
 
 }  // namespace
 
+std::shared_ptr<const injectors::FaultCatalog> fault_types_of(const Scenario& scenario) {
+  if (scenario.fault_types) return scenario.fault_types;
+  return std::make_shared<const injectors::FaultCatalog>(injectors::builtin_fault_catalog());
+}
+
 std::vector<std::string> expand_target_glob(const sim::Topology& topology, const std::string& pattern,
                                             const std::vector<sim::ComponentKind>& kinds) {
   std::vector<std::string> matches;
@@ -339,7 +348,8 @@ std::vector<std::string> expand_target_glob(const sim::Topology& topology, const
 }
 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file_name,
-                        const DetectorRegistry& detectors, const LoadOverrides& overrides) {
+                        const DetectorRegistry& detectors, const LoadOverrides& overrides,
+                        std::shared_ptr<const injectors::FaultCatalog> fault_types) {
   const Source source(file_name);
   std::vector<YAML::Node> documents;
   try {
@@ -349,11 +359,12 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file_na
   }
   if (documents.empty() || documents.front().IsNull()) source.fail(YAML::Mark(), "the scenario file is empty");
   if (documents.size() > 1) source.fail(documents[1].Mark(), "a scenario file holds exactly one YAML document");
-  return read_scenario(source, documents.front(), detectors, overrides);
+  return read_scenario(source, documents.front(), detectors, overrides, std::move(fault_types));
 }
 
-Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors, const LoadOverrides& overrides) {
-  return parse_scenario(read_input_file(path), path, detectors, overrides);
+Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors, const LoadOverrides& overrides,
+                       std::shared_ptr<const injectors::FaultCatalog> fault_types) {
+  return parse_scenario(read_input_file(path), path, detectors, overrides, std::move(fault_types));
 }
 
 }  // namespace gauntlet::harness

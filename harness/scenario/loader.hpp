@@ -68,13 +68,21 @@ struct LoadOverrides {
 };
 
 // Reads and validates the file at path; errors name the file as given.
-// Errors in overrides name the option ("--detectors:1:7: ...").
+// Errors in overrides name the option ("--detectors:1:7: ..."). Faults are
+// read through `fault_types` (nullptr: the built-in types), which the
+// scenario keeps for the run.
 Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors,
-                       const LoadOverrides& overrides = {});
+                       const LoadOverrides& overrides = {},
+                       std::shared_ptr<const injectors::FaultCatalog> fault_types = nullptr);
 
 // Same, from text already in memory; file_name is used in error messages.
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file_name,
-                        const DetectorRegistry& detectors, const LoadOverrides& overrides = {});
+                        const DetectorRegistry& detectors, const LoadOverrides& overrides = {},
+                        std::shared_ptr<const injectors::FaultCatalog> fault_types = nullptr);
+
+// The fault types a scenario's faults were read with; the built-in ones
+// for a scenario assembled in code without them.
+std::shared_ptr<const injectors::FaultCatalog> fault_types_of(const Scenario& scenario);
 
 // Names of the components whose id matches the fnmatch pattern and whose kind
 // is one of kinds (any kind when kinds is empty), in Topology::component_names

@@ -3,6 +3,7 @@
 // policy, all derived from one seed.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,10 @@
 #include "models/job_spec.hpp"
 #include "sim/time.hpp"
 #include "sim/topology.hpp"
+
+namespace gauntlet::injectors {
+class FaultCatalog;
+}
 
 namespace gauntlet::harness {
 
@@ -38,6 +43,8 @@ struct Scenario {
   sim::ClusterShape cluster;
   JobSpec job;
   std::vector<injectors::FaultSpec> faults;  // concrete: globs and Poisson onsets already drawn
+  // The fault types the faults were read with; the run applies them.
+  std::shared_ptr<const injectors::FaultCatalog> fault_types;
   std::vector<DetectorSpec> detectors;
   std::string mitigation = "none";
   // Step costs by step name overriding the policy's defaults (falcon-ladder:

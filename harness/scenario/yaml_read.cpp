@@ -95,7 +95,7 @@ Field MapView::require(std::string_view key) const {
 }
 
 void MapView::fail_missing(std::string_view key, const std::string& why) const {
-  std::string where = name_.empty() ? "the scenario" : "'" + name_ + "'";
+  std::string where = name_.empty() ? "the file" : "'" + name_ + "'";
   source_->fail(mark_, where + " is missing required key '" + std::string(key) + "'" + why);
 }
 

@@ -96,8 +96,8 @@ TEST_F(SweepFiles, OverridesReachTheLoadedScenario) {
   EXPECT_EQ(scenario.seed, 3u);
   EXPECT_EQ(scenario.job.checkpoint_interval, 30 * sim::kMinute);
   ASSERT_EQ(scenario.faults.size(), 2u);
-  EXPECT_DOUBLE_EQ(scenario.faults[0].params.rate, 0.01);
-  EXPECT_DOUBLE_EQ(scenario.faults[1].params.slowdown, 0.4);
+  EXPECT_DOUBLE_EQ(scenario.faults[0].params.number("rate"), 0.01);
+  EXPECT_DOUBLE_EQ(scenario.faults[1].params.number("slowdown"), 0.4);
   ASSERT_EQ(scenario.detectors.size(), 2u);
   EXPECT_EQ(scenario.detectors[1].name, "falcon");
 }

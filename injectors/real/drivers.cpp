@@ -109,7 +109,7 @@ FaultProgram site_program(const RealFault& f) {
   // switch ACLs, NIC steering rules). Placeholders name the fault's values.
   auto expand = [&](Argv argv) {
     const std::map<std::string, std::string> values = {
-        {"{interface}", f.interface}, {"{target}", f.spec.target}, {"{rate}", fmt(f.spec.params.rate, 6)},
+        {"{interface}", f.interface}, {"{target}", f.spec.target}, {"{rate}", fmt(f.spec.params.number("rate"), 6)},
         {"{gpu}", std::to_string(f.gpu_index)},
         {"{duration_s}", fmt(sim::to_seconds(f.spec.duration.value_or(0)), 3)}};
     for (std::string& arg : argv)
@@ -126,7 +126,9 @@ FaultProgram site_program(const RealFault& f) {
   return p;
 }
 
-FaultProgram link_loss(const RealFault& f, const DriverContext& c) {
+}  // namespace
+
+FaultProgram link_loss_program(const RealFault& f, const DriverContext& c) {
   std::string mech = f.mechanism.empty() ? (c.caps.netem ? "netem" : c.caps.nft ? "nft" : "") : f.mechanism;
   FaultProgram p;
   if (mech == "netem") {
@@ -134,13 +136,13 @@ FaultProgram link_loss(const RealFault& f, const DriverContext& c) {
     require_default_root_qdisc(c, f.interface);
     p.mechanism = "tc-netem";
     p.apply.push_back(tc(c, {"qdisc", "replace", "dev", f.interface, "root", "netem", "loss",
-                             fmt(f.spec.params.rate * 100, 4) + "%"}));
+                             fmt(f.spec.params.number("rate") * 100, 4) + "%"}));
     p.verify.push_back({tc(c, {"qdisc", "show", "dev", f.interface, "root"}), "netem"});
     p.revert.push_back(tc(c, {"qdisc", "del", "dev", f.interface, "root"}));
     p.verify_reverted.push_back({tc(c, {"qdisc", "show", "dev", f.interface, "root"}), ""});
   } else if (mech == "nft") {
     if (!c.caps.nft) throw InjectionError("nftables is not available (install the nftables package)");
-    long threshold = std::lround(f.spec.params.rate * 1'000'000);
+    long threshold = std::lround(f.spec.params.number("rate") * 1'000'000);
     std::string t = nft_table(c);
     p.mechanism = "nft-numgen";
     p.apply.push_back(nft(c, "add table inet " + t + "; add chain inet " + t +
@@ -155,16 +157,16 @@ FaultProgram link_loss(const RealFault& f, const DriverContext& c) {
     throw InjectionError(mech.empty() ? "no loss mechanism on this host: neither netem nor nftables is available"
                                       : "unknown link_loss mechanism '" + mech + "' (netem, nft, site)");
   }
-  p.note = "egress loss " + fmt(f.spec.params.rate * 100, 3) + "% on " + f.interface;
+  p.note = "egress loss " + fmt(f.spec.params.number("rate") * 100, 3) + "% on " + f.interface;
   return p;
 }
 
-FaultProgram port_flap(const RealFault& f, const DriverContext& c) {
+FaultProgram port_flap_program(const RealFault& f, const DriverContext& c) {
   constexpr int kMaxCycles = 1000;
-  const FaultParams& q = f.spec.params;
-  if (q.down <= 0 || q.down >= q.period) throw InjectionError("port_flap needs 0 < down < period");
+  const sim::Nanos period = f.spec.params.duration("period"), down_for = f.spec.params.duration("down");
+  if (down_for <= 0 || down_for >= period) throw InjectionError("port_flap needs 0 < down < period");
   sim::Nanos duration = f.spec.duration.value_or(0);
-  long long cycles = duration / q.period;
+  long long cycles = duration / period;
   if (cycles < 1) throw InjectionError("port_flap: duration is shorter than one period");
   if (cycles > kMaxCycles) throw SafetyRefusal("port_flap would flap " + std::to_string(cycles) + " times (limit 1000)");
   if (!c.dry_run && !interface_admin_up(c.prefix, f.interface))
@@ -175,8 +177,8 @@ FaultProgram port_flap(const RealFault& f, const DriverContext& c) {
   Argv up = wrap(c.prefix, {"ip", "link", "set", "dev", f.interface, "up"});
   p.apply.push_back(down);
   for (long long k = 0; k < cycles; ++k) {
-    p.during.push_back({k * q.period + q.down, up, "up (cycle " + std::to_string(k + 1) + ")"});
-    if (k + 1 < cycles) p.during.push_back({(k + 1) * q.period, down, "down (cycle " + std::to_string(k + 2) + ")"});
+    p.during.push_back({k * period + down_for, up, "up (cycle " + std::to_string(k + 1) + ")"});
+    if (k + 1 < cycles) p.during.push_back({(k + 1) * period, down, "down (cycle " + std::to_string(k + 2) + ")"});
   }
   p.revert.push_back(up);
   p.verify_reverted.push_back({wrap(c.prefix, {"ip", "-o", "link", "show", "dev", f.interface}), ",UP"});
@@ -184,7 +186,7 @@ FaultProgram port_flap(const RealFault& f, const DriverContext& c) {
   return p;
 }
 
-FaultProgram stale_flow(const RealFault& f, const DriverContext& c) {
+FaultProgram stale_flow_program(const RealFault& f, const DriverContext& c) {
   if (f.match.empty())
     throw InjectionError("stale_flow_table needs a match (dst, src, proto, dport, sport, dscp): "
                          "a stale entry steers some flows, not the whole port");
@@ -203,13 +205,13 @@ FaultProgram stale_flow(const RealFault& f, const DriverContext& c) {
   if (classify == "flower" && !c.caps.flower) throw InjectionError("this kernel has no tc flower classifier");
   if (classify == "nft" && !c.caps.nft) throw InjectionError("nftables is not available (install nftables)");
   if (!c.caps.htb) throw InjectionError("this kernel has no htb qdisc");
-  if (!use_netem && q.cap_gbps <= 0)
+  if (!use_netem && q.number("cap_gbps") <= 0)
     throw InjectionError("without netem the slow path can only be rate-capped: set cap_gbps "
                          "(extra_latency then bounds the queueing delay)");
   require_default_root_qdisc(c, f.interface);
 
   const std::string& dev = f.interface;
-  double gbps = q.cap_gbps > 0 ? q.cap_gbps : 100.0;
+  double gbps = q.number("cap_gbps") > 0 ? q.number("cap_gbps") : 100.0;
   FaultProgram p;
   p.apply.push_back(tc(c, {"qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb"}));
   // Small bursts make the cap bite per packet, as a software slow path does.
@@ -217,12 +219,12 @@ FaultProgram stale_flow(const RealFault& f, const DriverContext& c) {
                            "ceil", tc_rate(gbps), "burst", "1600", "cburst", "1600"}));
   if (use_netem) {
     Argv leaf = tc(c, {"qdisc", "add", "dev", dev, "parent", "1:9", "handle", "9:", "netem", "delay",
-                       tc_time(q.extra_latency)});
-    if (q.loss > 0) leaf.insert(leaf.end(), {"loss", fmt(q.loss * 100, 4) + "%"});
+                       tc_time(q.duration("extra_latency"))});
+    if (q.number("loss") > 0) leaf.insert(leaf.end(), {"loss", fmt(q.number("loss") * 100, 4) + "%"});
     p.apply.push_back(leaf);
   } else {
     p.apply.push_back(tc(c, {"qdisc", "add", "dev", dev, "parent", "1:9", "handle", "9:", "tbf", "rate",
-                             tc_rate(gbps), "burst", "1600", "latency", tc_time(std::max(q.extra_latency, sim::kMillisecond))}));
+                             tc_rate(gbps), "burst", "1600", "latency", tc_time(std::max(q.duration("extra_latency"), sim::kMillisecond))}));
   }
   std::string t = nft_table(c);
   // The OVS entry's cookie identifies it for removal; the tag is unique per
@@ -241,9 +243,9 @@ FaultProgram stale_flow(const RealFault& f, const DriverContext& c) {
     std::string rules = "add table inet " + t + "; add chain inet " + t +
                         " steer { type filter hook postrouting priority -300; policy accept; }; ";
     std::string m = "oifname \"" + dev + "\" " + nft_match(f);
-    if (!use_netem && q.loss > 0)
+    if (!use_netem && q.number("loss") > 0)
       rules += "add rule inet " + t + " steer " + m + "numgen random mod 1000000 < " +
-               std::to_string(std::lround(q.loss * 1e6)) + " counter drop; ";
+               std::to_string(std::lround(q.number("loss") * 1e6)) + " counter drop; ";
     rules += "add rule inet " + t + " steer " + m + "counter meta priority set 1:9";
     p.apply.push_back(nft(c, rules));
     p.verify.push_back({wrap(c.prefix, {"nft", "list", "table", "inet", t}), "meta priority set 1:9"});
@@ -261,6 +263,8 @@ FaultProgram stale_flow(const RealFault& f, const DriverContext& c) {
   return p;
 }
 
+namespace {
+
 std::vector<std::string> split_csv(const std::string& line) {
   std::vector<std::string> out;
   std::stringstream in(line);
@@ -268,11 +272,13 @@ std::vector<std::string> split_csv(const std::string& line) {
   return out;
 }
 
-FaultProgram gpu_throttle(const RealFault& f, const DriverContext& c) {
+}  // namespace
+
+FaultProgram gpu_throttle_program(const RealFault& f, const DriverContext& c) {
   if (f.gpu_index < 0) throw InjectionError("gpu_throttle: target is not mapped to a GPU index");
   std::string gpu = std::to_string(f.gpu_index);
   std::string method = f.method.empty() ? "power" : f.method;
-  double keep = 1.0 - f.spec.params.slowdown;
+  double keep = 1.0 - f.spec.params.number("slowdown");
   auto query = [&](const std::string& fields, std::size_t n) -> std::vector<std::string> {
     CommandResult r = run_command({"nvidia-smi", "-i", gpu, "--query-gpu=" + fields, "--format=csv,noheader,nounits"});
     std::vector<std::string> values = split_csv(trim(r.output));
@@ -315,6 +321,8 @@ FaultProgram gpu_throttle(const RealFault& f, const DriverContext& c) {
   return p;
 }
 
+namespace {
+
 std::string cgroup2_root() {
   std::ifstream mounts("/proc/mounts");
   for (std::string dev, dir, type, rest; mounts >> dev >> dir >> type && std::getline(mounts, rest);)
@@ -322,11 +330,13 @@ std::string cgroup2_root() {
   return "";
 }
 
-FaultProgram cpu_contention(const RealFault& f, const DriverContext& c) {
+}  // namespace
+
+FaultProgram cpu_contention_program(const RealFault& f, const DriverContext& c) {
   if (!tool_exists("stress-ng")) throw InjectionError("cpu_contention needs stress-ng (install the stress-ng package)");
   std::string root = cgroup2_root();
   if (root.empty()) throw InjectionError("cpu_contention needs a cgroup v2 hierarchy; none is mounted");
-  double s = f.spec.params.slowdown;
+  double s = f.spec.params.number("slowdown");
   long load = s >= 0.5 ? 100 : std::clamp(std::lround(100 * s / (1 - s)), 1L, 100L);
   long workers = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
   // stress-ng's own timeout is a second, independent bound on the fault.
@@ -341,8 +351,6 @@ FaultProgram cpu_contention(const RealFault& f, const DriverContext& c) {
   p.note = std::to_string(workers) + " stress-ng workers at " + std::to_string(load) + "% in " + dir;
   return p;
 }
-
-}  // namespace
 
 Capabilities probe_capabilities() {
   Capabilities caps;
@@ -393,18 +401,9 @@ FaultProgram build_program(const RealFault& fault, const DriverContext& context)
     if (!valid_match_value(key, value)) throw InjectionError("bad match " + key + ": '" + value + "'");
   if (!fault.interface.empty() && !context.dry_run && !interface_exists(context.prefix, fault.interface))
     throw InjectionError("interface " + fault.interface + " does not exist on this host");
-  if (fault.mechanism == "site" && fault.spec.type != FaultType::link_loss &&
-      fault.spec.type != FaultType::stale_flow_table)
-    return site_program(fault);
-  switch (fault.spec.type) {
-    case FaultType::link_loss: return link_loss(fault, context);
-    case FaultType::port_flap: return port_flap(fault, context);
-    case FaultType::stale_flow_table: return stale_flow(fault, context);
-    case FaultType::gpu_throttle: return gpu_throttle(fault, context);
-    case FaultType::cpu_contention: return cpu_contention(fault, context);
-    default:
-      throw InjectionError(std::string(fault_type_name(fault.spec.type)) + " has no real driver");
-  }
+  if (fault.mechanism == "site" && !fault.driver.handles_site) return site_program(fault);
+  if (!fault.driver.build) throw InjectionError(fault.spec.type + " has no real driver");
+  return fault.driver.build(fault, context);
 }
 
 std::vector<std::string> default_route_interfaces(const Argv& prefix) {

@@ -2,7 +2,9 @@
 // Real drivers: turn one fault spec into the exact commands that apply,
 // verify and revert it on this host. Building a program only reads host
 // state; nothing is changed until the executor runs the commands.
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +24,25 @@ struct Capabilities {
 };
 Capabilities probe_capabilities();
 
+struct RealFault;
+struct DriverContext;
+struct FaultProgram;
+
+// The real part of a fault type's descriptor: what it can target on a real
+// host and the program that applies it there.
+struct RealDriver {
+  std::vector<sim::ComponentKind> targets{};
+  std::vector<std::string> keys{};  // plan keys it reads beyond the common ones and its parameters
+  bool handles_site = false;      // builds `mechanism: site` itself; otherwise site commands run as given
+  bool host_wide = false;         // one at a time per host: two would fight over the same resource
+  // Plan-time rule on the mapped fault; a message when it cannot be applied.
+  std::function<std::optional<std::string>(const RealFault&)> check{};
+  std::function<FaultProgram(const RealFault&, const DriverContext&)> build{};
+};
+
 // A fault as the drivers need it: the spec plus the real names it maps to.
 struct RealFault {
+  RealDriver driver;
   FaultSpec spec;
   std::string interface;                     // link_loss, port_flap, stale_flow_table
   int gpu_index = -1;                        // gpu_throttle
@@ -64,6 +83,13 @@ struct FaultProgram {
 
 // Throws InjectionError (cannot be done here) or SafetyRefusal (will not).
 FaultProgram build_program(const RealFault& fault, const DriverContext& context);
+
+// The drivers of the fault types that have one.
+FaultProgram link_loss_program(const RealFault& fault, const DriverContext& context);
+FaultProgram port_flap_program(const RealFault& fault, const DriverContext& context);
+FaultProgram stale_flow_program(const RealFault& fault, const DriverContext& context);
+FaultProgram gpu_throttle_program(const RealFault& fault, const DriverContext& context);
+FaultProgram cpu_contention_program(const RealFault& fault, const DriverContext& context);
 
 // Host facts used by the drivers and the safety checks.
 std::vector<std::string> default_route_interfaces(const Argv& prefix);

@@ -8,6 +8,7 @@
 #include <regex>
 #include <thread>
 
+#include "injectors/faults/fault_catalog.hpp"
 #include "injectors/real/drivers.hpp"
 #include "injectors/real/netns_fixture.hpp"
 
@@ -39,8 +40,10 @@ void run_all(const std::vector<Argv>& commands) {
   }
 }
 
-RealFault fault(FaultType type, const std::string& dev, sim::Nanos duration = 10 * sim::kSecond) {
+// A fault of a built-in type, with that type's driver.
+RealFault fault(const std::string& type, const std::string& dev, sim::Nanos duration = 10 * sim::kSecond) {
   RealFault f;
+  f.driver = *builtin_fault_catalog().find(type)->real;
   f.spec.id = "f1";
   f.spec.type = type;
   f.spec.target = "h0.nic0";
@@ -71,8 +74,8 @@ TEST(RealDrivers, LinkLossDropsTheConfiguredFractionAndRevertsToZero) {
   NetnsPair net;
   ASSERT_TRUE(net.ok());
   std::string before = net.snapshot();
-  RealFault f = fault(FaultType::link_loss, "a0");
-  f.spec.params.rate = 0.3;
+  RealFault f = fault("link_loss", "a0");
+  f.spec.params.set_number("rate", 0.3);
   FaultProgram p = build_program(f, context(net, "loss_test"));
   run_all(p.apply);
   // 400 pings at 30%: the standard deviation of the loss is 2.3 points, so
@@ -94,10 +97,10 @@ TEST(RealDrivers, StaleFlowEntrySlowsOnlyTheMatchedFlow) {
   NetnsPair net;
   ASSERT_TRUE(net.ok());
   std::string before = net.snapshot();
-  RealFault f = fault(FaultType::stale_flow_table, "a0");
+  RealFault f = fault("stale_flow_table", "a0");
   f.spec.target = "h0.nic0.ft";
-  f.spec.params.extra_latency = 40 * sim::kMillisecond;
-  f.spec.params.cap_gbps = 0.0005;  // 500 kbit/s slow path: ~20 ms per 1.2 KB packet
+  f.spec.params.set_duration("extra_latency", 40 * sim::kMillisecond);
+  f.spec.params.set_number("cap_gbps", 0.0005);  // 500 kbit/s slow path: ~20 ms per 1.2 KB packet
   f.match["dst"] = net.addr(0, 2);
   FaultProgram p = build_program(f, context(net, "stale_test"));
   run_all(p.apply);
@@ -124,16 +127,16 @@ TEST(RealDrivers, RefusesToReplaceAConfiguredRootQdisc) {
   NetnsPair net;
   ASSERT_TRUE(net.ok());
   ASSERT_TRUE(run_command(wrap(net.in_a(), {"tc", "qdisc", "add", "dev", "a0", "root", "handle", "5:", "htb"})).ok());
-  RealFault f = fault(FaultType::stale_flow_table, "a0");
-  f.spec.params.cap_gbps = 0.01;
+  RealFault f = fault("stale_flow_table", "a0");
+  f.spec.params.set_number("cap_gbps", 0.01);
   f.match["dst"] = net.addr(0, 2);
   EXPECT_THROW(build_program(f, context(net, "refuse_test")), SafetyRefusal);
 }
 
 TEST(RealDrivers, PortFlapScheduleIsBounded) {
-  RealFault f = fault(FaultType::port_flap, "eth9", 10 * sim::kSecond);
-  f.spec.params.period = 2 * sim::kSecond;
-  f.spec.params.down = 500 * sim::kMillisecond;
+  RealFault f = fault("port_flap", "eth9", 10 * sim::kSecond);
+  f.spec.params.set_duration("period", 2 * sim::kSecond);
+  f.spec.params.set_duration("down", 500 * sim::kMillisecond);
   DriverContext c;
   c.dry_run = true;
   FaultProgram p = build_program(f, c);
@@ -142,7 +145,7 @@ TEST(RealDrivers, PortFlapScheduleIsBounded) {
   EXPECT_EQ(p.during.back().argv.back(), "up");
   EXPECT_EQ(p.revert, (std::vector<Argv>{{"ip", "link", "set", "dev", "eth9", "up"}}));
   f.spec.duration = 3 * sim::kHour;
-  f.spec.params.period = sim::kSecond;
+  f.spec.params.set_duration("period", sim::kSecond);
   EXPECT_THROW(build_program(f, c), SafetyRefusal);
 }
 
@@ -163,10 +166,10 @@ TEST(RealDrivers, GpuThrottleRestoresTheQueriedPowerLimit) {
   std::string old_path = std::getenv("PATH");
   ::setenv("PATH", (dir.string() + ":" + old_path).c_str(), 1);
 
-  RealFault f = fault(FaultType::gpu_throttle, "");
+  RealFault f = fault("gpu_throttle", "");
   f.spec.target = "h0.gpu7";
   f.gpu_index = 7;
-  f.spec.params.slowdown = 0.4;
+  f.spec.params.set_number("slowdown", 0.4);
   DriverContext c;
   FaultProgram power = build_program(f, c);
   run_all(power.apply);
@@ -191,9 +194,9 @@ TEST(RealDrivers, GpuThrottleRestoresTheQueriedPowerLimit) {
 TEST(RealDrivers, CpuContentionRunsConfinedAndIsKilledOnRevert) {
   if (!is_root()) GTEST_SKIP() << "needs root";
   if (!tool_exists("stress-ng")) GTEST_SKIP() << "stress-ng is not installed";
-  RealFault f = fault(FaultType::cpu_contention, "", 20 * sim::kSecond);
+  RealFault f = fault("cpu_contention", "", 20 * sim::kSecond);
   f.spec.target = "h0.cpu";
-  f.spec.params.slowdown = 0.2;
+  f.spec.params.set_number("slowdown", 0.2);
   DriverContext c;
   c.tag = "cpu_test_" + std::to_string(::getpid());
   FaultProgram p;
@@ -250,12 +253,13 @@ TEST(RealDrivers, OvsStaleEntryIsAddedAheadAndRemovedByCookie) {
   ::setenv("PATH", (dir.string() + ":" + old_path).c_str(), 1);
 
   RealFault f;
+  f.driver = *builtin_fault_catalog().find("stale_flow_table")->real;
   f.spec.id = "f3";
-  f.spec.type = FaultType::stale_flow_table;
+  f.spec.type = "stale_flow_table";
   f.spec.target = "h0.nic3.ft";
   f.spec.duration = sim::kMinute;
-  f.spec.params.extra_latency = 104 * sim::kMicrosecond;
-  f.spec.params.cap_gbps = 10;
+  f.spec.params.set_duration("extra_latency", 104 * sim::kMicrosecond);
+  f.spec.params.set_number("cap_gbps", 10);
   f.interface = "vf3";
   f.match = {{"dst", "10.3.0.17"}, {"proto", "udp"}, {"dport", "4791"}};
   f.mechanism = "ovs";

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "injectors/faults/fault_catalog.hpp"
 #include "injectors/sim/fault_test_support.hpp"
 #include "models/job_test_support.hpp"
 #include "sim/flow/flow_engine.hpp"
@@ -49,7 +50,8 @@ Outcome run_with(std::vector<FaultSpec> faults) {
     sim::FlowEngine engine(topology, 5);
     sim::TelemetryBus bus;
     models::TrainingJob training(job(), topology, engine, bus);
-    FaultScheduler scheduler(engine, training);
+    const FaultCatalog types = builtin_fault_catalog();
+    FaultScheduler scheduler(engine, training, types);
     const auto path = engine.route(topology.endpoint(0, 0), topology.endpoint(1, 0));
     const int used_spine = topology.link_component(path[1]).spine;
     const std::string ring = topology.link_name(path[1]);
@@ -58,9 +60,9 @@ Outcome run_with(std::vector<FaultSpec> faults) {
     for (FaultSpec& fault : faults) {
       if (fault.target == "RING") fault.target = ring;
       if (fault.target == "OTHER") fault.target = other;
-      if (fault.type == FaultType::link_loss)
-        factor = scheduler.link_loss_factor(*topology.link_of(*sim::ComponentId::parse(fault.target)),
-                                            fault.params.rate);
+      if (fault.type == "link_loss")
+        factor = scheduler.communicator().link_goodput(*topology.link_of(*sim::ComponentId::parse(fault.target)),
+                                            fault.params.number("rate"));
     }
     scheduler.arm(faults, sim::kMinute);
     training.set_change_horizon([&] { return scheduler.next_change(); });
@@ -79,10 +81,10 @@ Outcome run_with(std::vector<FaultSpec> faults) {
 FaultSpec loss(const std::string& target, double rate) {
   FaultSpec f;
   f.id = "f1";
-  f.type = FaultType::link_loss;
+  f.type = "link_loss";
   f.target = target;
   f.start = 10 * sim::kSecond;
-  f.params.rate = rate;
+  f.params.set_number("rate", rate);
   return f;
 }
 
@@ -107,18 +109,18 @@ TEST(LinkLoss, OffTheRingChangesNothing) {
 TEST(GpuThrottle, ComposesWithCpuContentionAsAProductOfSpeeds) {
   FaultSpec throttle;
   throttle.id = "f1";
-  throttle.type = FaultType::gpu_throttle;
+  throttle.type = "gpu_throttle";
   throttle.target = "h1.gpu0";
   throttle.start = 5 * sim::kSecond;
-  throttle.params.slowdown = 0.2;
+  throttle.params.set_number("slowdown", 0.2);
   const Outcome base = run_with({loss("OTHER", 0.0)});
   const Outcome throttled = run_with({throttle});
   EXPECT_NEAR(static_cast<double>(throttled.last_duration - base.last_duration), 1e9 / 0.8 - 1e9, 1e3);
   FaultSpec contention = throttle;
   contention.id = "f2";
-  contention.type = FaultType::cpu_contention;
+  contention.type = "cpu_contention";
   contention.target = "h1.cpu";
-  contention.params.slowdown = 0.1;
+  contention.params.set_number("slowdown", 0.1);
   const Outcome both = run_with({throttle, contention});
   EXPECT_NEAR(static_cast<double>(both.last_duration - base.last_duration), 1e9 / (0.8 * 0.9) - 1e9, 1e3);
 }
@@ -132,15 +134,16 @@ TEST(StaleFlowTable, SlowPathStartsWhenTheStaleEntriesAreInvalidated) {
     sim::FlowEngine engine(topology, 5);
     sim::TelemetryBus bus;
     models::TrainingJob training(job(), topology, engine, bus);
-    FaultScheduler scheduler(engine, training);
+    const FaultCatalog types = builtin_fault_catalog();
+    FaultScheduler scheduler(engine, training, types);
     FaultSpec f;
     f.id = "f1";
-    f.type = FaultType::stale_flow_table;
+    f.type = "stale_flow_table";
     f.target = "h0.nic0.ft";
     f.start = 10 * sim::kSecond;
     f.duration = 60 * sim::kSecond;
-    f.params.extra_latency = 104 * sim::kMicrosecond;
-    f.params.invalidate_after = 30 * sim::kSecond;
+    f.params.set_duration("extra_latency", 104 * sim::kMicrosecond);
+    f.params.set_duration("invalidate_after", 30 * sim::kSecond);
     scheduler.arm({f}, 2 * sim::kMinute);
     std::ostringstream o;
     o << scheduler.next_change() << ":";
@@ -155,7 +158,8 @@ TEST(StaleFlowTable, SlowPathStartsWhenTheStaleEntriesAreInvalidated) {
 }
 
 TEST(FaultScheduler, SimulatesEveryFaultType) {
-  for (const FaultTypeInfo& info : fault_types()) EXPECT_TRUE(FaultScheduler::simulated(info.type)) << info.name;
+  const FaultCatalog types = builtin_fault_catalog();
+  for (const FaultDescriptor& d : types.all()) EXPECT_TRUE(types.simulated(d.spec.name)) << d.spec.name;
 }
 
 // --- Fail-stop, fallback and re-placement faults on an 8-GPU-per-host pod ---
@@ -192,10 +196,12 @@ using testing::fault;
 
 JobReport run_faults(const models::JobSpec& job, sim::Nanos horizon, std::vector<FaultSpec> faults) {
   return models::testing::run_job(pod(), job, horizon, true, [faults, horizon](JobHarness& h) {
-    auto scheduler = std::make_shared<FaultScheduler>(h.engine, h.job);
+    auto types = std::make_shared<const FaultCatalog>(builtin_fault_catalog());
+    auto scheduler = std::make_shared<FaultScheduler>(h.engine, h.job, *types);
     scheduler->arm(faults, horizon);
     h.job.set_change_horizon([s = scheduler.get()] { return s->next_change(); });
-    h.keep = scheduler;
+    h.keep = std::make_shared<std::pair<std::shared_ptr<const FaultCatalog>, std::shared_ptr<FaultScheduler>>>(
+        types, scheduler);
   });
 }
 
@@ -208,7 +214,7 @@ int sends_from(const JobReport& r, sim::EndpointId endpoint) {
 TEST(NicDown, FallbackDoublesTheFallbackRnicsLoadSilently) {
   const models::JobSpec job = data_parallel_job();
   const JobReport clean = run_faults(job, sim::kMinute, {});
-  const JobReport down = run_faults(job, sim::kMinute, {fault(FaultType::nic_down, "h1.nic3", 20 * sim::kSecond, {})});
+  const JobReport down = run_faults(job, sim::kMinute, {fault("nic_down", "h1.nic3", 20 * sim::kSecond, {})});
   const sim::Topology topology(pod());
   // h1.gpu3's ring edge now leaves from h1.nic0, next to h1.gpu0's.
   EXPECT_EQ(sends_from(clean, topology.endpoint(1, 0)), 1);
@@ -226,9 +232,9 @@ TEST(NicDown, FallbackDoublesTheFallbackRnicsLoadSilently) {
 TEST(PortFlap, ADownLongerThanTheTransportTimeoutCrashesTheJob) {
   const models::JobSpec job = data_parallel_job();
   auto flap = [](sim::Nanos down) {
-    FaultSpec f = fault(FaultType::port_flap, "h2.nic5", 10 * sim::kSecond, 30 * sim::kSecond);
-    f.params.period = 60 * sim::kSecond;
-    f.params.down = down;
+    FaultSpec f = fault("port_flap", "h2.nic5", 10 * sim::kSecond, 30 * sim::kSecond);
+    f.params.set_duration("period", 60 * sim::kSecond);
+    f.params.set_duration("down", down);
     return f;
   };
   const JobReport brief = run_faults(job, 2 * sim::kMinute, {flap(3 * sim::kSecond)});
@@ -245,8 +251,8 @@ TEST(LinkLoss, AboveTheRetryExhaustionRateTheCollectiveFails) {
   const sim::Topology topology(pod());
   const std::string link = topology.link_name(topology.host_link(topology.endpoint(2, 5)));
   auto lossy = [&](double rate) {
-    FaultSpec f = fault(FaultType::link_loss, link, 10 * sim::kSecond, 30 * sim::kSecond);
-    f.params.rate = rate;
+    FaultSpec f = fault("link_loss", link, 10 * sim::kSecond, 30 * sim::kSecond);
+    f.params.set_number("rate", rate);
     return f;
   };
   const double exhaustion = models::retry_exhaustion_loss({});
@@ -264,9 +270,9 @@ TEST(LinkLoss, AboveTheRetryExhaustionRateTheCollectiveFails) {
 TEST(PortFlap, ManyShortDownsOnlyStretchTheIterationsTheyHit) {
   const models::JobSpec job = data_parallel_job();
   const sim::Nanos horizon = 12 * sim::kMinute;
-  FaultSpec f = fault(FaultType::port_flap, "h2.nic5", sim::kMinute, 10 * sim::kMinute);
-  f.params.period = 20 * sim::kSecond;
-  f.params.down = 500 * sim::kMillisecond;
+  FaultSpec f = fault("port_flap", "h2.nic5", sim::kMinute, 10 * sim::kMinute);
+  f.params.set_duration("period", 20 * sim::kSecond);
+  f.params.set_duration("down", 500 * sim::kMillisecond);
   const int flaps = 30;
   const JobReport clean = run_faults(job, horizon, {});
   const JobReport flapping = run_faults(job, horizon, {f});
@@ -282,20 +288,20 @@ TEST(PortFlap, ManyShortDownsOnlyStretchTheIterationsTheyHit) {
   int stretched = 0;
   for (const models::IterationSpan& s : flapping.timeline) {
     EXPECT_GE(s.duration, step);
-    EXPECT_LE(s.duration, step + f.params.down);
+    EXPECT_LE(s.duration, step + f.params.duration("down"));
     if (s.duration != step) stretched += static_cast<int>(s.count);
   }
   EXPECT_GT(stretched, 0);
   EXPECT_LE(stretched, flaps);
   // Progress lost: at most the stretch of the iterations hit, plus a boundary.
   EXPECT_LE(clean.progress - flapping.progress,
-            static_cast<std::uint64_t>(stretched) * f.params.down / step + 1);
+            static_cast<std::uint64_t>(stretched) * f.params.duration("down") / step + 1);
 }
 
 TEST(FailStop, GpuFailHangsUntilTheWatchdogThenRestartsOnRepairedHardware) {
   const models::JobSpec job = data_parallel_job();
   const sim::Nanos at = 30 * sim::kSecond;
-  const JobReport r = run_faults(job, 6 * sim::kMinute, {fault(FaultType::gpu_fail, "h2.gpu6", at, 3 * sim::kMinute)});
+  const JobReport r = run_faults(job, 6 * sim::kMinute, {fault("gpu_fail", "h2.gpu6", at, 3 * sim::kMinute)});
   ASSERT_EQ(r.count(Kind::CRASH), 1);
   EXPECT_EQ(r.first(Kind::CRASH)->time, at + job.collective_timeout);
   // Repaired at 3.5 min, after the crash at 2.5 min: restart cost counts from then.
@@ -307,7 +313,7 @@ TEST(FailStop, NodeCrashMovesTheJobToASpareAndItsRingsWithIt) {
   models::JobSpec job = data_parallel_job();
   job.spare_hosts = 1;
   const sim::Nanos at = 30 * sim::kSecond;
-  const JobReport r = run_faults(job, 5 * sim::kMinute, {fault(FaultType::node_crash, "h1", at, {})});
+  const JobReport r = run_faults(job, 5 * sim::kMinute, {fault("node_crash", "h1", at, {})});
   ASSERT_EQ(r.count(Kind::CRASH), 1);
   EXPECT_EQ(r.first(Kind::CRASH)->time, at + job.collective_timeout);
   EXPECT_EQ(r.first(Kind::RESTART)->time, at + job.collective_timeout + job.restart_cost);
@@ -321,7 +327,7 @@ TEST(Reconfigure, ChangesTheTalkingEndpointsButNotTheIterationTime) {
   models::JobSpec job = data_parallel_job();
   job.spare_hosts = 1;
   job.checkpoint_cost = 5 * sim::kSecond;
-  FaultSpec f = fault(FaultType::reconfigure, "", 40 * sim::kSecond, {});
+  FaultSpec f = fault("reconfigure", "", 40 * sim::kSecond, {});
   const JobReport clean = run_faults(job, 4 * sim::kMinute, {});
   const JobReport moved = run_faults(job, 4 * sim::kMinute, {f});
   EXPECT_NE(moved.talking, clean.talking);

@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "injectors/faults/fault_catalog.hpp"
 #include "injectors/sim/fault_test_support.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "models/host/host_clock.hpp"
@@ -32,13 +33,13 @@ using testing::fault;
 
 TEST(TelemetryEffectsFromFaults, WindowsFollowTheFaultsAndOpenEndedOnesTheHorizon) {
   const sim::Topology topology(pod());
-  FaultSpec throttle = fault(FaultType::gpu_throttle, "h1.gpu2", 10 * kSecond, 20 * kSecond);
-  throttle.params.slowdown = 0.2;
-  FaultSpec contention = fault(FaultType::cpu_contention, "h3", 5 * kSecond, std::nullopt);
-  contention.params.slowdown = 0.25;
-  FaultSpec skew = fault(FaultType::clock_skew, "h0", 0, 40 * kSecond);
-  skew.params.offset = -3 * kSecond;
-  const auto effects = telemetry_effects_from({throttle, contention, skew}, topology, 100 * kSecond);
+  FaultSpec throttle = fault("gpu_throttle", "h1.gpu2", 10 * kSecond, 20 * kSecond);
+  throttle.params.set_number("slowdown", 0.2);
+  FaultSpec contention = fault("cpu_contention", "h3", 5 * kSecond, std::nullopt);
+  contention.params.set_number("slowdown", 0.25);
+  FaultSpec skew = fault("clock_skew", "h0", 0, 40 * kSecond);
+  skew.params.set_duration("offset", -3 * kSecond);
+  const auto effects = telemetry_effects_from({throttle, contention, skew}, builtin_fault_catalog(), topology, 100 * kSecond);
   EXPECT_DOUBLE_EQ(effects.clock_factor(1, 2, 9 * kSecond), 1.0);
   EXPECT_DOUBLE_EQ(effects.clock_factor(1, 2, 10 * kSecond), 0.8);
   EXPECT_DOUBLE_EQ(effects.clock_factor(1, 2, 30 * kSecond), 1.0);
@@ -75,11 +76,12 @@ NicSeen run_nic_down() {
     sim::TelemetryBus bus;
     const models::JobSpec spec = tp8_dp4_job();
     models::TrainingJob job(spec, topology, engine, bus);
-    FaultScheduler scheduler(engine, job);
-    const std::vector<FaultSpec> faults{fault(FaultType::nic_down, "h1.nic3", 20 * kSecond, std::nullopt)};
+    const FaultCatalog types = builtin_fault_catalog();
+    FaultScheduler scheduler(engine, job, types);
+    const std::vector<FaultSpec> faults{fault("nic_down", "h1.nic3", 20 * kSecond, std::nullopt)};
     scheduler.arm(faults, sim::kMinute);
     job.set_change_horizon([&] { return scheduler.next_change(); });
-    const auto effects = telemetry_effects_from(faults, topology, sim::kMinute);
+    const auto effects = telemetry_effects_from(faults, types, topology, sim::kMinute);
     models::HardwareSampler sampler(topology, effects);
     job.start(0, sim::kMinute);
     NicSeen seen;
@@ -153,11 +155,12 @@ std::string run_clock_skew() {
     sim::TelemetryBus bus;
     const models::JobSpec spec = tp8_dp4_job();
     models::TrainingJob job(spec, topology, engine, bus);
-    FaultScheduler scheduler(engine, job);
-    FaultSpec skew = fault(FaultType::clock_skew, "h1", 20 * kSecond, 20 * kSecond);
-    skew.params.offset = 2 * kSecond;
+    const FaultCatalog types = builtin_fault_catalog();
+    FaultScheduler scheduler(engine, job, types);
+    FaultSpec skew = fault("clock_skew", "h1", 20 * kSecond, 20 * kSecond);
+    skew.params.set_duration("offset", 2 * kSecond);
     scheduler.arm({skew}, sim::kMinute);
-    const auto effects = telemetry_effects_from({skew}, topology, sim::kMinute);
+    const auto effects = telemetry_effects_from({skew}, types, topology, sim::kMinute);
     job.set_change_horizon(
         [&] { return std::min(scheduler.next_change(), effects.next_change(engine.now())); });
     models::HardwareSampler sampler(topology, effects);

@@ -4,49 +4,46 @@
 
 namespace gauntlet::injectors {
 
-using sim::ComponentKind;
-
-const std::vector<FaultTypeInfo>& fault_types() {
-  static const std::vector<FaultTypeInfo> kTypes = {
-      {FaultType::link_loss, "link_loss", {ComponentKind::host_link, ComponentKind::fabric_link},
-       {{"rate", ParamKind::fraction, true}}, false},
-      {FaultType::port_flap, "port_flap", {ComponentKind::host_link, ComponentKind::fabric_link, ComponentKind::nic},
-       {{"period", ParamKind::duration, true}, {"down", ParamKind::duration, true}}, false},
-      {FaultType::stale_flow_table, "stale_flow_table", {ComponentKind::flow_table},
-       {{"extra_latency", ParamKind::duration, true},
-        {"cap_gbps", ParamKind::positive_number, false},
-        {"loss", ParamKind::fraction, false},
-        {"invalidate_after", ParamKind::duration, false}}, false},
-      {FaultType::gpu_throttle, "gpu_throttle", {ComponentKind::gpu}, {{"slowdown", ParamKind::fraction, true}}, false},
-      {FaultType::nic_down, "nic_down", {ComponentKind::nic},
-       {{"fallback", ParamKind::component, false}, {"alarm", ParamKind::boolean, false}}, false},
-      {FaultType::congestion, "congestion",
-       {ComponentKind::host_link, ComponentKind::fabric_link, ComponentKind::leaf, ComponentKind::spine},
-       {{"load", ParamKind::fraction, true}}, false},
-      {FaultType::cpu_contention, "cpu_contention", {ComponentKind::cpu, ComponentKind::host},
-       {{"slowdown", ParamKind::fraction, true}}, false},
-      {FaultType::gpu_fail, "gpu_fail", {ComponentKind::gpu}, {}, true},
-      {FaultType::node_crash, "node_crash", {ComponentKind::host}, {}, true},
-      {FaultType::agent_hang, "agent_hang", {ComponentKind::agent}, {}, false},
-      {FaultType::clock_skew, "clock_skew", {ComponentKind::host}, {{"offset", ParamKind::signed_duration, true}},
-       false},
-      {FaultType::reconfigure, "reconfigure", {}, {}, false},
-  };
-  return kTypes;
+template <typename T>
+const T* FaultParams::find(std::string_view name) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) return nullptr;
+  const T* value = std::get_if<T>(&it->second);
+  if (!value) throw std::logic_error("fault parameter '" + std::string(name) + "' read as the wrong kind");
+  return value;
 }
 
-const FaultTypeInfo* find_fault_type(std::string_view name) {
-  for (const FaultTypeInfo& info : fault_types())
-    if (info.name == name) return &info;
-  return nullptr;
+double FaultParams::number(std::string_view name) const {
+  const double* v = find<double>(name);
+  return v ? *v : 0.0;
 }
 
-const FaultTypeInfo& fault_type_info(FaultType type) {
-  for (const FaultTypeInfo& info : fault_types())
-    if (info.type == type) return info;
-  throw std::logic_error("unregistered fault type");
+sim::Nanos FaultParams::duration(std::string_view name) const {
+  const sim::Nanos* v = find<sim::Nanos>(name);
+  return v ? *v : 0;
 }
 
-std::string_view fault_type_name(FaultType type) { return fault_type_info(type).name; }
+const std::string& FaultParams::text(std::string_view name) const {
+  static const std::string kEmpty;
+  const std::string* v = find<std::string>(name);
+  return v ? *v : kEmpty;
+}
+
+bool FaultParams::flag(std::string_view name) const {
+  const Flag* v = find<Flag>(name);
+  return v && v->value;
+}
+
+std::string_view param_range_text(ParamKind kind) {
+  switch (kind) {
+    case ParamKind::fraction: return "a fraction in [0, 1)";
+    case ParamKind::positive_number: return "a number greater than zero";
+    case ParamKind::duration: return "a duration of zero or more";
+    case ParamKind::signed_duration: return "a duration, possibly negative";
+    case ParamKind::component: return "a component id of the cluster";
+    case ParamKind::boolean: return "true or false";
+  }
+  return "a value";
+}
 
 }  // namespace gauntlet::injectors

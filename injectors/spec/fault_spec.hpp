@@ -1,11 +1,16 @@
 #pragma once
-// Plain data describing one fault, in the simulator's vocabulary. The same
-// spec drives the simulated appliers (injectors/sim) and the real drivers
-// (injectors/real); neither kind of applier is visible from here.
+// Plain data describing one fault, in the simulator's vocabulary, and the
+// spec part of a fault type's descriptor: its targets and its parameters
+// with their units and ranges. The same spec drives the simulated effects
+// (injectors/sim) and the real drivers (injectors/real); neither is visible
+// from here. A fault type's parts are joined by its name in
+// injectors/faults, the one layer that sees all of them.
+#include <functional>
+#include <map>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "sim/component_id.hpp"
@@ -13,74 +18,86 @@
 
 namespace gauntlet::injectors {
 
-enum class FaultType {
-  link_loss,
-  port_flap,
-  stale_flow_table,
-  gpu_throttle,
-  nic_down,
-  congestion,
-  cpu_contention,
-  gpu_fail,
-  node_crash,
-  agent_hang,
-  clock_skew,
-  reconfigure,
-};
+// A fault's parameter values by name; each type reads the ones it declares.
+// A parameter left out reads as zero, empty or false.
+class FaultParams {
+ public:
+  double number(std::string_view name) const;
+  sim::Nanos duration(std::string_view name) const;
+  const std::string& text(std::string_view name) const;
+  bool flag(std::string_view name) const;
+  bool has(std::string_view name) const { return values_.find(name) != values_.end(); }
 
-// Every parameter any fault type takes; each type reads its own subset.
-struct FaultParams {
-  double rate = 0;                 // link_loss: packet loss probability (0..1)
-  sim::Nanos period = 0;           // port_flap: one down/up cycle
-  sim::Nanos down = 0;             // port_flap: down time within a cycle
-  sim::Nanos extra_latency = 0;    // stale_flow_table: added one-way latency
-  double cap_gbps = 0;             // stale_flow_table: slow-path throughput cap (0 = none)
-  double loss = 0;                 // stale_flow_table: slow-path loss probability
-  double slowdown = 0;             // gpu_throttle, cpu_contention: fraction of speed lost (0..1)
-  std::string fallback;            // nic_down: RNIC that takes over ("" = the host's nic0)
-  bool alarm = false;              // nic_down: whether a hardware alarm is raised
-  double load = 0;                 // congestion: background load as a fraction of capacity
-  sim::Nanos offset = 0;           // clock_skew: added to that host's telemetry timestamps
-  // stale_flow_table: how long the stale offloaded entries keep the fast path
-  // before the vSwitch invalidates them and packets fall to the slow path.
-  sim::Nanos invalidate_after = 0;
+  void set_number(const std::string& name, double value) { values_[name] = value; }
+  void set_duration(const std::string& name, sim::Nanos value) { values_[name] = value; }
+  void set_text(const std::string& name, std::string value) { values_[name] = std::move(value); }
+  void set_flag(const std::string& name, bool value) { values_[name] = Flag{value}; }
+
+ private:
+  struct Flag {
+    bool value;
+  };
+  using Value = std::variant<double, sim::Nanos, std::string, Flag>;
+  template <typename T>
+  const T* find(std::string_view name) const;
+
+  std::map<std::string, Value, std::less<>> values_;
 };
 
 struct FaultSpec {
   std::string id;                  // "f1", "f2", ... in onset order
-  FaultType type = FaultType::link_loss;
-  std::string target;              // a concrete component id; empty for reconfigure
+  std::string type;                // a registered fault type's name
+  std::string target;              // a concrete component id; empty for untargeted types
   sim::Nanos start = 0;
   std::optional<sim::Nanos> duration;  // none: until mitigation removes it or the run ends
   FaultParams params;
 
-  // When the data path starts to change: at the onset, except for a stale
-  // flow table whose entries are invalidated only invalidate_after later.
-  sim::Nanos effect_start() const { return start + params.invalidate_after; }
   std::optional<sim::Nanos> end() const {
     return duration ? std::optional(start + *duration) : std::nullopt;
   }
 };
 
-enum class ParamKind { fraction, positive_number, duration, signed_duration, component, boolean };
+// A parameter's kind fixes how it is written and the range it must lie in.
+enum class ParamKind {
+  fraction,         // a number in [0, 1)
+  positive_number,  // a number > 0
+  duration,         // a duration >= 0 ("90s", "104us")
+  signed_duration,  // a duration, may be negative
+  component,        // a component id of the cluster
+  boolean,
+};
+std::string_view param_range_text(ParamKind kind);
 
 struct ParamInfo {
-  std::string_view name;
-  ParamKind kind;
-  bool required;
+  std::string name{};
+  ParamKind kind = ParamKind::fraction;
+  bool required = false;
+  std::string unit{};  // of the stored value: "" (a ratio), "ns", "Gbit/s"
+  std::string help{};
+  bool simulated_only = false;  // means nothing on a real host
+};
+
+// A value that breaks a rule tying the parameters to each other or to the
+// target; `message` follows the parameter's quoted name.
+struct ParamProblem {
+  std::string param;
+  std::string message;
 };
 
 struct FaultTypeInfo {
-  FaultType type;
-  std::string_view name;
-  std::vector<sim::ComponentKind> targets;  // empty: the fault takes no target
-  std::vector<ParamInfo> params;
-  bool fail_stop;                            // the job hangs rather than slows
+  std::string name{};
+  std::string summary{};
+  std::vector<sim::ComponentKind> targets{};  // empty: the fault takes no target
+  std::vector<ParamInfo> params{};
+  bool fail_stop = false;  // the job hangs rather than slows
+  bool benign = false;     // an expected change detectors should not report
+  bool skews_clocks = false;  // moves telemetry timestamps, so steady runs end at its edges
+  // The duration parameter at whose period the fault's effect repeats (two
+  // simulated changes per period), for the run's event estimate; "" if none.
+  std::string repeats_every{};
+  // Rules beyond each value's own range, checked on a fault with its target,
+  // duration and parameters set (its start not yet). Empty: none.
+  std::function<std::optional<ParamProblem>(const FaultSpec&)> check{};
 };
-
-const std::vector<FaultTypeInfo>& fault_types();
-const FaultTypeInfo* find_fault_type(std::string_view name);
-const FaultTypeInfo& fault_type_info(FaultType type);
-std::string_view fault_type_name(FaultType type);
 
 }  // namespace gauntlet::injectors

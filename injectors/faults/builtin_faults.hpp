@@ -1,0 +1,27 @@
+#pragma once
+// The built-in fault types, one file each; each function returns its type's
+// descriptor. The order here is the order of `gauntlet validate`'s list and
+// of "known types" in messages.
+#include "injectors/faults/fault_catalog.hpp"
+
+namespace gauntlet::injectors::faults {
+
+FaultDescriptor link_loss();
+FaultDescriptor port_flap();
+FaultDescriptor stale_flow_table();
+FaultDescriptor gpu_throttle();
+FaultDescriptor nic_down();
+FaultDescriptor congestion();
+FaultDescriptor cpu_contention();
+FaultDescriptor gpu_fail();
+FaultDescriptor node_crash();
+FaultDescriptor agent_hang();
+FaultDescriptor clock_skew();
+FaultDescriptor reconfigure();
+
+// The probe effect node_crash and agent_hang share: the host's agent goes
+// silent for the fault's window.
+void silence_agent(const FaultSpec& fault, sim::Nanos end, const sim::Topology& topology,
+                   models::ProbeService& probes);
+
+}  // namespace gauntlet::injectors::faults

@@ -1,0 +1,45 @@
+// link_loss{rate}: a link drops each packet with probability `rate`. RoCE's
+// go-back-N turns that into a super-linear goodput loss, and from the retry
+// exhaustion rate on (about 17.7%) the transport fails the collective every
+// transport timeout the job spends crossing the link.
+#include <algorithm>
+
+#include "injectors/faults/builtin_faults.hpp"
+
+namespace gauntlet::injectors::faults {
+namespace {
+
+void simulate(FaultEffectScope& scope) {
+  const FaultSpec& fault = scope.fault();
+  const double rate = fault.params.number("rate");
+  const sim::LinkId link = *scope.topology().link_of(*sim::ComponentId::parse(fault.target));
+  models::CommunicatorModel& communicator = scope.communicator();
+  PathEffect effect;
+  effect.bandwidth_factor = communicator.link_goodput(link, rate);
+  scope.set_during(fault.target, effect);
+  if (communicator.exhausts_retries(rate))
+    communicator.watch_retry_exhaustion(scope.start(), std::min(scope.end(), scope.horizon()), link);
+}
+
+}  // namespace
+
+FaultDescriptor link_loss() {
+  using sim::ComponentKind;
+  FaultDescriptor d;
+  d.spec = {.name = "link_loss",
+            .summary = "a lossy link: RoCE goodput under go-back-N, NCCL errors past retry exhaustion",
+            .targets = {ComponentKind::host_link, ComponentKind::fabric_link},
+            .params = {{.name = "rate", .kind = ParamKind::fraction, .required = true,
+                        .help = "probability that a packet is lost"}}};
+  d.simulated = SimulatedFault{
+      .apply = simulate,
+      .probes = [](const FaultSpec& fault, sim::Nanos end, const sim::Topology&, models::ProbeService& probes) {
+        probes.add_loss(fault.target, fault.start, end, fault.params.number("rate"));
+      }};
+  d.real = real::RealDriver{.targets = {ComponentKind::nic, ComponentKind::host_link},
+                            .handles_site = true,
+                            .build = real::link_loss_program};
+  return d;
+}
+
+}  // namespace gauntlet::injectors::faults
