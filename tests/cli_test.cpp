@@ -81,9 +81,9 @@ TEST(BadInput, ExitsTwoWithPositionAndWritesNothing) {
   EXPECT_EQ(gauntlet("frobnicate").exit_code, 2);
 }
 
-// An exec: detector's parameters are read only by the simulations that run
-// it, each in a process of its own: bad input found there still exits 2 at
-// the detector's entry, and nothing is written.
+// A bad exec: detector parameter is bad input at the detector's entry, for a
+// run and for a sweep whose cells run in worker processes: exit 2 with the
+// position, and nothing written.
 TEST(BadInput, FoundInASimulationProcessKeepsItsPosition) {
   const fs::path dir = scratch("bad-in-child");
   fs::create_directories(dir);
@@ -100,7 +100,8 @@ TEST(BadInput, FoundInASimulationProcessKeepsItsPosition) {
   const fs::path out = dir / "out";
   Result r = gauntlet("run " + scenario.string() + " --out " + out.string());
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(scenario.string() + ":8:5: exec: detector parameter 'reply_timeout'"), std::string::npos)
+  EXPECT_NE(r.err.find(scenario.string() + ":8:39: detector 'exec:cat': exec: detector parameter 'reply_timeout'"),
+            std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(out));
 
@@ -110,7 +111,7 @@ TEST(BadInput, FoundInASimulationProcessKeepsItsPosition) {
                        << "\n";
   r = gauntlet("sweep " + sweep.string() + " --no-progress");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  const std::regex positioned(scenario.string() + R"(:\d+:\d+: exec: detector parameter)");
+  const std::regex positioned(scenario.string() + R"(:\d+:\d+: detector 'exec:cat': exec: detector parameter)");
   EXPECT_TRUE(std::regex_search(r.err, positioned)) << r.err;
   EXPECT_FALSE(fs::exists(dir / "cells" / "report.html"));
 }

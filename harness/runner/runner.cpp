@@ -8,6 +8,7 @@
 
 #include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/mitigation/policy.hpp"
+#include "harness/scenario/input_error.hpp"
 #include "harness/scenario/loader.hpp"
 #include "injectors/faults/fault_catalog.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
@@ -133,8 +134,9 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   const bool mitigated = scenario.mitigation != "none";
   for (const DetectorSpec& d : scenario.detectors)
     if (mitigated && d.name.starts_with(PromRulesDetector::kPrefix))
-      throw std::invalid_argument("detector '" + d.name + "' is evaluated after the run, so it cannot drive mitigation '" +
-                                  scenario.mitigation + "'; use mitigation: none");
+      throw InputError(scenario.source_path, d.pos.line, d.pos.column,
+                       "detector '" + d.name + "' is evaluated after the run, so it cannot drive mitigation '" +
+                           scenario.mitigation + "'; use mitigation: none");
 
   // Without mitigation the detectors that only observe share one faulty run;
   // one that acts on the job (its benchmarks pause training) would shift
