@@ -9,6 +9,18 @@
 
 namespace gauntlet::models {
 
+ProbeCost ProbeCost::from(const sim::Calibration& c) {
+  namespace k = calibration;
+  ProbeCost cost;
+  cost.ping_interval = c.duration(k::kProbePingInterval);
+  cost.pings_per_probe = c.count(k::kProbePings);
+  cost.concurrency = c.count(k::kProbeConcurrency);
+  cost.ping_bytes = c.bytes(k::kProbePingSize);
+  cost.processing = c.duration(k::kProbeProcessing);
+  cost.overlay_processing = c.duration(k::kProbeOverlayProcessing);
+  return cost;
+}
+
 ProbeService::ProbeService(sim::NetworkEngine& engine, sim::TelemetryBus& bus, std::uint64_t seed, ProbeCost cost)
     : engine_(engine),
       bus_(bus),

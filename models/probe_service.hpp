@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "models/calibration.hpp"
 #include "models/container_overlay.hpp"
 #include "sim/network_engine.hpp"
 #include "sim/rng.hpp"
@@ -24,23 +25,25 @@ namespace gauntlet::models {
 // One cost model serves the simulated prober and the probe planner, so a
 // planned round time is what the simulated round takes.
 //
-// Calibration (SkeletonHunter's published round times, see
-// harness/probe_plan/probe_plan.hpp): a probe is a train of 20 pings 100 ms
-// apart, so it occupies its source RNIC's probing slot for 2 s, and an agent
-// runs one probe per RNIC at a time so probing never competes with training
-// traffic for the RNIC's queue pairs.
+// Calibration (the probe.* attributes, models/calibration.hpp; defaults from
+// SkeletonHunter's published round times, see harness/probe_plan/probe_plan.hpp):
+// a probe is a train of 20 pings 100 ms apart, so it occupies its source
+// RNIC's probing slot for 2 s, and an agent runs one probe per RNIC at a time
+// so probing never competes with training traffic for the RNIC's queue pairs.
 struct ProbeCost {
-  sim::Nanos ping_interval = 100 * sim::kMillisecond;
-  int pings_per_probe = 20;
-  int concurrency = 1;           // probes one RNIC runs at once
-  std::uint64_t ping_bytes = 64; // on the wire, each direction
+  sim::Nanos ping_interval = calibration::kProbePingInterval.default_duration();
+  int pings_per_probe = calibration::kProbePings.default_count();
+  int concurrency = calibration::kProbeConcurrency.default_count();  // probes one RNIC runs at once
+  // On the wire, each direction.
+  std::uint64_t ping_bytes = static_cast<std::uint64_t>(calibration::kProbePingSize.default_value);
   // Agent timestamping plus the responder RNIC's turnaround, once per round
   // trip; with 4 hops of 1 us each way a cross-spine underlay RTT is 14 us.
-  sim::Nanos processing = 6 * sim::kMicrosecond;
+  sim::Nanos processing = calibration::kProbeProcessing.default_duration();
   // The containers' vSwitch and offloaded flow tables at both ends, crossed
   // twice per round trip: a healthy overlay RTT is 16 us, as in the seed case.
-  sim::Nanos overlay_processing = 2 * sim::kMicrosecond;
+  sim::Nanos overlay_processing = calibration::kProbeOverlayProcessing.default_duration();
 
+  static ProbeCost from(const sim::Calibration& calibration);
   sim::Nanos probe_duration() const { return ping_interval * pings_per_probe; }
   std::uint64_t probe_bytes() const { return 2 * ping_bytes * static_cast<std::uint64_t>(pings_per_probe); }
 };

@@ -33,6 +33,17 @@ double wire_bytes(const telemetry::CollectiveRecord& c, int ring_size) {
 
 }  // namespace
 
+ProfilerSettings ProfilerSettings::from(const sim::Calibration& c) {
+  namespace k = calibration;
+  ProfilerSettings s;
+  s.overhead = c.value(k::kProfilerOverhead);
+  s.gpu_clock_mhz = c.value(k::kGpuClock);
+  s.cpu_busy = c.value(k::kCpuBusy);
+  s.sm_busy = c.value(k::kGpuSmBusy);
+  s.jitter = c.value(k::kProfilerJitter);
+  return s;
+}
+
 Profiler::Profiler(sim::TelemetryBus& bus, HardwareState hardware, std::uint64_t seed, ProfilerSettings settings)
     : bus_(bus), hardware_(std::move(hardware)), rng_(sim::RngStreams(seed).stream("profiler")), settings_(settings) {}
 

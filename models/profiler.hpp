@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "models/calibration.hpp"
 #include "sim/proto/telemetry.pb.h"
 #include "sim/rng.hpp"
 #include "sim/telemetry_bus.hpp"
@@ -52,14 +53,18 @@ struct HardwareState {
   std::function<double(int host)> cpu_share;
 };
 
+// Overhead, clock, utilizations and jitter are calibration attributes
+// (models/calibration.hpp).
 struct ProfilerSettings {
-  double overhead = 0.02;
-  double gpu_clock_mhz = 1980;  // nominal SM clock (H100 SXM boost)
+  double overhead = calibration::kProfilerOverhead.default_value;
+  double gpu_clock_mhz = calibration::kGpuClock.default_value;  // nominal SM clock
   double forward_share = 0.30, backward_share = 0.60, optimizer_share = 0.05;  // the rest is dataloader
-  double cpu_busy = 0.3;        // host CPU utilization of an uncontended job
-  double sm_busy = 0.9;         // SM utilization inside forward/backward kernels
-  double jitter = 0.005;
+  double cpu_busy = calibration::kCpuBusy.default_value;  // host CPU utilization of an uncontended job
+  double sm_busy = calibration::kGpuSmBusy.default_value;  // SM utilization inside forward/backward kernels
+  double jitter = calibration::kProfilerJitter.default_value;
   sim::Nanos max_lag = 5 * sim::kMinute;  // give up waiting for a window's last iterations (a hung job)
+
+  static ProfilerSettings from(const sim::Calibration& calibration);
 };
 
 struct ProfilingCost {

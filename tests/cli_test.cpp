@@ -122,4 +122,43 @@ TEST(Validate, AcceptsTheDemoAndListsItsFaults) {
   EXPECT_NE(r.out.find("f1 link_loss leaf3~spine2"), std::string::npos) << r.out;
 }
 
+// The demo with a calibration block appended, written to the scratch folder.
+fs::path calibrated_demo(const std::string& name, const std::string& block) {
+  const fs::path dir = scratch(name);
+  fs::create_directories(dir);
+  const fs::path scenario = dir / "calibrated.yaml";
+  std::ofstream(scenario) << slurp("scenarios/demo.yaml") << "\ncalibration:\n" << block;
+  return scenario;
+}
+
+TEST(Calibration, SummaryEchoesEveryAttributeAndWhoSetIt) {
+  const fs::path scenario = calibrated_demo("cal-run", "  gpu.hot_temperature: 75\n");
+  const fs::path out = scratch("cal-run-out");
+  Result r = gauntlet("run " + scenario.string() + " --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto calibration = nlohmann::json::parse(slurp(out / "summary.json"))["calibration"];
+  EXPECT_EQ(calibration["gpu.hot_temperature"],
+            (nlohmann::json{{"value", 75.0}, {"unit", "C"}, {"set_by", "scenario"}}));
+  EXPECT_EQ(calibration["probe.ping_interval"],
+            (nlohmann::json{{"value", 0.1}, {"unit", "s"}, {"set_by", "default"}}));
+  EXPECT_EQ(calibration["probe.pings"], (nlohmann::json{{"value", 20.0}, {"set_by", "default"}}));
+
+  Result listed = gauntlet("validate " + scenario.string());
+  EXPECT_NE(listed.out.find("calibration gpu.hot_temperature = 75 (default 70)"), std::string::npos) << listed.out;
+  EXPECT_EQ(listed.out.find("probe.pings"), std::string::npos) << listed.out;
+  Result all = gauntlet("validate scenarios/demo.yaml --calibration");
+  EXPECT_NE(all.out.find("calibration probe.pings = 20\n"), std::string::npos) << all.out;
+}
+
+TEST(Calibration, ABadValueExitsTwoWithItsPositionAndWritesNothing) {
+  const fs::path scenario = calibrated_demo("cal-bad", "  gpu.hot_slowdown: 2\n");
+  const fs::path out = scratch("cal-bad-out");
+  Result r = gauntlet("run " + scenario.string() + " --out " + out.string());
+  EXPECT_EQ(r.exit_code, 2);
+  const std::regex positioned(scenario.string() + R"(:\d+:21: 'calibration.gpu.hot_slowdown' must be between)");
+  EXPECT_TRUE(std::regex_search(r.err, positioned)) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(gauntlet("validate " + calibrated_demo("cal-unknown", "  gpu.hot: 80\n").string()).exit_code, 2);
+}
+
 }  // namespace

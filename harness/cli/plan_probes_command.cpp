@@ -38,7 +38,7 @@ int plan_probes_command(const Args& args) {
     return kExitBadInput;
   }
   const sim::Topology topology(scenario.cluster);
-  const models::ProbeCost cost;
+  const models::ProbeCost cost = models::ProbeCost::from(scenario.calibration);
   std::vector<harness::ProbePlan> plans;
   if (strategy.empty() || strategy == "fullmesh") plans.push_back(harness::plan_fullmesh(topology, cost));
   if (strategy.empty() || strategy == "rail") plans.push_back(harness::plan_rail(topology, cost));

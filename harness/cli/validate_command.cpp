@@ -1,17 +1,40 @@
 // gauntlet validate SCENARIO.yaml: load and check a scenario, run nothing.
 #include <cstdio>
+#include <string>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/scenario_options.hpp"
+#include "harness/scenario/calibration_block.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/limits.hpp"
 #include "injectors/spec/fault_spec.hpp"
 
 namespace gauntlet::cli {
+namespace {
+
+// The attributes the scenario sets, or with `all` every one: value, default,
+// range and what it does.
+void print_calibration(const sim::Calibration& calibration, bool all) {
+  for (const sim::Attribute* a : harness::calibration_attributes().all()) {
+    if (!all && !calibration.is_set(*a)) continue;
+    const std::string value = sim::format_attribute_value(*a, calibration.value(*a));
+    std::printf("  calibration %s = %s", std::string(a->name).c_str(), value.c_str());
+    if (calibration.is_set(*a))
+      std::printf(" (default %s)", sim::format_attribute_value(*a, a->default_value).c_str());
+    std::printf("\n");
+    if (!all) continue;
+    std::printf("      %s; %s to %s\n", std::string(a->doc).c_str(), sim::format_attribute_value(*a, a->min).c_str(),
+                sim::format_attribute_value(*a, a->max).c_str());
+    if (!a->source.empty()) std::printf("      default from: %s\n", std::string(a->source).c_str());
+  }
+}
+
+}  // namespace
 
 int validate_command(const Args& args) {
   boost::program_options::options_description options("gauntlet validate SCENARIO.yaml [options]");
-  options.add_options()("help,h", "show this help");
+  options.add_options()("help,h", "show this help")(
+      "calibration", "list every calibration attribute: its value in force, default, range and source");
   ScenarioOptions scenario_options;
   add_scenario_options(options, scenario_options);
   boost::program_options::variables_map vm;
@@ -29,6 +52,7 @@ int validate_command(const Args& args) {
       std::printf("  %s %s %s at %s%s\n", f.id.c_str(), f.type.c_str(),
                   f.target.c_str(), sim::format_duration(f.start).c_str(),
                   f.duration ? (" for " + sim::format_duration(*f.duration)).c_str() : "");
+    print_calibration(s.calibration, vm.count("calibration") > 0);
     return kExitOk;
   } catch (const harness::InputError& e) {
     std::fprintf(stderr, "%s\n", e.what());

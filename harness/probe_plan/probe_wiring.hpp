@@ -9,9 +9,6 @@
 
 namespace gauntlet::harness {
 
-// Heartbeat period of the hosts' monitoring agents in simulated runs.
-inline constexpr sim::Nanos kAgentHeartbeat = 10 * sim::kSecond;
-
 // What each fault's type does to probes (loss windows, silent agents), as
 // its simulated part says. Open-ended faults last until `horizon`.
 void arm_probe_faults(models::ProbeService& probes, const std::vector<injectors::FaultSpec>& faults,

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/scenario/calibration_block.hpp"
 #include "harness/scoring/records.hpp"
 #include "harness/scoring/summary.hpp"
 
@@ -13,6 +14,19 @@ namespace {
 
 using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
+
+// Every calibration attribute with the value the run used, in the unit named
+// beside it, and whether the scenario set it.
+json calibration_json(const sim::Calibration& calibration) {
+  json out = json::object();
+  for (const sim::Attribute* a : calibration_attributes().all()) {
+    json entry = {{"value", sim::reported_value(*a, calibration.value(*a))}};
+    if (const std::string_view unit = sim::unit_symbol(a->unit); !unit.empty()) entry["unit"] = unit;
+    entry["set_by"] = calibration.is_set(*a) ? "scenario" : "default";
+    out[std::string(a->name)] = std::move(entry);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -25,7 +39,8 @@ std::string summary_json(const RunReport& report) {
                                        sim::to_seconds(s.duration),
                                        report.wall_seconds,
                                        report.fault_free.iterations(),
-                                       report.faulty.iterations()};
+                                       report.faulty.iterations(),
+                                       calibration_json(s.calibration)};
   for (const std::string& name : report.detector_order) {
     const DetectorOutcome& run = report.faulty.detectors.at(name);
     DetectorRunFacts facts{run.profiling_seconds, run.profiling_overhead_s, run.benchmarks, run.benchmark_pause_s,

@@ -58,7 +58,7 @@ ExternalRunInfo external_run_info(const Scenario& scenario, const sim::Topology&
   run.job_hosts = (scenario.job.gpus + per_host - 1) / per_host;
   run.spare_hosts = scenario.job.spare_hosts;
   run.batch_period = batch_period;
-  run.heartbeat_period = kAgentHeartbeat;
+  run.heartbeat_period = scenario.calibration.duration(models::calibration::kAgentHeartbeat);
   run.duration = scenario.duration;
   return run;
 }
@@ -129,6 +129,12 @@ sim::ReplayLedger::Observation count_replayed_flows(sim::NetworkEngine& engine, 
   });
 }
 
+models::BenchmarkSettings benchmark_settings(const sim::Calibration& c) {
+  namespace k = models::calibration;
+  return {c.duration(k::kBenchmarkGemmTime), c.value(k::kBenchmarkAllreduceSize), c.duration(k::kBenchmarkTimeout),
+          c.value(k::kBenchmarkJitter)};
+}
+
 class Progress {
  public:
   Progress(bool enabled, sim::Nanos total) : enabled_(enabled), total_(total) {}
@@ -162,8 +168,10 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   sim::TelemetryBus bus;
   models::TrainingJob job(scenario.job, topology, engine, bus);
   job.set_fast_forward(request.fast_forward);
+  const sim::Calibration& calibration = scenario.calibration;
   const auto fault_types = fault_types_of(scenario);
   injectors::FaultScheduler scheduler(engine, job, *fault_types);
+  scheduler.communicator().set_transport_timeout(calibration.duration(models::calibration::kTransportTimeout));
   if (request.inject_faults) scheduler.arm(scenario.faults, scenario.duration);
 
   std::vector<ActiveDetector> detectors;
@@ -185,14 +193,14 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   // request. Each detector's prober starts the probe stream of the run's seed
   // afresh, so a detector draws the same losses beside others as alone.
   auto make_prober = [&] {
-    auto prober = std::make_unique<models::ProbeService>(engine, bus, scenario.seed);
+    auto prober = std::make_unique<models::ProbeService>(engine, bus, scenario.seed, models::ProbeCost::from(calibration));
     prober->set_overlay(&job.containers());  // overlay probes reach the job's live containers only
     if (request.inject_faults) arm_probe_faults(*prober, scenario.faults, *fault_types, topology, scenario.duration);
     return prober;
   };
   const std::unique_ptr<models::ProbeService> agents = make_prober();
   if (std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) { return d.detector->reads_heartbeats(); }))
-    agents->start_heartbeats(kAgentHeartbeat, scenario.duration);
+    agents->start_heartbeats(calibration.duration(models::calibration::kAgentHeartbeat), scenario.duration);
 
   // Function-level profiling, on only while a detector asked for it.
   // What faults change in telemetry beyond the data path: clocks, CPU share, skew.
@@ -203,13 +211,14 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
                                                            [&](const injectors::FaultSpec& f) {
                                                              return fault_types->spec(f.type).skews_clocks;
                                                            });
-  models::Profiler profiler(bus, hardware_from(&effects, &engine), scenario.seed);
+  models::Profiler profiler(bus, hardware_from(&effects, &engine), scenario.seed,
+                            models::ProfilerSettings::from(calibration));
   // Validation benchmarks pause the job while they run; GEMMs run at the GPUs' clocks.
   models::BenchmarkService benchmarks(
       engine, console, bus,
       models::simulated_gpus(job.cluster(),
                              [&effects, &engine](int host, int gpu) { return effects.clock_factor(host, gpu, engine.now()); }),
-      scenario.seed);
+      scenario.seed, benchmark_settings(calibration));
   job.set_change_horizon([&scheduler, &profiler, &engine, &effects, skewed] {
     // Routing convergence after a fabric link changes is an engine-internal
     // change; a skew's edges end steady runs so each is read off one clock.
@@ -218,20 +227,22 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
                      skew_edge});
   });
   // GPU, CPU and RNIC samples every observe interval, for detectors only.
-  models::HardwareSampler sampler(topology, effects);
+  models::HardwareSampler sampler(topology, effects, models::HardwareSamplerParams::from(calibration));
   // Switch port counters and RNIC CNPs measured from the job's flows.
   std::optional<models::FabricSampler> fabric;
   // RNIC flow table statistics, measured only when a detector reads them.
   std::optional<models::FlowTableSampler> flow_tables;
   if (std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) { return d.detector->reads_flow_tables(); }))
-    flow_tables.emplace(engine);
+    flow_tables.emplace(engine, models::FlowTableSamplerParams{
+                                    .mtu_bytes = calibration.value(models::calibration::kRnicMtu)});
   // What exporters would show Prometheus, when asked for.
   std::optional<ExporterSeries> exporters;
   if (request.record_metrics) exporters.emplace();
   const bool sampling = !detectors.empty() || exporters;
   sim::ReplayLedger::Observation replays_counted;  // ends before the samplers it feeds
   if (sampling) {
-    fabric.emplace(engine, effects);
+    fabric.emplace(engine, effects,
+                   models::FabricSamplerParams{.counters = models::FabricCounterParams::from(calibration)});
     replays_counted = count_replayed_flows(engine, *fabric, flow_tables ? &*flow_tables : nullptr);
   }
 

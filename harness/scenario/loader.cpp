@@ -12,6 +12,7 @@
 
 #include "harness/detectors/external_detector.hpp"
 #include "harness/metrics/prom_rules_detector.hpp"
+#include "harness/scenario/calibration_block.hpp"
 #include "harness/scenario/fault_entries.hpp"
 #include "injectors/faults/fault_catalog.hpp"
 #include "models/spare_layout.hpp"
@@ -283,7 +284,8 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
     source.fail(root.Mark(), "a scenario is a map with keys name, seed, duration, cluster, job, ...; got " +
                                  describe(root));
   const MapView top(source, Field{"", root, root.Mark(), root.Mark()});
-  top.allow_only({"name", "seed", "duration", "engine", "cluster", "job", "faults", "detectors", "mitigation"});
+  top.allow_only(
+      {"name", "seed", "duration", "engine", "cluster", "job", "faults", "detectors", "mitigation", "calibration"});
   Scenario scenario;
   scenario.source_path = source.file_name();
   scenario.fault_types = std::move(fault_types);
@@ -314,6 +316,7 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
                                           *scenario.fault_types);
   if (top.has("detectors")) scenario.detectors = read_detectors(source, top.field("detectors"), detectors);
   if (top.has("mitigation")) read_mitigation(source, top.field("mitigation"), scenario);
+  if (top.has("calibration")) scenario.calibration = detail::read_calibration(source, top.field("calibration"));
   if (overrides.detectors) scenario.detectors = detectors_from_option(*overrides.detectors, detectors);
   if (overrides.mitigation) {
     const std::string& m = *overrides.mitigation;

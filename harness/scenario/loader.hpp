@@ -44,6 +44,8 @@
 //    onset counts one onset per matching component).
 //  - The scenario name names the results directory: letters, digits, '-',
 //    '_' and '.', not starting with '.'.
+//  - calibration: keys are registered calibration attribute names
+//    (calibration_block.hpp), each value in the attribute's unit and range.
 //  - Detectors must be registered (or named exec:COMMAND, whose parameters
 //    pass through untouched) and their parameters must satisfy the registry.
 //    A detector may be listed only once.

@@ -1,6 +1,6 @@
 #pragma once
-// A scenario is data: a cluster, a job, faults, detectors and a mitigation
-// policy, all derived from one seed.
+// A scenario is data: a cluster, a job, faults, detectors, a mitigation
+// policy and the calibration constants in force, all derived from one seed.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -9,6 +9,7 @@
 
 #include "injectors/spec/fault_spec.hpp"
 #include "models/job_spec.hpp"
+#include "sim/calibration.hpp"
 #include "sim/time.hpp"
 #include "sim/topology.hpp"
 
@@ -50,6 +51,8 @@ struct Scenario {
   // Step costs by step name overriding the policy's defaults (falcon-ladder:
   // rebalance, relayout, restart).
   std::map<std::string, sim::Nanos> mitigation_costs;
+  // Calibration attributes the scenario sets; the others keep their defaults.
+  sim::Calibration calibration;
   std::string source_path;
 };
 

@@ -117,6 +117,7 @@ std::string summary_json(const Summary& summary) {
                       {"benign", f.benign}});
   j["faults"] = std::move(faults);
   j["notes"] = summary.notes;
+  j["calibration"] = sim ? sim->calibration : json(nullptr);
   return j.dump(2) + "\n";
 }
 

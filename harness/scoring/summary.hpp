@@ -13,7 +13,8 @@
 //                         "profiling_overhead_s", "benchmarks", "benchmark_pause_s",
 //                         "mitigation_actions"}},
 //    "faults": [{"id", "type", "target", "start_s", "end_s", "class", "affected_job", "benign"}],
-//    "notes": [text]}
+//    "notes": [text],
+//    "calibration": {NAME: {"value", "unit", "set_by": "default" | "scenario"}}}   (simulated)
 //   CLASS = "scored_faults", "detected", "localized", "recall", "detection_latency_s",
 //           "localization_top1", "localization_top3", "time_to_localize_s"
 #include <optional>
@@ -49,6 +50,8 @@ struct SimulatedRunInfo {
   double wall_seconds = 0;
   std::uint64_t iterations_fault_free = 0;
   std::uint64_t iterations_no_detector = 0;
+  // Every calibration attribute in force: {NAME: {"value", "unit", "set_by"}}.
+  nlohmann::ordered_json calibration;
 };
 
 struct RealRunInfo {

@@ -60,7 +60,7 @@ TEST(Summary, FiguresWithoutEvidenceAreNullAndReadBackEmpty) {
 TEST(Summary, SimulatedRunsCarryCostsAndRunFacts) {
   Summary summary;
   summary.scenario = "demo";
-  summary.simulated = SimulatedRunInfo{7, "flow", 1200, 0.5, 500, 480};
+  summary.simulated = SimulatedRunInfo{7, "flow", 1200, 0.5, 500, 480, {}};
   DetectorScore score;
   score.costs = RunCosts{1, 20, 1.5, 300, 4096};
   summary.detectors.push_back({"falcon", "ok", score, DetectorRunFacts{3, 0.2, 2, 0.5, nullptr}});

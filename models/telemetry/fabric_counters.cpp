@@ -24,6 +24,11 @@ double overlap_seconds(const std::vector<Interval>& intervals, sim::Nanos from, 
 
 }  // namespace
 
+FabricCounterParams FabricCounterParams::from(const sim::Calibration& c) {
+  namespace k = calibration;
+  return {c.value(k::kRnicMtu), c.value(k::kEcnKmin), c.value(k::kEcnKmax), c.duration(k::kCnpInterval)};
+}
+
 FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim::Topology& topology,
                             const TelemetryEffects& effects, sim::Nanos from, sim::Nanos to,
                             const FabricCounterParams& params) {

@@ -20,17 +20,21 @@
 #include <map>
 #include <vector>
 
+#include "models/calibration.hpp"
 #include "models/telemetry/telemetry_effects.hpp"
 #include "models/telemetry/traffic_ledger.hpp"
 #include "sim/topology.hpp"
 
 namespace gauntlet::models {
 
+// Calibration attributes rnic.mtu and fabric.* (models/calibration.hpp).
 struct FabricCounterParams {
-  double mtu_bytes = 4096;        // RoCE payload per packet
-  double ecn_kmin_bytes = 100e3;  // marking starts (400G switch settings)
-  double ecn_kmax_bytes = 400e3;  // marking probability reaches its maximum
-  sim::Nanos cnp_interval = 50 * sim::kMicrosecond;
+  double mtu_bytes = calibration::kRnicMtu.default_value;        // RoCE payload per packet
+  double ecn_kmin_bytes = calibration::kEcnKmin.default_value;  // marking starts
+  double ecn_kmax_bytes = calibration::kEcnKmax.default_value;  // marking probability reaches its maximum
+  sim::Nanos cnp_interval = calibration::kCnpInterval.default_duration();
+
+  static FabricCounterParams from(const sim::Calibration& calibration);
 };
 
 struct PortWindow {

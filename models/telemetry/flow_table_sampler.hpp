@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/calibration.hpp"
 #include "sim/network_engine.hpp"
 #include "sim/proto/telemetry.pb.h"
 
@@ -35,7 +36,7 @@ namespace gauntlet::models {
 
 struct FlowTableSamplerParams {
   sim::Nanos interval = sim::kSecond;  // the operator's sampling interval
-  double mtu_bytes = 4096;             // RoCE MTU: packets per entry and interval
+  double mtu_bytes = calibration::kRnicMtu.default_value;  // RoCE MTU: packets per entry and interval
 };
 
 class FlowTableSampler {

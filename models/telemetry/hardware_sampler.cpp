@@ -59,6 +59,25 @@ double wire_bytes(const telemetry::CollectiveRecord& c, int n) {
 
 }  // namespace
 
+HardwareSamplerParams HardwareSamplerParams::from(const sim::Calibration& c) {
+  namespace k = calibration;
+  HardwareSamplerParams p;
+  p.clock_mhz = c.value(k::kGpuClock);
+  p.sm_busy = c.value(k::kGpuSmBusy);
+  p.idle_power_w = c.value(k::kGpuIdlePower);
+  p.busy_power_w = c.value(k::kGpuBusyPower);
+  p.idle_temperature_c = c.value(k::kGpuIdleTemperature);
+  p.busy_temperature_c = c.value(k::kGpuBusyTemperature);
+  p.hot_temperature_c = c.value(k::kGpuHotTemperature);
+  p.hot_slowdown = c.value(k::kGpuHotSlowdown);
+  p.thermal_time_constant = c.duration(k::kGpuThermalTimeConstant);
+  p.cpu_idle = c.value(k::kCpuIdle);
+  p.cpu_busy = c.value(k::kCpuBusy);
+  p.cpu_contended = c.value(k::kCpuContended);
+  p.mtu_bytes = c.value(k::kRnicMtu);
+  return p;
+}
+
 HardwareSampler::HardwareSampler(const sim::Topology& topology, const TelemetryEffects& effects,
                                  HardwareSamplerParams params)
     : topology_(topology), effects_(effects), params_(params) {

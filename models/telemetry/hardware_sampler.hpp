@@ -36,6 +36,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/calibration.hpp"
 #include "models/telemetry/telemetry_effects.hpp"
 #include "sim/proto/telemetry.pb.h"
 #include "sim/topology.hpp"
@@ -46,14 +47,22 @@ struct HardwareSamplerParams {
   // Long enough that closing every steady component's block stays cheap over
   // month-long runs; a change is still published at once.
   sim::Nanos hold = 10 * sim::kMinute;
-  double clock_mhz = 1980;
-  double sm_busy = 0.9;
-  double idle_power_w = 100, busy_power_w = 600;
-  double idle_temperature_c = 35, busy_temperature_c = 50, hot_temperature_c = 70;
-  double hot_slowdown = 0.2;  // throttling at which a GPU reaches hot_temperature_c
-  sim::Nanos thermal_time_constant = 30 * sim::kSecond;
-  double cpu_idle = 0.05, cpu_busy = 0.3, cpu_contended = 1.0;
-  double mtu_bytes = 4096;
+  // The rest are calibration attributes (models/calibration.hpp).
+  double clock_mhz = calibration::kGpuClock.default_value;
+  double sm_busy = calibration::kGpuSmBusy.default_value;
+  double idle_power_w = calibration::kGpuIdlePower.default_value;
+  double busy_power_w = calibration::kGpuBusyPower.default_value;
+  double idle_temperature_c = calibration::kGpuIdleTemperature.default_value;
+  double busy_temperature_c = calibration::kGpuBusyTemperature.default_value;
+  double hot_temperature_c = calibration::kGpuHotTemperature.default_value;
+  double hot_slowdown = calibration::kGpuHotSlowdown.default_value;  // throttling at which a GPU reaches hot_temperature_c
+  sim::Nanos thermal_time_constant = calibration::kGpuThermalTimeConstant.default_duration();
+  double cpu_idle = calibration::kCpuIdle.default_value;
+  double cpu_busy = calibration::kCpuBusy.default_value;
+  double cpu_contended = calibration::kCpuContended.default_value;
+  double mtu_bytes = calibration::kRnicMtu.default_value;
+
+  static HardwareSamplerParams from(const sim::Calibration& calibration);
 };
 
 // What the sampler reads of the job and the network at a sample time.
