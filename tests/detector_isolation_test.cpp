@@ -51,9 +51,9 @@ TEST_P(DetectorIsolation, AlertsAloneEqualAlertsBesideEveryOther) {
     const DetectorInfo* info = registry.find(d.name);
     ASSERT_NE(info, nullptr) << d.name;
     if (info->pauses_training)
-      together.skip_detectors.push_back(d.name);
+      together.skip_detectors.push_back(d.run_name());
     else
-      sharing.push_back(d.name);
+      sharing.push_back(d.run_name());
   }
   std::vector<std::function<std::string()>> bodies = {
       [&] { return simulate(scenario, registry, together).to_json(); }};
@@ -70,6 +70,34 @@ TEST_P(DetectorIsolation, AlertsAloneEqualAlertsBesideEveryOther) {
         << sharing[i] << " on " << GetParam();
     EXPECT_EQ(own.detectors.at(sharing[i]).probes_sent, shared.detectors.at(sharing[i]).probes_sent) << sharing[i];
   }
+}
+
+// The same detector twice, with other parameters under another name: each
+// instance reads only its own probes, so the default one raises what it
+// raises alone.
+TEST(DetectorListedTwice, EachInstanceReadsOnlyItsOwnProbes) {
+  const DetectorRegistry registry = builtin_detectors();
+  Scenario scenario = load_scenario(std::string(GAUNTLET_SOURCE_DIR) + "/scenarios/faults/link-loss.yaml", registry);
+  std::erase_if(scenario.detectors, [](const DetectorSpec& d) { return d.name != "pingmesh"; });
+  DetectorSpec fast = scenario.detectors.at(0);
+  fast.as = "pingmesh-10s";
+  fast.params["round"] = "10s";
+  scenario.detectors.push_back(fast);
+  SimulationRequest alone;
+  alone.only_detector = "pingmesh";
+  const std::vector<std::string> results = sim::run_isolated_all(
+      {[&] { return simulate(scenario, registry, SimulationRequest{}).to_json(); },
+       [&] { return simulate(scenario, registry, alone).to_json(); }},
+      2);
+  const SimulationOutcome both = SimulationOutcome::from_json(results[0]);
+  const SimulationOutcome single = SimulationOutcome::from_json(results[1]);
+  EXPECT_EQ(alert_lines(both.detectors.at("pingmesh")), alert_lines(single.detectors.at("pingmesh")));
+  const DetectorOutcome& tuned = both.detectors.at("pingmesh-10s");
+  ASSERT_FALSE(tuned.alerts.empty());
+  EXPECT_EQ(tuned.alerts.front().detector, "pingmesh-10s");
+  // Three rounds for every one of the default's, each probing the same pairs.
+  const double ratio = static_cast<double>(tuned.probes_sent) / static_cast<double>(both.detectors.at("pingmesh").probes_sent);
+  EXPECT_NEAR(ratio, 3.0, 0.1);
 }
 
 INSTANTIATE_TEST_SUITE_P(FaultScenarios, DetectorIsolation, ::testing::ValuesIn(fault_scenarios()),

@@ -52,6 +52,9 @@ struct BenchmarkRequest {
 struct DetectorContext {
   const sim::Topology* topology = nullptr;  // the operator's view of the cluster
   DetectorParams params;
+  // The name the run files its probe and benchmark results under (a
+  // scenario's `as:` name); empty: the registered name.
+  std::string name;
 };
 
 class Detector {

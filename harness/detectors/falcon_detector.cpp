@@ -118,7 +118,7 @@ void FalconDetector::on_collective(const telemetry::CollectiveRecord& c) {
 }
 
 void FalconDetector::on_benchmark(const telemetry::BenchmarkResult& b) {
-  if (b.detector() != kName) return;
+  if (b.detector() != config_.name) return;
   // The first GEMM round is the healthy reference, asked for early in the run.
   if (calibrating_ && b.kind() == "gemm" && !gemm_reference_.count(b.target())) {
     gemm_reference_[b.target()] = static_cast<double>(b.duration_ns());

@@ -70,6 +70,7 @@ struct FalconConfig {
   double gemm_ratio = 2.0;
   double allreduce_ratio = 1.1;
   sim::Nanos validation_timeout = 5 * sim::kMinute;
+  std::string name = "falcon";  // whose benchmark results to read
 };
 
 class FalconDetector : public Detector {

@@ -230,7 +230,9 @@ DetectorRegistry builtin_detectors() {
       declare("validation_timeout", K::duration, "5m", "how long to wait for benchmark results before alerting on the profile", 0.001),
   };
   falcon.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
-    return std::make_unique<FalconDetector>(FalconDetector::config_from(ctx.params));
+    FalconConfig config = FalconDetector::config_from(ctx.params);
+    if (!ctx.name.empty()) config.name = ctx.name;
+    return std::make_unique<FalconDetector>(std::move(config));
   };
   falcon.pauses_training = true;
   registry.add(std::move(falcon));
@@ -285,7 +287,9 @@ DetectorRegistry builtin_detectors() {
       declare("stale_after", K::duration, "2m", "silence (while other flows burst) after which a flow leaves the skeleton", 0.001),
   };
   skeleton.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
-    return std::make_unique<SkeletonDetector>(SkeletonDetector::config_from(ctx.params), ctx.topology);
+    SkeletonDetector::Config config = SkeletonDetector::config_from(ctx.params);
+    if (!ctx.name.empty()) config.name = ctx.name;
+    return std::make_unique<SkeletonDetector>(std::move(config), ctx.topology);
   };
   registry.add(std::move(skeleton));
 
@@ -302,7 +306,9 @@ DetectorRegistry builtin_detectors() {
       declare("seed", K::integer, "1", "seed of the inter-ToR sample", 0.0),
   };
   pingmesh.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
-    return std::make_unique<PingmeshDetector>(PingmeshDetector::config_from(ctx.params), ctx.topology);
+    PingmeshDetector::Config config = PingmeshDetector::config_from(ctx.params);
+    if (!ctx.name.empty()) config.name = ctx.name;
+    return std::make_unique<PingmeshDetector>(std::move(config), ctx.topology);
   };
   registry.add(std::move(pingmesh));
 

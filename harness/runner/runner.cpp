@@ -152,7 +152,7 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   faulty_request.sample_collectives = true;  // for trace.json
   faulty_request.record_metrics = options.record_metrics;
   for (std::size_t i = 0; i < own_run.size(); ++i)
-    if (own_run[i] && !mitigated) faulty_request.skip_detectors.push_back(scenario.detectors[i].name);
+    if (own_run[i] && !mitigated) faulty_request.skip_detectors.push_back(scenario.detectors[i].run_name());
   SimulationRequest fault_free_request;
   fault_free_request.inject_faults = false;
   fault_free_request.run_detectors = false;
@@ -165,7 +165,7 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
     if (!own_run[i]) continue;
     SimulationRequest r;
     r.mitigation = scenario.mitigation;
-    r.only_detector = scenario.detectors[i].name;
+    r.only_detector = scenario.detectors[i].run_name();
     r.sample_collectives = true;  // for trace.json
     result_of[i] = 2 + detector_requests.size();
     detector_requests.push_back(r);
@@ -184,7 +184,7 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   scoring.run_end_s = sim::to_seconds(scenario.duration);
   const double iteration_hours = mean_duration(report.fault_free) / 3600.0;
   for (std::size_t i = 0; i < scenario.detectors.size(); ++i) {
-    const std::string& name = scenario.detectors[i].name;
+    const std::string& name = scenario.detectors[i].run_name();
     double progress = static_cast<double>(report.faulty.iterations());
     if (result_of[i] != 0) {
       SimulationOutcome own = SimulationOutcome::from_json(results[result_of[i]]);

@@ -83,7 +83,7 @@ std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const Detec
       }
       auto external =
           std::make_unique<ExternalDetector>(spec.name, config, external_run_info(scenario, topology, batch_period));
-      out.push_back({spec.name, std::move(external)});
+      out.push_back({spec.run_name(), std::move(external)});
       continue;
     }
     if (spec.name.starts_with(PromRulesDetector::kPrefix)) {
@@ -91,7 +91,7 @@ std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const Detec
       auto config = parse_prom_config(spec.name.substr(std::string(PromRulesDetector::kPrefix).size()), spec.params,
                                       &error, &bad_key);
       if (!config) reject_detector(scenario, spec, "detector '" + spec.name + "': " + error);
-      out.push_back({spec.name, std::make_unique<PromRulesDetector>(spec.name, *config, scenario.duration)});
+      out.push_back({spec.run_name(), std::make_unique<PromRulesDetector>(spec.name, *config, scenario.duration)});
       continue;
     }
     const DetectorInfo* info = registry.find(spec.name);
@@ -99,8 +99,8 @@ std::vector<ActiveDetector> make_detectors(const Scenario& scenario, const Detec
     std::string error;
     auto params = registry.resolve(*info, spec.params, &error);
     if (!params) reject_detector(scenario, spec, "detector '" + spec.name + "': " + error);
-    DetectorContext context{&topology, *params};
-    out.push_back({spec.name, info->make(context)});
+    DetectorContext context{&topology, *params, spec.run_name()};
+    out.push_back({spec.run_name(), info->make(context)});
   }
   return out;
 }
@@ -178,9 +178,10 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   if (request.run_detectors) {
     Scenario observed = scenario;
     if (!request.only_detector.empty())
-      std::erase_if(observed.detectors, [&](const DetectorSpec& d) { return d.name != request.only_detector; });
+      std::erase_if(observed.detectors, [&](const DetectorSpec& d) { return d.run_name() != request.only_detector; });
     std::erase_if(observed.detectors, [&](const DetectorSpec& d) {
-      return std::find(request.skip_detectors.begin(), request.skip_detectors.end(), d.name) != request.skip_detectors.end();
+      return std::find(request.skip_detectors.begin(), request.skip_detectors.end(), d.run_name()) !=
+             request.skip_detectors.end();
     });
     detectors = make_detectors(observed, registry, topology, request.observe_interval);
   }

@@ -26,7 +26,7 @@ struct SimulationRequest {
   // With a mitigation policy, one detector runs alone and the policy acts on
   // its alerts; "none" lets every detector observe the same run.
   std::string mitigation = "none";
-  std::string only_detector;  // empty: every detector of the scenario
+  std::string only_detector;  // empty: every detector of the scenario (by DetectorSpec::run_name)
   std::vector<std::string> skip_detectors;  // run elsewhere (they act on the job)
   bool sample_collectives = false;  // keep a bounded per-rank sample for trace.json
   bool record_metrics = false;      // the telemetry as OpenMetrics (--metrics-out)

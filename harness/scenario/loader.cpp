@@ -143,6 +143,20 @@ std::string param_text(const Source& source, const Field& field) {
   return field.value.Scalar();
 }
 
+// A detector's `as:` name keys its results (summary.json, alerts.jsonl,
+// report rows): a short plain word, never mistaken for a command.
+std::string read_run_name(const Source& source, const Field& field) {
+  const std::string name = read_text(source, field);
+  const bool plain = !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == '.';
+  });
+  if (!plain)
+    source.fail(field.value_mark,
+                "'as' must be 1 to 64 letters, digits, '-', '_' or '.', got '" + name + "'");
+  return name;
+}
+
 DetectorSpec read_detector(const Source& source, const Field& item, const DetectorRegistry& registry) {
   DetectorSpec spec;
   spec.pos = to_pos(item.value_mark);
@@ -152,7 +166,8 @@ DetectorSpec read_detector(const Source& source, const Field& item, const Detect
     const MapView map(source, item);
     name_field = map.require("name");
     for (const Field& field : map.entries())
-      if (key_of(field) != "name") param_fields.push_back(field);
+      if (key_of(field) != "name" && key_of(field) != "as") param_fields.push_back(field);
+    if (map.has("as")) spec.as = read_run_name(source, map.field("as"));
   } else if (!item.value.IsScalar()) {
     source.fail(item.value_mark, "a detector is a name or a map with a 'name' key, got " + describe(item.value));
   }
@@ -208,9 +223,9 @@ std::vector<DetectorSpec> read_detectors(const Source& source, const Field& fiel
   for (const Field& item : read_sequence(source, field)) {
     DetectorSpec spec = read_detector(source, item, registry);
     for (const DetectorSpec& earlier : specs)
-      if (earlier.name == spec.name)
-        source.fail(item.value_mark, "detector '" + spec.name + "' is listed twice (first on line " +
-                                         std::to_string(earlier.pos.line) + ")");
+      if (earlier.run_name() == spec.run_name())
+        source.fail(item.value_mark, "detector '" + spec.run_name() + "' is listed twice (first on line " +
+                                         std::to_string(earlier.pos.line) + "); give one a name of its own with 'as:'");
     specs.push_back(std::move(spec));
   }
   return specs;

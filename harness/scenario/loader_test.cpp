@@ -178,6 +178,18 @@ std::string head_with(const std::string& old_text, const std::string& new_text) 
   return edited(kHead, old_text, new_text);
 }
 
+TEST(Loader, ADetectorListedTwiceTakesANameOfItsOwn) {
+  const Scenario s = parse(kHead + "detectors:\n  - c4d\n  - {name: timeout, as: timeout-10m, collective_timeout: 10m}\n"
+                                   "  - {name: \"exec:./watch --fast\", as: watch}\n");
+  ASSERT_EQ(s.detectors.size(), 3u);
+  EXPECT_EQ(s.detectors[0].run_name(), "c4d");
+  EXPECT_EQ(s.detectors[1].name, "timeout");
+  EXPECT_EQ(s.detectors[1].run_name(), "timeout-10m");
+  EXPECT_EQ(s.detectors[1].params.count("as"), 0u);  // a name, not a parameter
+  EXPECT_EQ(s.detectors[1].params.at("collective_timeout"), "10m");
+  EXPECT_EQ(s.detectors[2].run_name(), "watch");
+}
+
 TEST(Loader, HeadAloneIsValid) {
   const Scenario s = parse(kHead);
   EXPECT_EQ(s.engine, "flow");
@@ -287,6 +299,12 @@ std::vector<BadCase> bad_cases() {
        16, 43, "comes after the open-ended node_crash on h2 at 1h (line 17)"},
       {"unknown detector", kHead + "detectors: [timeout, skelton]\n", 15, 22, "unknown detector 'skelton'"},
       {"detector listed twice", kHead + "detectors: [c4d, timeout, c4d]\n", 15, 27, "listed twice"},
+      {"detector listed twice under one name",
+       kHead + "detectors:\n  - {name: timeout, collective_timeout: 10m}\n"
+                 "  - {name: timeout, as: timeout, collective_timeout: 20m}\n",
+       17, 5, "'timeout' is listed twice (first on line 16); give one a name of its own with 'as:'"},
+      {"as: not a plain name", kHead + "detectors:\n  - {name: c4d, as: ../c4d}\n", 16, 21,
+       "'as' must be 1 to 64 letters"},
       {"bad detector value", kHead + "detectors:\n  - {name: timeout, collective_timeout: 30x}\n", 16, 41,
        "collective_timeout"},
       {"unknown detector parameter", kHead + "detectors:\n  - {name: timeout, colective_timeout: 30m}\n", 16, 21,

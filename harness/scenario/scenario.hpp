@@ -34,6 +34,9 @@ struct DetectorSpec {
   std::string name;                            // registered name or "exec:COMMAND"
   std::map<std::string, std::string> params;   // raw scalar text, validated by the registry
   SourcePos pos;
+  std::string as;  // the name its results go by, when given (a detector listed twice, a short exec: name)
+
+  const std::string& run_name() const { return as.empty() ? name : as; }
 };
 
 struct Scenario {

@@ -26,8 +26,13 @@ std::optional<std::size_t> as_index(const std::string& segment) {
   return std::stoul(segment);
 }
 
-// Index of the list item named `name`: the scalar itself or a map's `name`.
+// Index of the list item named `name`: the scalar itself, a map's `as` (a
+// detector listed twice) or, failing that, its `name`.
 std::optional<std::size_t> find_named(const YAML::Node& list, const std::string& name) {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node item = list[i];
+    if (item.IsMap() && item["as"] && item["as"].IsScalar() && item["as"].Scalar() == name) return i;
+  }
   for (std::size_t i = 0; i < list.size(); ++i) {
     const YAML::Node item = list[i];
     if (item.IsScalar() && item.Scalar() == name) return i;
