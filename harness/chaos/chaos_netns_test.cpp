@@ -13,6 +13,8 @@
 #include <regex>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "injectors/real/journal.hpp"
 #include "injectors/real/netns_fixture.hpp"
 
@@ -119,6 +121,7 @@ TEST_F(ChaosRun, WatchdogRestoresEverythingAfterSigkillAndRecoverIsThenANoOp) {
   EXPECT_EQ(count_of(j, "\"by\":\"watchdog:parent-died\""), 2);
   // Ground truth still gets both faults, closed at the watchdog's revert.
   EXPECT_EQ(count_of(slurp(dir_ / "faults.jsonl"), "\"end_s\""), 2);
+  EXPECT_EQ(count_of(slurp(dir_ / "faults.jsonl"), "\"t0_unix_s\""), 2);
 
   EXPECT_EQ(run({"recover", "--journal", journal()}), 0);
   EXPECT_NE(slurp(dir_ / "stdout").find("nothing to recover"), std::string::npos);
@@ -140,6 +143,12 @@ TEST_F(ChaosRun, SigtermRevertsAndRecordsTheFault) {
   EXPECT_TRUE(real::read_journal(journal()).pending.empty());
   EXPECT_NE(slurp(dir_ / "audit.log").find("reverted f1 (abort: signal 15)"), std::string::npos);
   EXPECT_NE(slurp(dir_ / "faults.jsonl").find("\"target\":\"h0.nic0\""), std::string::npos);
+  // Times count from the run's start, which the line gives on the wall clock.
+  const nlohmann::json line = nlohmann::json::parse(slurp(dir_ / "faults.jsonl"));
+  EXPECT_GE(line["start_s"].get<double>(), 0.0);
+  EXPECT_LT(line["start_s"].get<double>(), 15.0);
+  EXPECT_GT(line["t0_unix_s"].get<double>(), 1.7e9);
+  EXPECT_GE(line["end_s"].get<double>(), line["start_s"].get<double>());
 }
 
 TEST_F(ChaosRun, PortFlapIsVisibleAndCounted) {

@@ -8,6 +8,7 @@
 
 #include "harness/runner/results_folder.hpp"
 #include "harness/scenario/input_error.hpp"
+#include "harness/scoring/json_text.hpp"
 
 namespace gauntlet::harness {
 
@@ -16,23 +17,7 @@ nlohmann::ordered_json read_json_file(const std::filesystem::path& path) {
   if (!in) throw InputError(path.string(), 1, 1, "cannot read the file");
   std::ostringstream text;
   text << in.rdbuf();
-  const std::string contents = text.str();
-  try {
-    return nlohmann::ordered_json::parse(contents);
-  } catch (const nlohmann::json::parse_error& e) {
-    // byte is 1-based and points just past the offending character.
-    const std::size_t at = e.byte > 0 ? std::min<std::size_t>(e.byte - 1, contents.size()) : 0;
-    int line = 1, column = 1;
-    for (std::size_t i = 0; i < at; ++i) {
-      if (contents[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    throw InputError(path.string(), line, column, "not valid JSON");
-  }
+  return parse_json_text(text.str(), path.string());
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& contents) {
