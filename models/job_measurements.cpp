@@ -38,14 +38,14 @@ void JobMeasurements::read(const telemetry::IterationRecord& record, sim::Nanos 
   reading.speed = std::round(speed * kSpeedSteps) / kSpeedSteps;
 }
 
-std::optional<double> JobMeasurements::worker_speed(const std::string& worker) const {
+std::optional<double> JobMeasurements::measured_worker_speed(const std::string& worker) const {
   auto it = latest_.find(worker);
   if (it == latest_.end()) return std::nullopt;
   return it->second.speed;
 }
 
-double JobMeasurements::rank_speed(const Placement& placement, int rank) const {
-  return std::min(1.0, worker_speed(placement.worker_name(rank)).value_or(1.0));
+double JobMeasurements::measured_rank_speed(const Placement& placement, int rank) const {
+  return std::min(1.0, measured_worker_speed(placement.worker_name(rank)).value_or(1.0));
 }
 
 std::vector<double> JobMeasurements::slowest_by(const Placement& placement, int groups,
@@ -53,16 +53,16 @@ std::vector<double> JobMeasurements::slowest_by(const Placement& placement, int 
   std::vector<double> out(static_cast<std::size_t>(groups), 1.0);
   for (int r = 0; r < placement.ranks(); ++r) {
     double& slowest = out[static_cast<std::size_t>(group_of(placement.rank(r)))];
-    slowest = std::min(slowest, rank_speed(placement, r));
+    slowest = std::min(slowest, measured_rank_speed(placement, r));
   }
   return out;
 }
 
-std::vector<double> JobMeasurements::replica_speeds(const Placement& placement) const {
+std::vector<double> JobMeasurements::measured_replica_speeds(const Placement& placement) const {
   return slowest_by(placement, spec_.parallelism.dp, [](const RankPlace& p) { return p.dp; });
 }
 
-std::vector<double> JobMeasurements::stage_speeds(const Placement& placement) const {
+std::vector<double> JobMeasurements::measured_stage_speeds(const Placement& placement) const {
   return slowest_by(placement, spec_.parallelism.pp, [](const RankPlace& p) { return p.pp; });
 }
 

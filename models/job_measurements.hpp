@@ -23,13 +23,13 @@ class JobMeasurements {
   void observe(const telemetry::Batch& batch);
 
   // The worker's measured speed (1 = nominal); nothing before it reported.
-  std::optional<double> worker_speed(const std::string& worker) const;
+  std::optional<double> measured_worker_speed(const std::string& worker) const;
   // The rank's measured speed, capped at nominal; a rank not measured yet
   // counts as nominal.
-  double rank_speed(const Placement& placement, int rank) const;
+  double measured_rank_speed(const Placement& placement, int rank) const;
   // The slowest rank's speed per DP replica / per pipeline stage.
-  std::vector<double> replica_speeds(const Placement& placement) const;
-  std::vector<double> stage_speeds(const Placement& placement) const;
+  std::vector<double> measured_replica_speeds(const Placement& placement) const;
+  std::vector<double> measured_stage_speeds(const Placement& placement) const;
 
  private:
   struct Reading {

@@ -57,10 +57,10 @@ Measured measure(double speed, const WorkSplit& split, bool fast_forward, sim::N
       measured.observe(bus.drain(t));
     }
     std::ostringstream o;
-    for (double s : measured.replica_speeds(training.placement())) o << s << " ";
+    for (double s : measured.measured_replica_speeds(training.placement())) o << s << " ";
     o << "\n";
-    for (double s : measured.stage_speeds(training.placement())) o << s << " ";
-    o << "\n" << measured.worker_speed("h3.gpu2").value_or(-1);
+    for (double s : measured.measured_stage_speeds(training.placement())) o << s << " ";
+    o << "\n" << measured.measured_worker_speed("h3.gpu2").value_or(-1);
     return o.str();
   });
   std::istringstream in(text);
@@ -102,7 +102,7 @@ TEST(JobMeasurements, ASplitChangesTheWorkNotTheMeasuredSpeed) {
 
 TEST(JobMeasurements, NothingMeasuredBeforeAWorkerReports) {
   JobMeasurements measured(job());
-  EXPECT_FALSE(measured.worker_speed("h0.gpu0").has_value());
+  EXPECT_FALSE(measured.measured_worker_speed("h0.gpu0").has_value());
   telemetry::Batch batch;
   auto* it = batch.add_records()->mutable_iteration();
   it->set_worker("h0.gpu0");
@@ -110,7 +110,7 @@ TEST(JobMeasurements, NothingMeasuredBeforeAWorkerReports) {
   // 8 micro-batches of 9 slots of 2 s, at 80% speed.
   it->set_compute_ns(static_cast<sim::Nanos>(2e9 * 8 / 9 / 0.8));
   measured.observe(batch);
-  EXPECT_DOUBLE_EQ(measured.worker_speed("h0.gpu0").value_or(0), 0.8);
+  EXPECT_DOUBLE_EQ(measured.measured_worker_speed("h0.gpu0").value_or(0), 0.8);
 }
 
 }  // namespace

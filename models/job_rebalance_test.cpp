@@ -93,7 +93,7 @@ std::vector<double> measured_speeds(const TrainingJob& training, sim::TelemetryB
                                     bool per_replica) {
   JobMeasurements measured(training.spec());
   measured.observe(bus.drain(now));
-  return per_replica ? measured.replica_speeds(training.placement()) : measured.stage_speeds(training.placement());
+  return per_replica ? measured.measured_replica_speeds(training.placement()) : measured.measured_stage_speeds(training.placement());
 }
 
 // Durations of the iteration before the throttle, with it, and after the

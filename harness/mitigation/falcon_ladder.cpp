@@ -13,7 +13,7 @@ namespace {
 // Below this a GPU counts as slow, and iterations this much longer than the
 // healthy ones count as a slowdown: well above the run-to-run jitter of
 // steady iterations, well below the slowdowns worth a lever.
-constexpr double kSlowSpeed = 0.97;
+constexpr double kSlowMeasuredSpeed = 0.97;
 constexpr double kSlowIteration = 1.05;
 // A localization that missed twice is not worth more communicator rebuilds.
 constexpr long kMaxRepairs = 2;
@@ -63,8 +63,8 @@ void FalconLadderPolicy::on_alert(const Alert& alert, models::JobControl& /*job*
 }
 
 bool FalconLadderPolicy::compute_slow(const models::JobControl& job) const {
-  const std::vector<double> speeds = job.measurements().replica_speeds(job.placement());
-  return std::any_of(speeds.begin(), speeds.end(), [](double s) { return s < kSlowSpeed; });
+  const std::vector<double> speeds = job.measurements().measured_replica_speeds(job.placement());
+  return std::any_of(speeds.begin(), speeds.end(), [](double s) { return s < kSlowMeasuredSpeed; });
 }
 
 bool FalconLadderPolicy::iterations_slow(const models::JobControl& job) const {
@@ -211,7 +211,7 @@ std::vector<double> FalconLadderPolicy::stage_paces(const models::JobControl& jo
     const models::RankPlace& p = job.placement().rank(r);
     const double slots = split.replica_microbatches(p.dp, spec.microbatches) + pp - 1;
     double& w = worst[static_cast<std::size_t>(p.pp)];
-    w = std::max(w, slots / job.measurements().rank_speed(job.placement(), r));
+    w = std::max(w, slots / job.measurements().measured_rank_speed(job.placement(), r));
   }
   std::vector<double> pace;
   for (double w : worst) pace.push_back(1 / w);
@@ -228,7 +228,7 @@ std::optional<models::WorkSplit> FalconLadderPolicy::planned_split(const models:
   models::WorkSplit split = job.work_split();
   split.layers_per_stage = layers / pp;
   if (lever == LadderLever::rebalance && dp > 1 && spec.microbatches > 1)
-    split.microbatches = models::balance_microbatches(job.measurements().replica_speeds(job.placement()), dp * spec.microbatches, pp);
+    split.microbatches = models::balance_microbatches(job.measurements().measured_replica_speeds(job.placement()), dp * spec.microbatches, pp);
   else if (lever == LadderLever::relayout && pp > 1 && layers > pp) {
     split.stage_layers = models::balance_layers(stage_paces(job, split), layers);
     if (std::all_of(split.stage_layers.begin(), split.stage_layers.end(),
@@ -309,9 +309,9 @@ std::string FalconLadderPolicy::restart_target(const models::JobControl& job) co
   }
   if (!compute_slow(job)) return "";
   std::string target;
-  double slowest = kSlowSpeed;
+  double slowest = kSlowMeasuredSpeed;
   for (int r = 0; r < job.placement().ranks(); ++r) {
-    const double speed = job.measurements().rank_speed(job.placement(), r);
+    const double speed = job.measurements().measured_rank_speed(job.placement(), r);
     if (speed < slowest) {
       slowest = speed;
       target = job.placement().worker_name(r);
