@@ -8,6 +8,7 @@
 #include "harness/chaos/plan.hpp"
 #include "harness/scenario/fault_params_read.hpp"
 #include "harness/scenario/input_error.hpp"
+#include "harness/scenario/yaml_document.hpp"
 #include "harness/scenario/yaml_read.hpp"
 #include "sim/component_id.hpp"
 
@@ -217,12 +218,7 @@ void read_safety(const Source& source, const Field& field, ChaosSafety& safety) 
 ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name,
                            const injectors::FaultCatalog& types) {
   const Source source(file_name);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    source.fail(e.mark, e.msg);
-  }
+  const YAML::Node root = load_one_document(source, text, "a chaos plan");
   if (!root.IsMap()) throw InputError(file_name, 1, 1, "a chaos plan must be a map");
   const MapView top(source, Field{"", root, root.Mark(), root.Mark()});
   top.allow_only({"name", "host", "map", "safety", "faults"});

@@ -19,6 +19,7 @@
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/input_file.hpp"
 #include "harness/scenario/limits.hpp"
+#include "harness/scenario/yaml_document.hpp"
 #include "harness/scenario/yaml_read.hpp"
 
 namespace gauntlet::harness {
@@ -369,15 +370,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file_na
                         const DetectorRegistry& detectors, const LoadOverrides& overrides,
                         std::shared_ptr<const injectors::FaultCatalog> fault_types) {
   const Source source(file_name);
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(yaml_text);
-  } catch (const YAML::Exception& e) {
-    source.fail(e.mark, e.msg);
-  }
-  if (documents.empty() || documents.front().IsNull()) source.fail(YAML::Mark(), "the scenario file is empty");
-  if (documents.size() > 1) source.fail(documents[1].Mark(), "a scenario file holds exactly one YAML document");
-  return read_scenario(source, documents.front(), detectors, overrides, std::move(fault_types));
+  const YAML::Node document = yaml_read::load_one_document(source, yaml_text, "a scenario file");
+  if (document.IsNull()) source.fail(YAML::Mark(), "the scenario file is empty");
+  return read_scenario(source, document, detectors, overrides, std::move(fault_types));
 }
 
 Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors, const LoadOverrides& overrides,

@@ -4,6 +4,7 @@
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/input_file.hpp"
 #include "harness/scenario/loader.hpp"
+#include "harness/scenario/yaml_document.hpp"
 #include "harness/scenario/yaml_read.hpp"
 #include "harness/sweep/overrides.hpp"
 #include "harness/sweep/sweep_spec.hpp"
@@ -91,12 +92,7 @@ void check_sweep_size(const Source& source, const MapView& map, const SweepSpec&
 SweepSpec load_sweep(const std::string& path, const DetectorRegistry& registry) {
   const Source source(path);
   const std::string text = read_input_file(path);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    source.fail(e.mark, e.msg);
-  }
+  const YAML::Node root = yaml_read::load_one_document(source, text, "a sweep file");
   const Field top{"", root, root.Mark(), root.Mark()};
   if (!root.IsMap()) source.fail(root.Mark(), "a sweep file is a map (name, scenarios, seeds, grid, ...)");
   MapView map(source, top);
