@@ -9,6 +9,7 @@
 #include "harness/scenario/fault_conflicts.hpp"
 #include "harness/scenario/fault_params_read.hpp"
 #include "harness/scenario/loader.hpp"
+#include "harness/scenario/trace_faults.hpp"
 #include "sim/rng.hpp"
 
 namespace gauntlet::harness::detail {
@@ -234,12 +235,32 @@ bool onset_order(const Placed& a, const Placed& b) {
 std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, const sim::Topology& topology,
                                    Nanos run_duration, std::uint64_t seed, const FaultCatalog& types) {
   std::vector<Entry> entries;
-  for (const Field& item : read_sequence(source, faults))
-    entries.push_back(read_entry(source, item, entries.size(), topology, run_duration, types));
-
   std::vector<Placed> placed;
+  std::size_t index = 0;
+  for (const Field& item : read_sequence(source, faults)) {
+    const YAML::Node& node = item.value;  // const: a lookup must not add the key
+    if (node.IsMap() && node["from_trace"]) {
+      // Replayed faults are fixed onsets, checked against the others below.
+      Entry entry;
+      entry.index = index;
+      entry.at_mark = item.value_mark;
+      std::size_t seq = 0;
+      for (FaultSpec& fault :
+           read_trace_entry(source, MapView(source, item), index, topology, run_duration, seed, types)) {
+        if (placed.size() >= kMaxFaults)
+          source.fail(item.value_mark, "with this entry the scenario would produce more than " +
+                                           std::to_string(kMaxFaults) + " faults");
+        placed.push_back({std::move(fault), index, seq++});
+      }
+      entries.push_back(std::move(entry));
+    } else {
+      entries.push_back(read_entry(source, item, index, topology, run_duration, types));
+    }
+    ++index;
+  }
+
   for (const Entry& entry : entries)
-    if (!entry.poisson_mean) place_scheduled(source, entry, run_duration, placed);
+    if (!entry.poisson_mean && entry.info) place_scheduled(source, entry, run_duration, placed);
   if (placed.size() > kMaxFaults)
     source.fail(faults.value_mark, "the scenario produces more than " + std::to_string(kMaxFaults) + " faults");
   std::sort(placed.begin(), placed.end(), onset_order);

@@ -10,7 +10,7 @@ namespace gauntlet::harness {
 inline constexpr std::size_t kMaxInputFileBytes = 1u << 20;  // 1 MiB; the shipped files are under 2 KiB
 
 // Throws InputError (file:1:1: ...) when the file is missing, not a regular
-// file, or larger than the limit.
-std::string read_input_file(const std::string& path);
+// file, or larger than max_bytes.
+std::string read_input_file(const std::string& path, std::size_t max_bytes = kMaxInputFileBytes);
 
 }  // namespace gauntlet::harness
