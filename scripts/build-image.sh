@@ -3,7 +3,7 @@
 # Release build: no base image is pulled. The image holds build/gauntlet and
 # gnuplot (for report.html), the shared libraries they load (as ldd resolves
 # them here) and the dynamic loader, the Python SDK with its generated
-# classes, and scenarios/, under /opt/gauntlet, which is also the working
+# classes, and scenarios/ with the traces in data/, under /opt/gauntlet, which is also the working
 # folder. `buildah run IMAGE-CONTAINER -- gauntlet run scenarios/demo.yaml`
 # runs a scenario inside it. Kubernetes launchers
 # (gauntlet sweep --emit k8s) run it as: /opt/gauntlet/bin/gauntlet or, with
@@ -39,7 +39,7 @@ copy_with_libraries build/gauntlet /opt/gauntlet/bin/gauntlet
 gnuplot="$(command -v gnuplot)" || { echo "gnuplot is missing (Debian: apt-get install gnuplot-nox)" >&2; exit 1; }
 copy_with_libraries "$(readlink -f "$gnuplot")" /opt/gauntlet/bin/gnuplot
 [ -d /usr/share/gnuplot ] && mkdir -p "$root/usr/share" && cp -r /usr/share/gnuplot "$root/usr/share/"
-cp -r scenarios "$root/opt/gauntlet/"
+cp -r scenarios data "$root/opt/gauntlet/"
 [ -d build/python/gauntlet_detector ] && cp -r build/python/gauntlet_detector "$root/opt/gauntlet/python/"
 
 container="$(buildah from scratch)"

@@ -62,7 +62,8 @@ TEST(TraceFaults, TheWholeTraceReplaysOntoFourHundredHosts) {
 }
 
 TEST(TraceFaults, ASliceStartsWithTheFaultsStillOpenAtItsStart) {
-  const Scenario scenario = parse(scenario_text(400, "30d", trace_entry("    start: 100d\n")));
+  const Scenario scenario =
+      load_scenario(std::string(GAUNTLET_SOURCE_DIR) + "/scenarios/infinitehbd-replay.yaml", builtin_detectors());
   // Counted from the trace: 65 faults overlap days 100-130, 23 of them open at day 100.
   EXPECT_EQ(count_types(scenario), (std::map<std::string, int>{{"gpu_fail", 11}, {"node_crash", 54}}));
   int open_at_start = 0;
