@@ -8,6 +8,7 @@
 
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/input_file.hpp"
+#include "harness/scenario/yaml_document.hpp"
 #include "harness/scenario/yaml_read.hpp"
 
 namespace gauntlet::harness {
@@ -77,12 +78,7 @@ Event read_event(const Source& source, const Field& item) {
 
 FaultTrace parse_infinitehbd(const std::string& text, const std::string& file_name) {
   const Source source(file_name);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    source.fail(e.mark, e.msg);
-  }
+  const YAML::Node root = load_one_document(source, text, "an infinitehbd trace");
   if (!root.IsSequence())
     source.fail(root.Mark(), "an infinitehbd trace is a JSON list of fault_start and fault_end events; got " +
                                  describe(root));
