@@ -2,14 +2,16 @@
 # Runs one libFuzzer target for a while:
 #   scripts/fuzz.sh TARGET SECONDS
 # TARGET: scenario_loader chaos_plan sweep_loader score_records alertmanager
-# chaos_journal (fuzz/<TARGET>_fuzz.cpp). Builds build-fuzz/ with clang,
+# chaos_journal detector_reply (the readers of fuzz/readers.cpp). Builds
+# build-fuzz/ with clang,
 # ASan and UBSan; seeds the corpus from scenarios/ and keeps what the fuzzer
 # finds in build-fuzz/corpus/TARGET. A crashing input lands in
 # build-fuzz/crashes/TARGET/; rerun it with build-fuzz/fuzz/TARGET_fuzz FILE.
+# Once fixed, keep it in fuzz/regressions/TARGET/: every test run replays it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets="scenario_loader chaos_plan sweep_loader score_records alertmanager chaos_journal"
+targets="scenario_loader chaos_plan sweep_loader score_records alertmanager chaos_journal detector_reply"
 if [[ $# -ne 2 || ! " $targets " == *" $1 "* || ! "$2" =~ ^[0-9]+$ ]]; then
   echo "usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: $targets)" >&2
   exit 2
@@ -33,7 +35,8 @@ case $target in
   sweep_loader) files=(scenarios/sweeps/*.yaml) ;;
   *) files=(fuzz/seeds/"$target"/*) ;;
 esac
-for f in "${files[@]}"; do cp "$f" "$seeds/${f//\//_}"; done  # faults/ and incidents/ share names
+files+=(fuzz/regressions/"$target"/*)
+for f in "${files[@]}"; do if [[ -f $f ]]; then cp "$f" "$seeds/${f//\//_}"; fi; done  # faults/ and incidents/ share names
 
 # -rss_limit_mb: a reader that needs more than this for a small input is a
 # finding, not a slow run.

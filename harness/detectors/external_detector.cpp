@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "harness/detectors/detector_reply.hpp"
 #include "harness/detectors/external_detector_process.hpp"
 #include "sim/component_id.hpp"
 
@@ -11,28 +12,6 @@ namespace gauntlet::harness {
 namespace {
 
 constexpr std::size_t kMaxReplyBytes = 64u << 20;
-
-bool has_unknown(const google::protobuf::Message& m) {
-  return !m.GetReflection()->GetUnknownFields(m).empty();
-}
-
-bool valid_kind(const std::string& kind) {
-  return kind == "fail_stop" || kind == "fail_slow" || kind == "network" || kind == "monitor";
-}
-
-// Protobuf keeps unknown fields silently; in a reply they mean the detector
-// wrote something else (or another schema), so they are garbage here.
-bool any_unknown(const protocol::DetectorReply& reply) {
-  bool unknown = has_unknown(reply);
-  for (const auto& a : reply.alerts()) {
-    unknown = unknown || has_unknown(a);
-    for (const auto& s : a.suspects()) unknown = unknown || has_unknown(s);
-  }
-  for (const auto& p : reply.probes()) unknown = unknown || has_unknown(p);
-  for (const auto& p : reply.profiling()) unknown = unknown || has_unknown(p);
-  for (const auto& b : reply.benchmarks()) unknown = unknown || has_unknown(b);
-  return unknown;
-}
 
 void add_topology(const sim::Topology& topology, protocol::Topology* out) {
   const sim::ClusterShape& shape = topology.shape();
@@ -184,40 +163,12 @@ bool ExternalDetector::known_component(const std::string& id) const {
 }
 
 std::string ExternalDetector::check(const std::string& payload, protocol::DetectorReply* reply) const {
-  const bool parsed = reply->ParseFromString(payload);
-  if (!parsed || any_unknown(*reply)) {
+  std::string problem;
+  if (!parse_reply(payload, reply, &problem)) {
     const std::string stray = process_->stray_text_in_last_frame();
-    if (!stray.empty()) return stray;
-    return parsed ? "malformed reply: fields a DetectorReply does not have"
-                  : "malformed reply: the bytes are not a DetectorReply";
+    return stray.empty() ? problem : stray;
   }
-  if (reply->alerts_size() > kMaxAlertsPerReply)
-    return std::to_string(reply->alerts_size()) + " alerts in one reply (limit " + std::to_string(kMaxAlertsPerReply) +
-           ")";
-  if (reply->probes_size() > kMaxProbesPerReply)
-    return std::to_string(reply->probes_size()) + " probe requests in one reply (limit " +
-           std::to_string(kMaxProbesPerReply) + ")";
-  for (const auto& a : reply->alerts()) {
-    if (!valid_kind(a.kind()))
-      return "alert kind '" + a.kind() + "' is not one of fail_stop, fail_slow, network, monitor";
-    if (a.suspects_size() > kMaxSuspectsPerAlert)
-      return "an alert with " + std::to_string(a.suspects_size()) + " suspects (limit " +
-             std::to_string(kMaxSuspectsPerAlert) + ")";
-    for (const auto& s : a.suspects()) {
-      if (!sim::ComponentId::parse(s.id())) return "alert suspect '" + s.id() + "' is not a component id";
-      if (!known_component(s.id())) return "alert suspect '" + s.id() + "' is not in the cluster";
-    }
-  }
-  for (const auto& p : reply->probes()) {
-    const auto src = sim::ComponentId::parse(p.src()), dst = sim::ComponentId::parse(p.dst());
-    if (!src || !dst || src->kind != sim::ComponentKind::nic || dst->kind != sim::ComponentKind::nic)
-      return "probe request '" + p.src() + "' -> '" + p.dst() + "' does not name two RNICs";
-    if (!known_component(p.src()) || !known_component(p.dst()))
-      return "probe request '" + p.src() + "' -> '" + p.dst() + "' names an RNIC that is not in the cluster";
-  }
-  for (const auto& p : reply->profiling())
-    if (p.duration_ns() < 0) return "profiling request with a negative duration";
-  return "";
+  return reply_problem(*reply, [this](const std::string& id) { return known_component(id); });
 }
 
 void ExternalDetector::apply(const protocol::DetectorReply& reply, sim::Nanos now) {

@@ -15,6 +15,8 @@
 #include <thread>
 #include <utility>
 
+#include "harness/detectors/detector_reply.hpp"
+
 extern char** environ;
 
 namespace gauntlet::harness {
@@ -23,17 +25,6 @@ namespace {
 int poll_ms(sim::Nanos deadline_ns) {
   const sim::Nanos left = deadline_ns - wall_clock_now();
   return left <= 0 ? 0 : static_cast<int>((left + 999'999) / 1'000'000);
-}
-
-std::string varint(std::uint64_t value) {
-  std::string out;
-  do {
-    auto byte = static_cast<char>(value & 0x7f);
-    value >>= 7;
-    if (value) byte = static_cast<char>(byte | 0x80);
-    out.push_back(byte);
-  } while (value);
-  return out;
 }
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
@@ -162,7 +153,7 @@ std::string DetectorProcess::exit_description() {
 }
 
 bool DetectorProcess::write_frame(const std::string& message, sim::Nanos deadline_ns, std::string* why) {
-  const std::string bytes = varint(message.size()) + message;
+  const std::string bytes = length_prefixed(message);
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(to_child_, bytes.data() + done, bytes.size() - done);
@@ -215,14 +206,7 @@ bool DetectorProcess::read_more(sim::Nanos deadline_ns, std::string* why) {
 }
 
 std::string DetectorProcess::describe_stray_bytes() const {
-  std::string head = (frame_start_ + buffered_).substr(0, 60);
-  const auto text_like = [](unsigned char c) { return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' || c == '\r'; };
-  const std::size_t printable = static_cast<std::size_t>(std::count_if(head.begin(), head.end(), text_like));
-  if (head.size() < 2 || printable * 10 < head.size() * 9) return "";
-  std::string shown;
-  for (char c : head) shown += c == '\n' ? std::string("\\n") : std::string(1, text_like(c) ? c : '?');
-  return "wrote text to stdout (\"" + shown +
-         "\"), which carries only length-delimited replies: print diagnostics to stderr";
+  return describe_stray_text(frame_start_ + buffered_.substr(0, 60));
 }
 
 std::optional<std::string> DetectorProcess::read_frame(sim::Nanos deadline_ns, std::size_t max_bytes,
@@ -235,13 +219,12 @@ std::optional<std::string> DetectorProcess::read_frame(sim::Nanos deadline_ns, s
   };
   std::uint64_t length = 0;
   std::size_t prefix = 0;
-  for (int shift = 0;; shift += 7) {
-    if (shift >= 35) return failed("malformed reply: the length prefix is not a varint under 2^32");
-    while (buffered_.size() <= prefix)
-      if (!read_more(deadline_ns, why)) return failed(*why);
-    const auto b = static_cast<unsigned char>(buffered_[prefix++]);
-    length |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) break;
+  for (;;) {
+    const LengthPrefix read = read_length_prefix(buffered_, &length, &prefix);
+    if (read == LengthPrefix::complete) break;
+    if (read == LengthPrefix::malformed)
+      return failed("malformed reply: the length prefix is not a varint under 2^32");
+    if (!read_more(deadline_ns, why)) return failed(*why);
   }
   frame_start_ = buffered_.substr(0, prefix);
   buffered_.erase(0, prefix);

@@ -1,0 +1,172 @@
+#include "fuzz/readers.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "harness/chaos/alertmanager.hpp"
+#include "harness/chaos/plan.hpp"
+#include "harness/detectors/detector_reply.hpp"
+#include "harness/detectors/registry.hpp"
+#include "harness/scenario/input_error.hpp"
+#include "harness/scenario/loader.hpp"
+#include "harness/scoring/records.hpp"
+#include "harness/sweep/sweep_spec.hpp"
+#include "injectors/real/journal.hpp"
+#include "sim/component_id.hpp"
+#include "sim/topology.hpp"
+
+namespace gauntlet::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+using harness::InputError;
+
+const harness::DetectorRegistry& registry() {
+  static const harness::DetectorRegistry builtin = harness::builtin_detectors();
+  return builtin;
+}
+
+// Readers that take a path get the bytes in a folder of this process's own,
+// removed when it exits.
+class ScratchFolder {
+ public:
+  ScratchFolder() : path_(fs::temp_directory_path() / ("gauntlet-fuzz-" + std::to_string(::getpid()))) {
+    fs::create_directories(path_ / "sweeps");
+    // The shipped sweeps name ../demo.yaml.
+    fs::copy_file(fs::path(GAUNTLET_SOURCE_DIR) / "scenarios" / "demo.yaml", path_ / "demo.yaml",
+                  fs::copy_options::overwrite_existing);
+  }
+  ~ScratchFolder() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+const fs::path& scratch_folder() {
+  static const ScratchFolder folder;
+  return folder.path();
+}
+
+std::string write_scratch(const std::string& relative, std::string_view bytes) {
+  const std::string path = (scratch_folder() / relative).string();
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+void read_scenario(std::string_view bytes) {
+  try {
+    harness::parse_scenario(std::string(bytes), "fuzz.yaml", registry());
+  } catch (const InputError&) {
+  }
+}
+
+void read_chaos_plan(std::string_view bytes) {
+  try {
+    harness::parse_chaos_plan(std::string(bytes), "fuzz.yaml");
+  } catch (const InputError&) {
+  }
+}
+
+void read_sweep(std::string_view bytes) {
+  try {
+    harness::load_sweep(write_scratch("sweeps/fuzz.yaml", bytes), registry());
+  } catch (const InputError&) {
+  }
+}
+
+void read_score_records(std::string_view bytes) {
+  try {
+    std::istringstream in{std::string(bytes)};
+    harness::read_faults_jsonl(in, "faults.jsonl");
+  } catch (const InputError&) {
+  }
+  try {
+    std::istringstream in{std::string(bytes)};
+    harness::read_alerts_jsonl(in, "alerts.jsonl");
+  } catch (const InputError&) {
+  }
+}
+
+void read_alertmanager(std::string_view bytes) {
+  const std::string text(bytes);
+  harness::parse_rfc3339(text);
+  harness::looks_like_alertmanager(text);
+  try {
+    harness::parse_alertmanager(text, "alerts.json", {});
+  } catch (const InputError&) {
+  }
+}
+
+void read_chaos_journal(std::string_view bytes) {
+  try {
+    injectors::real::read_journal(write_scratch("journal.jsonl", bytes));
+  } catch (const injectors::real::JournalError&) {
+  }
+}
+
+// A detector's stdout: frames until the bytes end or one is malformed, each
+// reply checked against a four-host cluster.
+void read_detector_replies(std::string_view bytes) {
+  static const sim::Topology topology = [] {
+    sim::ClusterShape shape;
+    shape.spines = 2;
+    shape.leaves = 2;
+    shape.hosts = 4;
+    shape.gpus_per_host = 2;
+    shape.rnics_per_host = 2;
+    return sim::Topology(shape);
+  }();
+  const auto cluster_has = [](const std::string& id) {
+    const auto parsed = sim::ComponentId::parse(id);
+    return parsed && topology.contains(*parsed);
+  };
+  while (!bytes.empty()) {
+    std::uint64_t length = 0;
+    std::size_t prefix = 0;
+    if (harness::read_length_prefix(bytes, &length, &prefix) != harness::LengthPrefix::complete) {
+      harness::describe_stray_text(bytes);
+      return;
+    }
+    bytes.remove_prefix(prefix);
+    if (length > bytes.size()) return;
+    const std::string payload(bytes.substr(0, length));
+    bytes.remove_prefix(length);
+    protocol::DetectorReply reply;
+    std::string problem;
+    if (harness::parse_reply(payload, &reply, &problem))
+      harness::reply_problem(reply, cluster_has);
+    else
+      harness::describe_stray_text(payload);
+  }
+}
+
+}  // namespace
+
+const std::vector<Reader>& readers() {
+  static const std::vector<Reader> all = {
+      {"scenario_loader", read_scenario},       {"chaos_plan", read_chaos_plan},
+      {"sweep_loader", read_sweep},             {"score_records", read_score_records},
+      {"alertmanager", read_alertmanager},      {"chaos_journal", read_chaos_journal},
+      {"detector_reply", read_detector_replies},
+  };
+  return all;
+}
+
+const Reader& reader(std::string_view name) {
+  for (const Reader& r : readers())
+    if (r.name == name) return r;
+  throw std::invalid_argument("no fuzzed reader is called '" + std::string(name) + "'");
+}
+
+}  // namespace gauntlet::fuzz
