@@ -309,6 +309,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     if (policy) policy->on_tick(console, t);
     progress.update(t);
   }
+  if (request.inject_faults) scheduler.check_windows_closed();
   for (const ActiveDetector& d : detectors) outcome.detectors[d.name].status = d.detector->status();
   for (const ActiveDetector& d : detectors)
     if (d.prober) outcome.detectors[d.name].probes_sent = d.prober->probes_sent(d.name);

@@ -4,6 +4,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "sim/contract.hpp"
+
 namespace gauntlet::injectors {
 
 const sim::Topology& FaultEffectScope::topology() const { return scheduler_.engine_.topology(); }
@@ -41,6 +43,7 @@ void FaultScheduler::arm(const std::vector<FaultSpec>& faults, sim::Nanos horizo
     const SimulatedFault* type = types_.simulated(fault.type);
     if (!type) throw std::invalid_argument("fault type '" + fault.type + "' is not simulated by this engine yet");
     if (!type->apply) continue;
+    fault_ends_[fault.id] = fault.end().value_or(kOpenEnded);
     FaultEffectScope scope(*this, fault, horizon);
     type->apply(scope);
   }
@@ -52,6 +55,17 @@ void FaultScheduler::arm(const std::vector<FaultSpec>& faults, sim::Nanos horizo
 sim::Nanos FaultScheduler::next_change() const {
   auto it = std::upper_bound(change_times_.begin(), change_times_.end(), engine_.now());
   return it == change_times_.end() ? kOpenEnded : *it;
+}
+
+void FaultScheduler::check_windows_closed() const {
+  const sim::Nanos now = engine_.now();
+  for (const auto& [component, effects] : active_)
+    for (const auto& [fault_id, effect] : effects) {
+      const auto end = fault_ends_.find(fault_id);
+      GAUNTLET_INVARIANT(end != fault_ends_.end() && end->second >= now,
+                         "fault " + fault_id + "'s effect on " + component + " is still in force at " +
+                             sim::format_duration(now) + ", after its window ended");
+    }
 }
 
 void FaultScheduler::schedule_job(sim::Nanos at, std::function<void()> action, bool bounds_steady_runs) {

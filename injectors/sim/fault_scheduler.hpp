@@ -32,6 +32,10 @@ class FaultScheduler {
   // The earliest scheduled change strictly after now, or the far future.
   sim::Nanos next_change() const;
 
+  // Checks (GAUNTLET_INVARIANT) that every fault window that ended before
+  // now has closed: no effect of a fault outlives the fault's end.
+  void check_windows_closed() const;
+
   // The transport model the faults' link changes are reported to; its
   // timeout is settable here before arm().
   models::CommunicatorModel& communicator() { return communicator_; }
@@ -51,6 +55,7 @@ class FaultScheduler {
   const SimulatedFaults& types_;
   models::CommunicatorModel communicator_;
   std::map<std::string, std::map<std::string, PathEffect>> active_;  // component -> fault id -> effect
+  std::map<std::string, sim::Nanos> fault_ends_;                     // fault id -> end, kOpenEnded for none
   std::vector<sim::Nanos> change_times_;                             // sorted
 };
 

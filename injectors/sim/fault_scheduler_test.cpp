@@ -8,6 +8,7 @@
 #include "injectors/sim/fault_test_support.hpp"
 #include "models/job_test_support.hpp"
 #include "sim/flow/flow_engine.hpp"
+#include "sim/contract.hpp"
 #include "sim/isolated_run.hpp"
 
 namespace gauntlet::injectors {
@@ -160,6 +161,57 @@ TEST(StaleFlowTable, SlowPathStartsWhenTheStaleEntriesAreInvalidated) {
 TEST(FaultScheduler, SimulatesEveryFaultType) {
   const FaultCatalog types = builtin_fault_catalog();
   for (const FaultDescriptor& d : types.all()) EXPECT_TRUE(types.simulated(d.spec.name)) << d.spec.name;
+}
+
+// A fault type whose effect is set at the onset and never removed: the
+// scheduler's end-of-run check must catch the window that did not close.
+class LeakyFaults final : public SimulatedFaults {
+ public:
+  const SimulatedFault* simulated(std::string_view type) const override {
+    if (type == "leaky") return &leaky_;
+    return builtin_.simulated(type);
+  }
+
+ private:
+  FaultCatalog builtin_ = builtin_fault_catalog();
+  SimulatedFault leaky_{[](FaultEffectScope& scope) {
+    static const PathEffect half{0.5, 0, false, 1.0};
+    scope.set_at(scope.start(), scope.fault().target, &half);
+  }};
+};
+
+// "ok", or the ContractViolation's detail, after `faults` ran for a minute.
+std::string window_check_after(const std::vector<FaultSpec>& faults) {
+  return sim::run_isolated([faults] {
+    sim::Topology topology(cluster());
+    sim::FlowEngine engine(topology, 5);
+    sim::TelemetryBus bus;
+    models::TrainingJob training(job(), topology, engine, bus);
+    const LeakyFaults types;
+    FaultScheduler scheduler(engine, training, types);
+    scheduler.arm(faults, sim::kMinute);
+    training.set_change_horizon([&] { return scheduler.next_change(); });
+    training.start(0, sim::kMinute);
+    engine.run_until(sim::kMinute);
+    try {
+      scheduler.check_windows_closed();
+    } catch (const sim::ContractViolation& e) {
+      return e.detail();
+    }
+    return std::string("ok");
+  });
+}
+
+TEST(FaultScheduler, EveryFaultWindowClosesByTheEndOfTheRun) {
+  FaultSpec loss = testing::fault("link_loss", "leaf0~spine0", 10 * sim::kSecond, 20 * sim::kSecond);
+  loss.params.set_number("rate", 0.01);
+  EXPECT_EQ(window_check_after({loss}), "ok");
+  FaultSpec open_ended = testing::fault("link_loss", "leaf0~spine0", 10 * sim::kSecond, std::nullopt);
+  open_ended.params.set_number("rate", 0.01);
+  EXPECT_EQ(window_check_after({open_ended}), "ok");
+  const FaultSpec leaky = testing::fault("leaky", "leaf0~spine0", 10 * sim::kSecond, 20 * sim::kSecond);
+  EXPECT_EQ(window_check_after({leaky}),
+            "fault f1's effect on leaf0~spine0 is still in force at 1m, after its window ended");
 }
 
 // --- Fail-stop, fallback and re-placement faults on an 8-GPU-per-host pod ---
