@@ -72,4 +72,30 @@ TEST(TraceReplay, ADayOfTheInfiniteHbdTraceTakesItsServersDown) {
   EXPECT_LT(summary["iterations"]["no_detector"].get<double>(), summary["iterations"]["fault_free"].get<double>());
 }
 
+TEST(TraceReplay, FittedRatesDriveIsolationsAsC4dReportsThem) {
+  const auto out = scratch("fitted");
+  const auto result = gauntlet("run scenarios/infinitehbd-fitted-slice.yaml --no-progress --out " + out.string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
+  std::map<std::string, double> onset_of;
+  for (const auto& fault : summary["faults"]) {
+    const std::string type = fault["type"];
+    EXPECT_TRUE(type == "gpu_fail" || type == "node_crash") << type;
+    onset_of[fault["target"].get<std::string>()] = fault["start_s"].get<double>();
+  }
+  ASSERT_FALSE(onset_of.empty());
+  // C4D finds a failed worker within tens of seconds and the job restarts
+  // without it: every isolation names a failed component, under a minute
+  // after its onset, and none is false.
+  const auto& c4d = summary["detectors"]["c4d"];
+  ASSERT_FALSE(c4d["mitigation_actions"].empty());
+  for (const auto& action : c4d["mitigation_actions"]) {
+    const std::string component = action["components"][0];
+    ASSERT_TRUE(onset_of.count(component)) << component << " isolated without a fault";
+    EXPECT_GE(action["time_s"].get<double>(), onset_of.at(component));
+    EXPECT_LT(action["time_s"].get<double>(), onset_of.at(component) + 60);
+  }
+  EXPECT_EQ(c4d["false_isolations"].get<int>(), 0);
+}
+
 }  // namespace

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/scenario/failure_rates.hpp"
 #include "harness/scenario/fault_conflicts.hpp"
 #include "harness/scenario/fault_params_read.hpp"
 #include "harness/scenario/loader.hpp"
@@ -41,13 +42,15 @@ struct Entry {
   std::optional<Nanos> every;
   std::optional<long long> count;
   std::optional<Nanos> duration;
+  std::optional<RepairTime> repair_draw;  // drawn per fault instead of a fixed duration
+  std::string stream;                      // the RNG stream of its draws
   FaultParams params;
 };
 
 struct Placed {
   FaultSpec fault;
-  std::size_t entry;
-  std::size_t seq;  // generation order within the entry
+  std::size_t entry;  // position in the list of entries
+  std::size_t seq;    // generation order within the entry
 };
 
 std::string kinds_text(const std::vector<ComponentKind>& kinds) {
@@ -113,6 +116,7 @@ Entry read_entry(const Source& source, const Field& item, std::size_t index, con
   const MapView map(source, item);
   Entry entry;
   entry.index = index;
+  entry.stream = "faults/" + std::to_string(index);
 
   const Field type_field = map.require("type");
   const std::string type = read_text(source, type_field);
@@ -161,7 +165,8 @@ Entry read_entry(const Source& source, const Field& item, std::size_t index, con
 }
 
 // Fixed and periodic onsets: every matching target at every period.
-void place_scheduled(const Source& source, const Entry& entry, Nanos run_duration, std::vector<Placed>& out) {
+void place_scheduled(const Source& source, const Entry& entry, std::size_t position, Nanos run_duration,
+                     std::vector<Placed>& out) {
   std::size_t periods = 1;
   if (entry.every) periods = static_cast<std::size_t>((run_duration - entry.at - 1) / *entry.every) + 1;
   std::size_t total = entry.targets.size();
@@ -180,15 +185,15 @@ void place_scheduled(const Source& source, const Entry& entry, Nanos run_duratio
     fault.start = entry.at + static_cast<Nanos>(n / entry.targets.size()) * entry.every.value_or(0);
     fault.duration = entry.duration;
     fault.params = entry.params;
-    out.push_back({std::move(fault), entry.index, n});
+    out.push_back({std::move(fault), position, n});
   }
 }
 
 // Poisson onsets over the whole run, each on a uniformly drawn target among
 // those that can still take the fault.
-void place_poisson(const Entry& entry, Nanos run_duration, std::uint64_t seed, FaultConflicts& conflicts,
-                   std::vector<Placed>& out) {
-  sim::Rng rng = sim::RngStreams(seed).stream("faults/" + std::to_string(entry.index));
+void place_poisson(const Entry& entry, std::size_t position, Nanos run_duration, std::uint64_t seed,
+                   FaultConflicts& conflicts, std::vector<Placed>& out) {
+  sim::Rng rng = sim::RngStreams(seed).stream(entry.stream);
   const double mean = static_cast<double>(*entry.poisson_mean);
   const std::size_t limit = entry.count ? static_cast<std::size_t>(*entry.count) : kMaxFaults;
   FaultSpec fault;
@@ -205,6 +210,7 @@ void place_poisson(const Entry& entry, Nanos run_duration, std::uint64_t seed, F
     clock += rng.exponential(mean);
     if (clock >= static_cast<double>(run_duration)) break;
     fault.start = std::min(static_cast<Nanos>(std::llround(clock)), run_duration - 1);
+    if (entry.repair_draw) fault.duration = entry.repair_draw->draw(rng);
     const std::size_t n = entry.targets.size();
     std::optional<std::string> chosen;
     for (int attempt = 0; attempt < kRedrawAttempts && !chosen; ++attempt) {
@@ -220,8 +226,57 @@ void place_poisson(const Entry& entry, Nanos run_duration, std::uint64_t seed, F
     }
     fault.target = *chosen;
     conflicts.add(fault, entry.at_mark.line + 1);
-    out.push_back({fault, entry.index, placed++});
+    out.push_back({fault, position, placed++});
   }
+}
+
+// `{preset: NAME, repair: DURATION}`: a published rate; its sources publish
+// no repair times, so the scenario states one.
+std::vector<FailureRate> read_preset_entry(const Source& source, const MapView& map) {
+  map.allow_only({"preset", "repair"}, " (keys of a preset entry)");
+  const Field name_field = map.require("preset");
+  const std::string name = read_text(source, name_field);
+  auto preset = published_preset(name);
+  if (!preset)
+    source.fail(name_field.value_mark, "unknown failure-rate preset '" + name + "' (known: " +
+                                           published_preset_names() + ")");
+  const Nanos repair = read_duration(source, map.require("repair"), false);
+  for (FailureRate& rate : preset->rates) rate.repair.fixed = repair;
+  return std::move(preset->rates);
+}
+
+// One Poisson entry per rate, over every component of the kind its type
+// fails, at the rate per component times their number.
+std::vector<Entry> rate_entries(const Source& source, const Field& item, std::size_t index,
+                                const std::vector<FailureRate>& rates, const sim::Topology& topology,
+                                Nanos run_duration, const FaultCatalog& types) {
+  std::vector<Entry> entries;
+  const double gpus_per_host = topology.shape().gpus_per_host;
+  double total_per_day = 0;
+  for (std::size_t k = 0; k < rates.size(); ++k) {
+    const FailureRate& rate = rates[k];
+    Entry entry;
+    entry.index = index;
+    entry.stream = "faults/" + std::to_string(index) + "/" + std::to_string(k);
+    entry.at_mark = item.value_mark;
+    entry.info = &types.spec(rate.type);
+    const sim::ComponentKind kind = entry.info->targets.front();
+    entry.targets = expand_target_glob(topology, "*", {kind});
+    double per_component = rate.per_day;
+    if (rate.per == RatePer::gpu && kind == sim::ComponentKind::host) per_component *= gpus_per_host;
+    if (rate.per == RatePer::host && kind == sim::ComponentKind::gpu) per_component /= gpus_per_host;
+    const double per_day = per_component * static_cast<double>(entry.targets.size());
+    if (per_day <= 0) continue;
+    total_per_day += per_day;
+    entry.poisson_mean = std::max<Nanos>(1, std::llround(static_cast<double>(sim::kDay) / per_day));
+    entry.params = rate.params;
+    if (rate.repair.fixed) entry.duration = rate.repair.fixed;
+    else entry.repair_draw = rate.repair;
+    entries.push_back(std::move(entry));
+  }
+  if (total_per_day * static_cast<double>(run_duration) / static_cast<double>(sim::kDay) > static_cast<double>(kMaxFaults))
+    source.fail(item.value_mark, "this entry would draw more than " + std::to_string(kMaxFaults) + " faults over the run");
+  return entries;
 }
 
 bool onset_order(const Placed& a, const Placed& b) {
@@ -239,7 +294,14 @@ std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, co
   std::size_t index = 0;
   for (const Field& item : read_sequence(source, faults)) {
     const YAML::Node& node = item.value;  // const: a lookup must not add the key
-    if (node.IsMap() && node["from_trace"]) {
+    const bool is_map = node.IsMap();
+    if (is_map && (node["preset"] || (node["from_trace"] && node["fit"]))) {
+      const MapView map(source, item);
+      const std::vector<FailureRate> rates = node["preset"] ? read_preset_entry(source, map)
+                                                            : fit_trace_entry(source, map, topology, types);
+      for (Entry& entry : rate_entries(source, item, index, rates, topology, run_duration, types))
+        entries.push_back(std::move(entry));
+    } else if (is_map && node["from_trace"]) {
       // Replayed faults are fixed onsets, checked against the others below.
       Entry entry;
       entry.index = index;
@@ -250,7 +312,7 @@ std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, co
         if (placed.size() >= kMaxFaults)
           source.fail(item.value_mark, "with this entry the scenario would produce more than " +
                                            std::to_string(kMaxFaults) + " faults");
-        placed.push_back({std::move(fault), index, seq++});
+        placed.push_back({std::move(fault), entries.size(), seq++});
       }
       entries.push_back(std::move(entry));
     } else {
@@ -259,8 +321,9 @@ std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, co
     ++index;
   }
 
-  for (const Entry& entry : entries)
-    if (!entry.poisson_mean && entry.info) place_scheduled(source, entry, run_duration, placed);
+  for (std::size_t position = 0; position < entries.size(); ++position)
+    if (!entries[position].poisson_mean && entries[position].info)
+      place_scheduled(source, entries[position], position, run_duration, placed);
   if (placed.size() > kMaxFaults)
     source.fail(faults.value_mark, "the scenario produces more than " + std::to_string(kMaxFaults) + " faults");
   std::sort(placed.begin(), placed.end(), onset_order);
@@ -272,8 +335,8 @@ std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, co
     conflicts.add(p.fault, entry.at_mark.line + 1);
   }
   // Random onsets go last so they steer around the fixed ones.
-  for (const Entry& entry : entries)
-    if (entry.poisson_mean) place_poisson(entry, run_duration, seed, conflicts, placed);
+  for (std::size_t position = 0; position < entries.size(); ++position)
+    if (entries[position].poisson_mean) place_poisson(entries[position], position, run_duration, seed, conflicts, placed);
   std::sort(placed.begin(), placed.end(), onset_order);
 
   std::vector<FaultSpec> result;

@@ -252,18 +252,22 @@ std::string resolve_path(const Source& source, const std::string& path) {
   return (std::filesystem::path(source.file_name()).parent_path() / given).lexically_normal().string();
 }
 
+FaultTrace load_entry_trace(const Source& source, const MapView& map) {
+  const std::string path = resolve_path(source, read_text(source, map.require("from_trace")));
+  const Field format_field = map.require("format");
+  const auto format = trace_format_named(read_text(source, format_field));
+  if (!format) source.fail(format_field.value_mark, "'format' must be infinitehbd or csv");
+  return load_fault_trace(path, *format);
+}
+
 }  // namespace
 
 std::vector<FaultSpec> read_trace_entry(const Source& source, const MapView& map, std::size_t index,
                                         const sim::Topology& topology, Nanos run_duration, std::uint64_t seed,
                                         const FaultCatalog& types) {
   map.allow_only({"from_trace", "format", "start", "map"}, " (keys of a from_trace entry)");
-  const std::string path = resolve_path(source, read_text(source, map.require("from_trace")));
-  const Field format_field = map.require("format");
-  const auto format = trace_format_named(read_text(source, format_field));
-  if (!format) source.fail(format_field.value_mark, "'format' must be infinitehbd or csv");
+  const FaultTrace trace = load_entry_trace(source, map);
   const Nanos offset = map.has("start") ? read_duration(source, map.field("start"), true) : 0;
-  const FaultTrace trace = load_fault_trace(path, *format);
 
   const MapView mapping(source, map.require("map"));
   mapping.allow_only({"hosts", "types"});
@@ -297,6 +301,56 @@ std::vector<FaultSpec> read_trace_entry(const Source& source, const MapView& map
     placement.add(std::move(fault));
   }
   return placement.take();
+}
+
+
+std::vector<FailureRate> fit_trace_entry(const Source& source, const MapView& map, const sim::Topology& topology,
+                                         const FaultCatalog& types) {
+  map.allow_only({"from_trace", "format", "fit", "map"}, " (keys of a fitted from_trace entry)");
+  const FaultTrace trace = load_entry_trace(source, map);
+  const MapView fit(source, map.require("fit"));
+  fit.allow_only({"fleet"});
+  const Field fleet_field = fit.require("fleet");
+  const long long fleet = read_integer(source, fleet_field, 1, 10'000'000);
+  if (static_cast<std::size_t>(fleet) < trace.servers.size())
+    source.fail(fleet_field.value_mark, "the trace has faults on " + std::to_string(trace.servers.size()) +
+                                            " servers, more than a fleet of " + std::to_string(fleet));
+  if (trace.span <= 0) source.fail(map.field("from_trace").value_mark, trace.file + " spans no time to fit rates over");
+  const MapView mapping(source, map.require("map"));
+  mapping.allow_only({"types"}, " (a fitted trace lands on no particular host)");
+  TypeMap type_map(source, mapping.require("types"), topology, types);
+
+  struct Observed {
+    std::vector<Nanos> onsets, repairs;
+  };
+  std::map<const TypeChoice*, Observed> per_choice;
+  std::vector<const TypeChoice*> order;
+  for (const TraceFault& record : trace.faults) {
+    const TypeChoice* choice = &type_map.choice_for(trace, record);
+    if (!per_choice.count(choice)) order.push_back(choice);
+    Observed& observed = per_choice[choice];
+    observed.onsets.push_back(record.start);
+    if (record.repair) observed.repairs.push_back(*record.repair);
+  }
+  type_map.check_all_used(source, trace.file);
+
+  const double host_days = static_cast<double>(fleet) * static_cast<double>(trace.span) / static_cast<double>(sim::kDay);
+  std::vector<FailureRate> rates;
+  for (const TypeChoice* choice : order) {
+    if (!choice->info) continue;
+    const Observed& observed = per_choice.at(choice);
+    FailureRate rate;
+    rate.category = choice->key;
+    rate.type = choice->info->name;
+    rate.per = RatePer::host;
+    rate.per_day = static_cast<double>(observed.onsets.size()) / host_days;
+    rate.params = choice->params;
+    rate.repair = fit_repair(observed.repairs, kTraceResolution);
+    rate.observed = static_cast<int>(observed.onsets.size());
+    rate.interarrival_cv = interarrival_cv(observed.onsets);
+    rates.push_back(std::move(rate));
+  }
+  return rates;
 }
 
 }  // namespace gauntlet::harness::detail

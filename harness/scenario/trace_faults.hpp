@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/scenario/failure_rates.hpp"
 #include "harness/scenario/yaml_read.hpp"
 #include "injectors/faults/fault_catalog.hpp"
 #include "sim/time.hpp"
@@ -43,5 +44,12 @@ std::vector<injectors::FaultSpec> read_trace_entry(const yaml_read::Source& sour
                                                    std::size_t index, const sim::Topology& topology,
                                                    sim::Nanos run_duration, std::uint64_t seed,
                                                    const injectors::FaultCatalog& types);
+
+// A from_trace entry with `fit: {fleet: SERVERS}` (the servers the trace
+// watched, failed or not): per key of map.types, its faults over the trace
+// as a rate per host and day (faults / (fleet x the trace's span)) and a
+// log-normal fit of their repair times, for Poisson onsets on this cluster.
+std::vector<FailureRate> fit_trace_entry(const yaml_read::Source& source, const yaml_read::MapView& map,
+                                         const sim::Topology& topology, const injectors::FaultCatalog& types);
 
 }  // namespace gauntlet::harness::detail
