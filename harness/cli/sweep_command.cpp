@@ -6,14 +6,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <regex>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/launcher_options.hpp"
 #include "harness/cli/unsigned_option.hpp"
 #include "harness/report/aggregate.hpp"
 #include "harness/report/json_file.hpp"
 #include "harness/scenario/input_error.hpp"
-#include "harness/sweep/emit.hpp"
 #include "harness/sweep/local_runner.hpp"
 #include "harness/sweep/sweep_spec.hpp"
 
@@ -22,37 +21,14 @@ namespace gauntlet::cli {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
-namespace {
-
-bool parse_shard(const std::string& text, std::size_t& index, std::size_t& count) {
-  static const std::regex kShard(R"(^(\d{1,9})/(\d{1,9})$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, kShard)) return false;
-  index = std::stoul(m[1]);
-  count = std::stoul(m[2]);
-  return count > 0 && index < count;
-}
-
-}  // namespace
-
 int sweep_command(const Args& args) {
   po::options_description visible("gauntlet sweep SWEEP.yaml [options]");
-  std::string path, shard_text, emit, out_dir;
-  harness::EmitOptions launcher;
-  UnsignedOption jobs_option{1}, shards_option{0};
-  visible.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs_option),
-                                                    "local worker processes (default 1)")(
-      "shard", po::value(&shard_text), "run only shard I of N (0-based): I/N")(
-      "emit", po::value(&emit), "print a cluster launcher instead of running: k8s (Indexed Job) or slurm (array)")(
-      "shards", po::value(&shards_option), "with --emit: number of shards (default: one per cell)")(
-      "image", po::value(&launcher.image), "with --emit k8s: container image holding gauntlet (default gauntlet:latest)")(
-      "binary", po::value(&launcher.binary), "with --emit: the gauntlet binary as tasks run it (default gauntlet)")(
-      "cpus", po::value(&launcher.cpus), "with --emit: CPUs requested per task (default 2)")(
-      "memory", po::value(&launcher.memory), "with --emit: memory per task, e.g. 4Gi (default 4Gi)")(
-      "time", po::value(&launcher.time_limit), "with --emit slurm: time limit per task (default 04:00:00)")(
-      "claim", po::value(&launcher.claim), "with --emit k8s: the ReadWriteMany claim's name (default gauntlet-results)")(
-      "storage", po::value(&launcher.storage), "with --emit k8s: the claim's size (default 20Gi)")(
-      "workdir", po::value(&launcher.working_dir), "with --emit k8s: where the image holds the sweep files (default /opt/gauntlet)")(
+  std::string path, out_dir;
+  LauncherChoice choice;
+  UnsignedOption jobs_option{1};
+  visible.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs_option), "local worker processes (default 1)");
+  add_launcher_options(visible, choice, "cell");
+  visible.add_options()(
       "out", po::value(&out_dir),
       "results folder (default: the sweep's out; with --emit k8s /results/<sweep>, the claim's mount point)")(
       "allow-detector-failure", "exit 0 even when a detector failed in some cell")(
@@ -69,7 +45,7 @@ int sweep_command(const Args& args) {
     std::fprintf(stderr, "gauntlet sweep: %s\n", e.what());
     return kExitBadInput;
   }
-  const std::size_t jobs = jobs_option.value, shards = shards_option.value;
+  const std::size_t jobs = jobs_option.value;
   if (vm.count("help")) {
     std::cout << visible;
     return kExitOk;
@@ -79,21 +55,8 @@ int sweep_command(const Args& args) {
     return kExitBadInput;
   }
   std::size_t shard = 0, shard_count = 1;
-  if (vm.count("shard") && !parse_shard(shard_text, shard, shard_count)) {
-    std::fprintf(stderr, "--shard: expected I/N with 0 <= I < N, got '%s'\n", shard_text.c_str());
-    return kExitBadInput;
-  }
-  if (!emit.empty() && emit != "k8s" && emit != "slurm") {
-    std::fprintf(stderr, "--emit: expected k8s or slurm, got '%s'\n", emit.c_str());
-    return kExitBadInput;
-  }
-  // Each worker is a process running a whole simulation; more than this
-  // only thrashes the machine.
-  constexpr std::size_t kMaxJobs = 256;
-  if (jobs == 0 || jobs > kMaxJobs) {
-    std::fprintf(stderr, "--jobs: must be from 1 to %zu\n", kMaxJobs);
-    return kExitBadInput;
-  }
+  if (!parse_launcher_choice(choice, shard, shard_count)) return kExitBadInput;
+  if (!check_jobs(jobs)) return kExitBadInput;
 
   const harness::DetectorRegistry registry = harness::builtin_detectors();
   harness::SweepSpec spec;
@@ -106,30 +69,7 @@ int sweep_command(const Args& args) {
   if (!out_dir.empty()) spec.out = out_dir;
   const std::vector<harness::SweepCell> cells = harness::expand_cells(spec);
 
-  if (!emit.empty()) {
-    launcher.sweep_path = path;
-    launcher.sweep_name = spec.name;
-    launcher.cells = cells.size();
-    launcher.shards = shards > 0 ? std::min(shards, cells.size()) : cells.size();
-    if (emit == "k8s") {
-      // Every pod mounts the shared claim at an absolute path and writes there.
-      launcher.out = out_dir.empty() ? "/results/" + spec.name : out_dir;
-      if (!fs::path(launcher.out).is_absolute()) {
-        std::fprintf(stderr, "--out: with --emit k8s the results folder is the claim's mount point, an absolute path; got '%s'\n",
-                     launcher.out.c_str());
-        return kExitBadInput;
-      }
-    } else {
-      // Every node sees the shared file system at the path the submitter sees.
-      launcher.out = fs::absolute(spec.out).lexically_normal().string();
-    }
-    if (harness::slurm_memory(launcher.memory).empty()) {
-      std::fprintf(stderr, "--memory: expected a quantity such as 4Gi, 512Mi or 8G, got '%s'\n", launcher.memory.c_str());
-      return kExitBadInput;
-    }
-    std::printf("%s", (emit == "k8s" ? harness::kubernetes_manifest(launcher) : harness::slurm_script(launcher)).c_str());
-    return kExitOk;
-  }
+  if (!choice.emit.empty()) return emit_launcher(choice, path, spec.name, cells.size(), out_dir, spec.out.string());
 
   // The plan of every cell, so that a merge can say which are missing.
   try {

@@ -1,20 +1,24 @@
 #pragma once
-// Cluster launchers for a sweep: each task runs one shard,
-//   gauntlet sweep SWEEP.yaml --shard INDEX/N --out OUT
+// Cluster launchers for a sweep or a suite: each task runs one shard,
+//   gauntlet sweep SWEEP.yaml --shard INDEX/N --out OUT      (or suite SUITE.yaml)
 // into a results folder every task shares, and a gather step merges them,
-//   gauntlet report OUT
+//   gauntlet report OUT                                      (or the gather_args)
 // which fails while cells are missing (sweep.json lists them all).
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace gauntlet::harness {
 
 struct EmitOptions {
+  std::string subcommand = "sweep";       // what each task runs on sweep_path: sweep or suite
+  std::vector<std::string> gather_args;   // the gather step's arguments; empty: report OUT
   std::string sweep_path;  // as the tasks will see it (relative to their working folder)
   std::string sweep_name;
   std::string out;         // results folder the tasks write to; absolute for Kubernetes
   std::size_t shards = 1;
   std::size_t cells = 0;   // for the comment
+  std::string task_unit = "cells";  // what cells counts
   std::string binary = "gauntlet";        // as the tasks run it
   std::string cpus = "2";                 // per task
   std::string memory = "4Gi";             // per task (Kubernetes quantity; Slurm gets the same in M)

@@ -1,0 +1,136 @@
+#include "harness/suite/episode_record.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace gauntlet::harness {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json optional_json(const std::optional<double>& value) { return value ? Json(*value) : Json(nullptr); }
+
+std::optional<double> optional_from(const Json& json) {
+  if (json.is_null()) return std::nullopt;
+  return json.get<double>();
+}
+
+// The report's outcome of the episode's own fault: same type, target and onset.
+const FaultOutcome* own_outcome(const RunReport& report, const DetectorScore& score, const DrawnFault& fault) {
+  for (std::size_t i = 0; i < report.faults.size() && i < score.faults.size(); ++i) {
+    const FaultEpisode& truth = report.faults[i];
+    if (truth.type == fault.type && truth.target == fault.target &&
+        std::abs(truth.start_s - static_cast<double>(fault.onset_ns) / 1e9) < 1e-6)
+      return &score.faults[i];
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string reproduce_command(const std::string& suite_path, std::size_t index) {
+  return "gauntlet suite " + suite_path + " --episode " + std::to_string(index);
+}
+
+EpisodeRecord episode_record(const SuiteSpec& spec, const Episode& episode, const RunReport& report) {
+  EpisodeRecord record;
+  record.index = episode.index;
+  record.seed = episode.seed;
+  record.shape = spec.shapes[episode.shape].name;
+  record.sim_seconds = sim::to_seconds(report.scenario.duration);
+  record.reproduce = reproduce_command(spec.file, episode.index);
+  if (episode.fault) {
+    const DrawnFault& fault = *episode.fault;
+    record.type = fault.type;
+    record.target = fault.target;
+    record.onset_s = static_cast<double>(fault.onset_ns) / 1e9;
+    if (fault.duration_ns) record.duration_s = static_cast<double>(*fault.duration_ns) / 1e9;
+    record.params = fault.params;
+    record.magnitude_param = spec.faults[*episode.entry].magnitude;
+    record.magnitude = fault.magnitude;
+  }
+  for (const DrawnFault& fault : episode.background)
+    record.background.push_back(fault.type + (fault.target.empty() ? "" : " " + fault.target) + " at " +
+                                std::to_string(static_cast<double>(fault.onset_ns) / 1e9) + "s");
+  for (const std::string& name : report.detector_order) {
+    const DetectorScore& score = report.scores.at(name);
+    DetectorEpisode d;
+    d.name = name;
+    d.status = report.faulty.detectors.at(name).status;
+    d.alerts = score.alerts;
+    d.false_alerts = score.false_alerts;
+    if (episode.fault) {
+      const FaultOutcome* outcome = own_outcome(report, score, *episode.fault);
+      if (outcome == nullptr) throw std::logic_error("episode " + std::to_string(episode.index) + ": its fault is not in the run");
+      if (record.fault_class.empty()) record.fault_class = outcome->latent ? "latent" : "impactful";
+      d.detected = outcome->detected;
+      if (outcome->detected) {
+        d.latency_s = outcome->detection_latency_s;
+        d.top1 = outcome->top1;
+        d.top3 = outcome->top3;
+      }
+    }
+    record.detectors.push_back(std::move(d));
+  }
+  return record;
+}
+
+Json record_json(const EpisodeRecord& r) {
+  Json params = Json::object();
+  for (const auto& [name, text] : r.params) params[name] = text;
+  Json detectors = Json::object();
+  for (const DetectorEpisode& d : r.detectors)
+    detectors[d.name] = {{"status", d.status},         {"alerts", d.alerts},
+                         {"false_alerts", d.false_alerts}, {"detected", d.detected},
+                         {"latency_s", optional_json(d.latency_s)}, {"top1", optional_json(d.top1)},
+                         {"top3", optional_json(d.top3)}};
+  return {{"episode", r.index},
+          {"seed", r.seed},
+          {"shape", r.shape},
+          {"type", r.type},
+          {"target", r.target.empty() ? Json(nullptr) : Json(r.target)},
+          {"onset_s", r.type == "healthy" ? Json(nullptr) : Json(r.onset_s)},
+          {"duration_s", optional_json(r.duration_s)},
+          {"params", params},
+          {"magnitude", r.magnitude ? Json{{"param", r.magnitude_param}, {"value", *r.magnitude}} : Json(nullptr)},
+          {"class", r.fault_class.empty() ? Json(nullptr) : Json(r.fault_class)},
+          {"background", r.background},
+          {"sim_seconds", r.sim_seconds},
+          {"reproduce", r.reproduce},
+          {"detectors", detectors}};
+}
+
+EpisodeRecord record_from_json(const Json& j) {
+  EpisodeRecord r;
+  r.index = j.at("episode").get<std::size_t>();
+  r.seed = j.at("seed").get<std::uint64_t>();
+  r.shape = j.at("shape").get<std::string>();
+  r.type = j.at("type").get<std::string>();
+  if (!j.at("target").is_null()) r.target = j.at("target").get<std::string>();
+  if (!j.at("onset_s").is_null()) r.onset_s = j.at("onset_s").get<double>();
+  r.duration_s = optional_from(j.at("duration_s"));
+  for (const auto& [name, text] : j.at("params").items()) r.params.emplace_back(name, text.get<std::string>());
+  if (!j.at("magnitude").is_null()) {
+    r.magnitude_param = j.at("magnitude").at("param").get<std::string>();
+    r.magnitude = j.at("magnitude").at("value").get<double>();
+  }
+  if (!j.at("class").is_null()) r.fault_class = j.at("class").get<std::string>();
+  r.background = j.at("background").get<std::vector<std::string>>();
+  r.sim_seconds = j.at("sim_seconds").get<double>();
+  r.reproduce = j.at("reproduce").get<std::string>();
+  for (const auto& [name, d] : j.at("detectors").items()) {
+    DetectorEpisode de;
+    de.name = name;
+    de.status = d.at("status").get<std::string>();
+    de.alerts = d.at("alerts").get<int>();
+    de.false_alerts = d.at("false_alerts").get<int>();
+    de.detected = d.at("detected").get<bool>();
+    de.latency_s = optional_from(d.at("latency_s"));
+    de.top1 = optional_from(d.at("top1"));
+    de.top3 = optional_from(d.at("top3"));
+    r.detectors.push_back(std::move(de));
+  }
+  return r;
+}
+
+}  // namespace gauntlet::harness

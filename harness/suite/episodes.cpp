@@ -1,0 +1,131 @@
+// Drawing a suite's episodes and writing each as a scenario.
+#include <cmath>
+#include <cstdio>
+
+#include "harness/scenario/loader.hpp"
+#include "harness/suite/suite_spec.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+// Drawn durations are whole milliseconds and numbers keep four significant
+// digits, so records and scenario files read the value that ran.
+constexpr double kNanosPerMilli = 1e6;
+
+std::string number_text(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g", value);
+  return buffer;
+}
+
+std::int64_t whole_millis_ns(double ns) {
+  return static_cast<std::int64_t>(std::llround(ns / kNanosPerMilli)) * static_cast<std::int64_t>(kNanosPerMilli);
+}
+
+std::string duration_text(std::int64_t ns) { return std::to_string(ns / static_cast<std::int64_t>(kNanosPerMilli)) + "ms"; }
+
+DrawnFault draw_fault(const SuiteFault& entry, const std::vector<std::string>& candidates, sim::Rng& rng) {
+  DrawnFault fault;
+  fault.type = entry.type;
+  if (!candidates.empty()) fault.target = candidates[rng.below(candidates.size())];
+  fault.onset_ns = whole_millis_ns(entry.onset.sample(rng));
+  if (entry.duration) fault.duration_ns = std::max<std::int64_t>(whole_millis_ns(entry.duration->sample(rng)), 1000000);
+  for (const SuiteParam& param : entry.params) {
+    if (!param.draw) {
+      fault.params.emplace_back(param.name, param.text);
+      continue;
+    }
+    const double value = param.draw->sample(rng);
+    if (param.draw->is_duration) {
+      const std::int64_t ns = whole_millis_ns(value);
+      fault.params.emplace_back(param.name, duration_text(ns));
+      if (param.name == entry.magnitude) fault.magnitude = static_cast<double>(ns) / 1e9;
+    } else {
+      const std::string text = number_text(value);
+      fault.params.emplace_back(param.name, text);
+      if (param.name == entry.magnitude) fault.magnitude = std::stod(text);
+    }
+  }
+  return fault;
+}
+
+YAML::Node fault_node(const DrawnFault& fault) {
+  YAML::Node node;
+  node["type"] = fault.type;
+  if (!fault.target.empty()) node["target"] = fault.target;
+  node["at"] = duration_text(fault.onset_ns);
+  if (fault.duration_ns) node["duration"] = duration_text(*fault.duration_ns);
+  for (const auto& [name, text] : fault.params) node[name] = text;
+  return node;
+}
+
+}  // namespace
+
+double Draw::sample(sim::Rng& rng) const {
+  // Every law takes one draw, so the draws after it do not depend on the law.
+  const double u = rng.uniform();
+  switch (law) {
+    case Law::constant: return low;
+    case Law::uniform: return low + (high - low) * u;
+    case Law::log_uniform: return std::exp(std::log(low) + (std::log(high) - std::log(low)) * u);
+  }
+  return low;
+}
+
+std::vector<Episode> expand_episodes(const SuiteSpec& spec) {
+  std::vector<Episode> episodes;
+  const std::size_t entries = spec.faults.size();
+  auto start = [&](std::size_t shape, std::optional<std::size_t> entry) {
+    Episode episode;
+    episode.index = episodes.size();
+    episode.seed = sim::mix_seed(spec.seed, "suite/episode", episode.index);
+    episode.shape = shape;
+    episode.entry = entry;
+    sim::Rng rng(sim::mix_seed(episode.seed, "suite/draws"));
+    const SuiteShape& on = spec.shapes[shape];
+    if (entry) episode.fault = draw_fault(spec.faults[*entry], on.candidates[*entry], rng);
+    for (std::size_t b = 0; b < spec.background.size(); ++b) {
+      const bool present = rng.uniform() < spec.background[b].probability;
+      sim::Rng own(sim::mix_seed(episode.seed, "suite/background", b));  // independent of the other draws
+      if (present) episode.background.push_back(draw_fault(spec.background[b], on.candidates[entries + b], own));
+    }
+    episodes.push_back(std::move(episode));
+  };
+  for (std::size_t e = 0; e < entries; ++e)
+    for (std::size_t k = 0; k < spec.faults[e].episodes; ++k) start(k % spec.shapes.size(), e);
+  for (std::size_t k = 0; k < spec.healthy_episodes; ++k) start(k % spec.shapes.size(), std::nullopt);
+  return episodes;
+}
+
+YAML::Node shape_scenario_tree(const SuiteSpec& spec, const SuiteShape& shape) {
+  YAML::Node tree;
+  tree["name"] = spec.name;
+  tree["seed"] = spec.seed;
+  tree["duration"] = spec.duration;
+  tree["engine"] = "flow";
+  tree["cluster"] = shape.cluster;
+  tree["job"] = shape.job;
+  tree["detectors"] = spec.detectors;
+  if (present(spec.mitigation)) tree["mitigation"] = spec.mitigation;
+  if (present(spec.calibration)) tree["calibration"] = spec.calibration;
+  return tree;
+}
+
+std::string episode_scenario_text(const SuiteSpec& spec, const Episode& episode) {
+  YAML::Node tree = shape_scenario_tree(spec, spec.shapes[episode.shape]);
+  tree["name"] = spec.name + "-e" + std::to_string(episode.index);
+  tree["seed"] = episode.seed;
+  YAML::Node faults(YAML::NodeType::Sequence);
+  if (episode.fault) faults.push_back(fault_node(*episode.fault));
+  for (const DrawnFault& fault : episode.background) faults.push_back(fault_node(fault));
+  tree["faults"] = faults;
+  YAML::Emitter out;
+  out << tree;
+  return std::string(out.c_str()) + "\n";
+}
+
+Scenario episode_scenario(const SuiteSpec& spec, const Episode& episode, const DetectorRegistry& registry) {
+  return parse_scenario(episode_scenario_text(spec, episode), spec.file, registry);
+}
+
+}  // namespace gauntlet::harness

@@ -1,0 +1,239 @@
+#include "harness/suite/suite_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "harness/report/gnuplot.hpp"
+#include "harness/report/html.hpp"
+#include "harness/scenario/input_error.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+std::string format(const char* pattern, double value) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, pattern, value);
+  return buffer;
+}
+
+// "0.85 [0.71-0.93]", or "-" with nothing to measure.
+std::string interval_text(const Interval& i, const char* pattern) {
+  if (!i.value) return "-";
+  return format(pattern, *i.value) + " [" + format(pattern, i.low) + "-" + format(pattern, i.high) + "]";
+}
+
+struct Column {
+  const char* header;
+  std::string (*cell)(const ClassFigures&);
+};
+
+const std::vector<Column>& columns() {
+  static const std::vector<Column> kColumns = {
+      {"detected", [](const ClassFigures& c) { return std::to_string(c.detected) + "/" + std::to_string(c.episodes); }},
+      {"recall", [](const ClassFigures& c) { return interval_text(c.recall, "%.2f"); }},
+      {"precision", [](const ClassFigures& c) { return interval_text(c.precision, "%.2f"); }},
+      {"top1", [](const ClassFigures& c) { return interval_text(c.top1, "%.2f"); }},
+      {"top3", [](const ClassFigures& c) { return interval_text(c.top3, "%.2f"); }},
+      {"latency_p50_s", [](const ClassFigures& c) { return interval_text(c.latency_p50_s, "%.0f"); }},
+      {"latency_p95_s", [](const ClassFigures& c) { return interval_text(c.latency_p95_s, "%.0f"); }},
+      {"caught_90", [](const ClassFigures& c) {
+         if (c.magnitude_param.empty() || c.episodes < kMinTailForCaught90) return std::string("-");
+         return c.caught_90 ? c.magnitude_param + ">=" + format("%.3g", *c.caught_90) : std::string("never");
+       }},
+  };
+  return kColumns;
+}
+
+std::size_t column_width(const Column& column) { return std::string(column.header) == "detected" ? 8 : 17; }
+
+std::string padded(const std::string& text, std::size_t width) {
+  return text + std::string(text.size() < width ? width - text.size() : 0, ' ');
+}
+
+std::vector<std::string> class_order(const SuiteResult& r) {
+  std::vector<std::string> order;
+  if (!r.detectors.empty())
+    for (const ClassFigures& c : r.detectors.front().classes) order.push_back(c.fault_class);
+  return order;
+}
+
+const ClassFigures* find_class(const DetectorFigures& d, const std::string& fault_class) {
+  for (const ClassFigures& c : d.classes)
+    if (c.fault_class == fault_class) return &c;
+  return nullptr;
+}
+
+std::string header_line(const SuiteResult& r) {
+  return "suite " + r.suite + " v" + std::to_string(r.version) + ": " + std::to_string(r.records.size()) + " of " +
+         std::to_string(r.planned_episodes) + " episodes, " + std::to_string(r.healthy_episodes) + " healthy (" +
+         format("%.1f", r.healthy_hours) + " h)";
+}
+
+const char* const kColors[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666"};
+
+// Detection rate against magnitude, one line per detector, each bin at its
+// geometric centre (the arithmetic one when it reaches 0).
+std::string magnitude_script(const SuiteResult& r, const std::string& fault_class) {
+  std::string script, plots, param;
+  double lo = 0, hi = 0;
+  for (std::size_t d = 0; d < r.detectors.size(); ++d) {
+    const ClassFigures* c = find_class(r.detectors[d], fault_class);
+    if (c == nullptr || c->curve.empty()) continue;
+    param = c->magnitude_param;
+    lo = c->curve.front().low, hi = c->curve.back().high;
+    std::string rows;
+    for (const MagnitudeBin& bin : c->curve) {
+      const double x = bin.low > 0 ? std::sqrt(bin.low * bin.high) : (bin.low + bin.high) / 2;
+      rows += format("%.9g", x) + " " + format("%.9g", *bin.rate.value) + " " + format("%.9g", bin.rate.low) + " " +
+              format("%.9g", bin.rate.high) + "\n";
+    }
+    script += "$d" + std::to_string(d) + " << EOD\n" + rows + "EOD\n";
+    plots += std::string(plots.empty() ? "plot " : ", ") + "$d" + std::to_string(d) +
+             " using 1:2:3:4 with yerrorlines lw 1.5 pt 7 ps 0.8 lc rgb '" + kColors[d % 8] + "' title " +
+             gnuplot_quote(r.detectors[d].name);
+  }
+  if (plots.empty()) return "";
+  if (lo > 0 && hi / lo >= 20) script += "set logscale x\n";
+  script += "set xrange [" + format("%.9g", lo > 0 && hi / lo >= 20 ? lo / 1.3 : lo - (hi - lo) * 0.05) + ":" +
+            format("%.9g", lo > 0 && hi / lo >= 20 ? hi * 1.3 : hi + (hi - lo) * 0.05 + 1e-12) + "]\n";
+  script += "set yrange [0:1.05]\nset xlabel " + gnuplot_quote(param) + "\nset ylabel 'detected'\n";
+  script += "set title " + gnuplot_quote(fault_class + ": detection against " + param + " (95% Wilson)") + "\n";
+  script += "set key outside bottom center horizontal font ',9'\nset grid lc rgb '#e0e0e0'\n";
+  return script + plots + "\n";
+}
+
+// Recall per class, one line per detector over the classes.
+std::string recall_script(const SuiteResult& r) {
+  const std::vector<std::string> order = class_order(r);
+  if (order.empty()) return "";
+  std::string script = "set xtics rotate by -30 (", plots;
+  for (std::size_t i = 0; i < order.size(); ++i) script += (i ? ", " : "") + gnuplot_quote(order[i]) + " " + std::to_string(i);
+  script += ")\nset xrange [-0.5:" + std::to_string(order.size()) + "]\nset yrange [0:1.05]\nset ylabel 'recall'\n";
+  script += "set title 'recall by fault class (95% Wilson)'\nset key outside bottom center horizontal font ',9'\n";
+  for (std::size_t d = 0; d < r.detectors.size(); ++d) {
+    std::string rows;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const ClassFigures* c = find_class(r.detectors[d], order[i]);
+      if (c == nullptr || !c->recall.value) continue;
+      const double x = static_cast<double>(i) + 0.08 * (static_cast<double>(d) - r.detectors.size() / 2.0);
+      rows += format("%.9g", x) + " " + format("%.9g", *c->recall.value) + " " + format("%.9g", c->recall.low) + " " +
+              format("%.9g", c->recall.high) + "\n";
+    }
+    if (rows.empty()) continue;
+    script += "$r" + std::to_string(d) + " << EOD\n" + rows + "EOD\n";
+    plots += std::string(plots.empty() ? "plot " : ", ") + "$r" + std::to_string(d) +
+             " using 1:2:3:4 with yerrorbars pt 7 ps 0.8 lc rgb '" + kColors[d % 8] + "' title " +
+             gnuplot_quote(r.detectors[d].name);
+  }
+  return plots.empty() ? "" : script + plots + "\n";
+}
+
+}  // namespace
+
+std::string suite_leaderboard(const SuiteResult& r) {
+  std::string out = header_line(r) + "; 95% intervals: Wilson (proportions), bootstrap (latency, rates)\n";
+  for (const std::string& fault_class : class_order(r)) {
+    const ClassFigures* first = find_class(r.detectors.front(), fault_class);
+    out += "\n" + fault_class + " (" + std::to_string(first->episodes) + " episodes)\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "%-12s", "detector");
+    out += line;
+    for (const Column& c : columns()) out += "  " + padded(c.header, column_width(c));
+    while (out.back() == ' ') out.pop_back();
+    out += "\n";
+    for (const DetectorFigures& d : r.detectors) {
+      const ClassFigures* c = find_class(d, fault_class);
+      std::snprintf(line, sizeof line, "%-12s", d.name.c_str());
+      out += line;
+      for (const Column& column : columns()) out += "  " + padded(column.cell(*c), column_width(column));
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      out += "\n";
+    }
+  }
+  out += "\nfalse alerts per healthy hour (" + std::to_string(r.healthy_episodes) + " healthy episodes):\n";
+  for (const DetectorFigures& d : r.detectors) {
+    out += "  " + padded(d.name, 12) + interval_text(d.false_alerts_per_healthy_hour, "%.2f");
+    if (d.failed_episodes > 0) out += "  (FAILED in " + std::to_string(d.failed_episodes) + " episodes)";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string suite_report_html(const SuiteResult& r) {
+  const std::string title = "gauntlet suite " + r.suite;
+  std::string body = "<h1>" + html::escape(title) + "</h1>\n<p class=\"meta\">" + html::escape(header_line(r)) +
+                     ". Values with their 95% interval over episodes: Wilson for proportions, percentile bootstrap "
+                     "for latencies and rates. Each episode's record in summary.json holds the command that reruns "
+                     "it.</p>\n";
+  body += "<div class=\"grid\">\n" + html::figure(render_svg(recall_script(r), {720, 400}, "recall-"), "recall by class");
+  int plot = 0;
+  for (const std::string& fault_class : class_order(r)) {
+    const std::string script = magnitude_script(r, fault_class);
+    if (!script.empty())
+      body += html::figure(render_svg(script, {560, 380}, "mag" + std::to_string(plot++) + "-"),
+                           fault_class + ": detection probability against magnitude");
+  }
+  body += "</div>\n";
+  for (const std::string& fault_class : class_order(r)) {
+    body += "<h2>" + html::escape(fault_class) + "</h2>\n<table>\n<tr><th>detector</th>";
+    for (const Column& c : columns()) body += std::string("<th>") + c.header + "</th>";
+    body += "</tr>\n";
+    for (const DetectorFigures& d : r.detectors) {
+      body += "<tr><td>" + html::escape(d.name) + "</td>";
+      for (const Column& c : columns()) body += "<td>" + html::escape(c.cell(*find_class(d, fault_class))) + "</td>";
+      body += "</tr>\n";
+    }
+    body += "</table>\n";
+  }
+  body += "<h2>False alerts per healthy hour</h2>\n<table>\n";
+  for (const DetectorFigures& d : r.detectors)
+    body += "<tr><td>" + html::escape(d.name) + "</td><td>" +
+            html::escape(interval_text(d.false_alerts_per_healthy_hour, "%.2f")) + "</td></tr>\n";
+  return html::page(title, body + "</table>\n");
+}
+
+std::string compare_suites(const SuiteResult& a, const std::string& a_name, const SuiteResult& b,
+                           const std::string& b_name) {
+  if (a.suite != b.suite || a.version != b.version || a.seed != b.seed)
+    throw InputError(b_name, 0, 0,
+                     "suite " + b.suite + " v" + std::to_string(b.version) + " seed " + std::to_string(b.seed) +
+                         " is not " + a_name + "'s suite " + a.suite + " v" + std::to_string(a.version) + " seed " +
+                         std::to_string(a.seed) + ": episodes cannot be paired");
+  std::map<std::size_t, const EpisodeRecord*> by_index;
+  for (const EpisodeRecord& record : b.records) by_index[record.index] = &record;
+  struct Pair {
+    int only_a = 0, only_b = 0, both = 0, neither = 0;
+  };
+  std::map<std::string, Pair> pairs;
+  std::vector<std::string> order;
+  for (const EpisodeRecord& ra : a.records) {
+    auto it = by_index.find(ra.index);
+    if (it == by_index.end() || ra.type == "healthy") continue;
+    if (it->second->seed != ra.seed)
+      throw InputError(b_name, 0, 0, "episode " + std::to_string(ra.index) + " has another seed than in " + a_name);
+    for (const DetectorEpisode& da : ra.detectors)
+      for (const DetectorEpisode& db : it->second->detectors) {
+        if (db.name != da.name) continue;
+        if (!pairs.count(da.name)) order.push_back(da.name);
+        Pair& p = pairs[da.name];
+        (da.detected ? (db.detected ? p.both : p.only_a) : (db.detected ? p.only_b : p.neither)) += 1;
+      }
+  }
+  std::string out = "paired by episode, McNemar exact test on detections (A = " + a_name + ", B = " + b_name + ")\n";
+  out += "detector      episodes  both  only_A  only_B  neither  p-value  verdict\n";
+  for (const std::string& name : order) {
+    const Pair& p = pairs[name];
+    const double pvalue = mcnemar_exact_p(p.only_a, p.only_b);
+    const char* verdict = pvalue >= 0.05 ? "no significant difference"
+                          : p.only_a > p.only_b ? "A detects more (significant)"
+                                                : "B detects more (significant)";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-12s  %8d  %4d  %6d  %6d  %7d  %7.4f  %s\n", name.c_str(),
+                  p.both + p.only_a + p.only_b + p.neither, p.both, p.only_a, p.only_b, p.neither, pvalue, verdict);
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace gauntlet::harness

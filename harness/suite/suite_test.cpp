@@ -1,0 +1,160 @@
+// The suite file's reading and episode draws (in process), and the figures
+// aggregated from records whose truth is known.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "harness/scenario/input_error.hpp"
+#include "harness/suite/suite_aggregate.hpp"
+#include "harness/suite/suite_report.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSmoke = std::string(GAUNTLET_SOURCE_DIR) + "/suites/smoke.yaml";
+
+std::string write_suite(const std::string& name, const std::string& text) {
+  const fs::path path = fs::temp_directory_path() / ("gauntlet-suite-test-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// The smoke suite with one line replaced.
+std::string smoke_with(const std::string& from, const std::string& to) {
+  std::ifstream in(kSmoke);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+std::string load_error(const std::string& text) {
+  const std::string path = write_suite("bad.yaml", text);
+  try {
+    load_suite(path, builtin_detectors());
+  } catch (const InputError& e) {
+    return std::string(e.what()).substr(path.size());
+  }
+  return "loaded";
+}
+
+TEST(SuiteLoader, SmokeSuiteDrawsEpisodesWithinTheirRanges) {
+  const SuiteSpec spec = load_suite(kSmoke, builtin_detectors());
+  const std::vector<Episode> episodes = expand_episodes(spec);
+  ASSERT_EQ(episodes.size(), 8u);
+  std::set<std::uint64_t> seeds;
+  for (const Episode& e : episodes) {
+    seeds.insert(e.seed);
+    EXPECT_EQ(e.shape, (e.index < 3 ? e.index : e.index < 6 ? e.index - 3 : e.index - 6) % 2) << e.index;
+    if (!e.fault) continue;
+    EXPECT_GE(e.fault->onset_ns, 120'000'000'000);
+    EXPECT_LE(e.fault->onset_ns, 240'000'000'000);
+    ASSERT_TRUE(e.fault->magnitude);
+    if (e.fault->type == "link_loss") {
+      EXPECT_GE(*e.fault->magnitude, 1e-4);
+      EXPECT_LE(*e.fault->magnitude, 5e-2);
+      EXPECT_TRUE(std::regex_match(e.fault->target, std::regex("leaf[0-9]+~spine[0-9]+"))) << e.fault->target;
+      EXPECT_EQ(*e.fault->duration_ns, 240'000'000'000);
+    } else {
+      EXPECT_GE(*e.fault->magnitude, 0.05);
+      EXPECT_LE(*e.fault->magnitude, 0.5);
+      EXPECT_TRUE(std::regex_match(e.fault->target, std::regex("h[0-9]+\\.gpu[0-9]+"))) << e.fault->target;
+    }
+  }
+  EXPECT_EQ(seeds.size(), episodes.size());
+  EXPECT_FALSE(episodes[6].fault);
+  EXPECT_FALSE(episodes[7].fault);
+}
+
+TEST(SuiteLoader, SameSuiteSameEpisodesAndAnotherSeedOthers) {
+  const SuiteSpec spec = load_suite(kSmoke, builtin_detectors());
+  const auto a = expand_episodes(spec), b = expand_episodes(spec);
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(episode_scenario_text(spec, a[i]), episode_scenario_text(spec, b[i]));
+  const SuiteSpec other = load_suite(write_suite("seed2.yaml", smoke_with("seed: 1", "seed: 2")), builtin_detectors());
+  EXPECT_NE(episode_scenario_text(spec, a[0]), episode_scenario_text(other, expand_episodes(other)[0]));
+}
+
+TEST(SuiteLoader, BadSuitesPointAtTheValue) {
+  EXPECT_EQ(load_error(smoke_with("seed: 1", "seed: 1\ncolour: red")).rfind(":7:1: unknown key 'colour'", 0), 0u);
+  EXPECT_EQ(load_error(smoke_with("log_uniform: [1e-4, 5e-2]", "log_uniform: [0, 5e-2]")),
+            ":32:26: log_uniform: low must be above 0");
+  EXPECT_EQ(load_error(smoke_with("uniform: [0.05, 0.5]", "uniform: [0.5, 0.05]")),
+            ":26:31: uniform: high must not be below low");
+  EXPECT_NE(load_error(smoke_with("\"leaf*~spine*\"", "\"spine*\"")).find(":29:13: link_loss: its target matches no component of shape 'pod16'"),
+            std::string::npos);
+  // A drawn slowdown above 1 is out of gpu_throttle's range: refused at its entry before anything runs.
+  const std::string over = load_error(smoke_with("uniform: [0.05, 0.5]", "uniform: [1.5, 2.5]"));
+  EXPECT_NE(over.find(":21:5: episode 0 (shape pod16): "), std::string::npos) << over;
+  EXPECT_NE(over.find("slowdown"), std::string::npos) << over;
+  EXPECT_NE(load_error(smoke_with("episodes: 3", "episodes: 0")).find(":22:15:"), std::string::npos);
+}
+
+EpisodeRecord record(std::size_t index, const std::string& type, std::optional<double> magnitude, bool detected,
+                     double latency, int alerts, int false_alerts) {
+  EpisodeRecord r;
+  r.index = index;
+  r.type = type;
+  r.sim_seconds = 3600;
+  if (magnitude) r.magnitude_param = "rate", r.magnitude = magnitude;
+  DetectorEpisode d;
+  d.name = "probe";
+  d.detected = detected;
+  d.alerts = alerts;
+  d.false_alerts = false_alerts;
+  if (detected) d.latency_s = latency, d.top1 = 1, d.top3 = 1;
+  r.detectors.push_back(d);
+  return r;
+}
+
+TEST(SuiteAggregate, FiguresFromKnownRecords) {
+  SuiteSpec spec = load_suite(kSmoke, builtin_detectors());
+  std::vector<EpisodeRecord> records;
+  // link_loss at magnitudes 1..10: caught from 4 up.
+  for (int m = 1; m <= 10; ++m) records.push_back(record(m - 1, "link_loss", m, m >= 4, 10.0 * m, m >= 4 ? 1 : 0, 0));
+  // Two healthy hours with 3 false alerts.
+  records.push_back(record(10, "healthy", std::nullopt, false, 0, 1, 1));
+  records.push_back(record(11, "healthy", std::nullopt, false, 0, 2, 2));
+  const SuiteResult result = aggregate_suite(spec, records);
+  ASSERT_EQ(result.detectors.size(), 1u);
+  const DetectorFigures& d = result.detectors[0];
+  const ClassFigures* loss = nullptr;
+  for (const ClassFigures& c : d.classes)
+    if (c.fault_class == "link_loss") loss = &c;
+  ASSERT_NE(loss, nullptr);
+  EXPECT_EQ(loss->detected, 7);
+  EXPECT_DOUBLE_EQ(*loss->recall.value, 0.7);
+  EXPECT_DOUBLE_EQ(*loss->precision.value, 1);
+  EXPECT_DOUBLE_EQ(*loss->latency_p50_s.value, 70);
+  ASSERT_TRUE(loss->caught_90);
+  EXPECT_DOUBLE_EQ(*loss->caught_90, 4);
+  EXPECT_EQ(loss->curve.size(), 6u);
+  EXPECT_EQ(loss->curve.front().detected, 0);
+  EXPECT_EQ(loss->curve.back().detected, loss->curve.back().episodes);
+  EXPECT_DOUBLE_EQ(*d.false_alerts_per_healthy_hour.value, 1.5);
+  EXPECT_DOUBLE_EQ(result.healthy_hours, 2);
+  // "all" pools the healthy episodes' false alerts into precision: 7 true of 10.
+  EXPECT_DOUBLE_EQ(*d.classes.back().precision.value, 0.7);
+  EXPECT_NE(suite_leaderboard(result).find("rate>=4"), std::string::npos);
+}
+
+TEST(SuiteCompare, McNemarOnPairedEpisodes) {
+  SuiteResult a, b;
+  a.suite = b.suite = "s";
+  for (std::size_t i = 0; i < 8; ++i) {
+    a.records.push_back(record(i, "gpu_throttle", std::nullopt, true, 5, 1, 0));
+    b.records.push_back(record(i, "gpu_throttle", std::nullopt, i == 0, 5, 1, 0));
+  }
+  const std::string text = compare_suites(a, "A", b, "B");
+  EXPECT_NE(text.find("0.0156"), std::string::npos) << text;  // 7 discordant pairs, all one way: 2 / 2^7
+  EXPECT_NE(text.find("A detects more (significant)"), std::string::npos) << text;
+  b.version = 2;
+  EXPECT_THROW(compare_suites(a, "A", b, "B"), InputError);
+}
+
+}  // namespace
+}  // namespace gauntlet::harness

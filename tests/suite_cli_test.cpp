@@ -1,0 +1,130 @@
+// The smoke suite end to end through the gauntlet binary: the merged
+// summary's figures hold their intervals, healthy episodes give finite
+// false-alert rates, an episode's reproduce command gives its record byte for
+// byte, shards merge to the same summary, and bad suites write nothing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "gauntlet_cli.hpp"
+
+namespace {
+
+using namespace cli_test;
+using Json = nlohmann::ordered_json;
+
+void expect_interval_holds_value(const Json& interval, const std::string& what) {
+  if (interval["value"].is_null()) return;
+  const double value = interval["value"], low = interval["low"], high = interval["high"];
+  EXPECT_TRUE(std::isfinite(value)) << what;
+  EXPECT_LE(low, value) << what;
+  EXPECT_GE(high, value) << what;
+}
+
+class SmokeSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    out_ = new fs::path(scratch("smoke"));
+    run_ = new Result(gauntlet("suite suites/smoke.yaml --jobs 2 --no-progress --out " + out_->string()));
+  }
+  static void TearDownTestSuite() {
+    delete out_;
+    delete run_;
+  }
+  static fs::path* out_;
+  static Result* run_;
+};
+fs::path* SmokeSuite::out_ = nullptr;
+Result* SmokeSuite::run_ = nullptr;
+
+TEST_F(SmokeSuite, MergedSummaryHoldsEveryEpisodeAndIntervalsHoldTheirEstimates) {
+  ASSERT_EQ(run_->exit_code, 0) << run_->err;
+  EXPECT_NE(run_->out.find("false alerts per healthy hour"), std::string::npos);
+  const Json summary = Json::parse(slurp(*out_ / "summary.json"));
+  EXPECT_EQ(summary["suite"], "smoke");
+  EXPECT_EQ(summary["version"], 1);
+  EXPECT_EQ(summary["episodes"], 8);
+  EXPECT_EQ(summary["records"].size(), 8u);
+  EXPECT_EQ(summary["healthy_episodes"], 2);
+  EXPECT_GT(summary["healthy_hours"].get<double>(), 0);
+  for (const auto& [name, detector] : summary["detectors"].items()) {
+    const Json& rate = detector["false_alerts_per_healthy_hour"];
+    ASSERT_FALSE(rate["value"].is_null()) << name;
+    expect_interval_holds_value(rate, name);
+    for (const auto& [fault_class, figures] : detector["classes"].items())
+      for (const char* key : {"recall", "precision", "localization_top1", "localization_top3", "latency_p50_s",
+                              "latency_p95_s"})
+        expect_interval_holds_value(figures[key], name + " " + fault_class + " " + key);
+  }
+  // The throttled GPU is c4d's own fault class: it catches every one of them.
+  EXPECT_EQ(summary["detectors"]["c4d"]["classes"]["gpu_throttle"]["detected"], 3);
+  EXPECT_EQ(summary["detectors"]["timeout"]["classes"]["all"]["detected"], 0);
+  const std::string html = slurp(*out_ / "report.html");
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("detection against"), std::string::npos);
+}
+
+TEST_F(SmokeSuite, ReproduceCommandGivesTheSameRecord) {
+  ASSERT_EQ(run_->exit_code, 0) << run_->err;
+  const Json summary = Json::parse(slurp(*out_ / "summary.json"));
+  const Json& record = summary["records"][3];
+  const std::string command = record["reproduce"];
+  ASSERT_EQ(command, "gauntlet suite suites/smoke.yaml --episode 3");
+  const fs::path again = scratch("smoke-again");
+  const Result r = gauntlet(command.substr(std::string("gauntlet ").size()) + " --out " + again.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(again / "episodes" / "e3" / "episode.json"), slurp(*out_ / "episodes" / "e3" / "episode.json"));
+  EXPECT_EQ(Json::parse(slurp(again / "episodes" / "e3" / "episode.json")), record);
+}
+
+TEST_F(SmokeSuite, ShardsMergeToTheSameSummary) {
+  ASSERT_EQ(run_->exit_code, 0) << run_->err;
+  const fs::path sharded = scratch("smoke-shards");
+  for (const char* shard : {"0/2", "1/2"})
+    ASSERT_EQ(gauntlet(std::string("suite suites/smoke.yaml --no-progress --shard ") + shard + " --out " + sharded.string()).exit_code, 0);
+  const Result merged = gauntlet("suite suites/smoke.yaml --merge --out " + sharded.string());
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(slurp(sharded / "summary.json"), slurp(*out_ / "summary.json"));
+  // Same episodes, same detections: no difference is significant.
+  const Result compared = gauntlet("suite --compare " + (*out_ / "summary.json").string() + " " +
+                                   (sharded / "summary.json").string());
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_EQ(compared.out.find("(significant)"), std::string::npos) << compared.out;
+  EXPECT_NE(compared.out.find("no significant difference"), std::string::npos) << compared.out;
+}
+
+TEST(SuiteCli, MergeOfMissingEpisodesFails) {
+  const fs::path empty = scratch("smoke-empty");
+  const Result r = gauntlet("suite suites/smoke.yaml --merge --out " + empty.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("8 of 8 episodes have no record"), std::string::npos) << r.err;
+}
+
+TEST(SuiteCli, ListPrintsEveryEpisode) {
+  const Result r = gauntlet("suite suites/smoke.yaml --list");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("8 episodes (2 healthy)"), std::string::npos);
+  EXPECT_NE(r.out.find("e7 seed "), std::string::npos);
+}
+
+TEST(SuiteCli, EmitRunsShardsAndMergesThem) {
+  const Result r = gauntlet("suite suites/smoke.yaml --emit slurm --shards 4 --out /shared/smoke");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("exec 'gauntlet' suite 'suites/smoke.yaml' --shard \"${SLURM_ARRAY_TASK_ID}/4\""),
+            std::string::npos) << r.out;
+  // The gather step merges the shards' records.
+  EXPECT_NE(r.out.find("suite '\\''suites/smoke.yaml'\\'' '\\''--merge'\\''"), std::string::npos) << r.out;
+}
+
+TEST(SuiteCli, BadSuiteIsRefusedWithItsPositionAndNothingWritten) {
+  const fs::path suite = scratch("bad-suite.yaml"), out = scratch("bad-suite-out");
+  std::ofstream(suite) << "name: bad\nversion: 1\nseed: 1\nduration: 10m\ndetectors: [c4d]\nshapes: []\n"
+                          "faults:\n  - {type: gpu_throttle, episodes: 2, onset: 1m, slowdown: {uniform: [0.1, 0.2]}}\n";
+  const Result r = gauntlet("suite " + suite.string() + " --out " + out.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(suite.string() + ":6:9: shapes: give at least one cluster shape"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
