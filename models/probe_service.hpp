@@ -63,10 +63,6 @@ struct ProbeOutcome {
 
 class ProbeService {
  public:
-  // Queueing delay a probe meets on a link at the moment it crosses it
-  // (one direction); unset: the fabric is treated as uncongested.
-  using QueueingDelay = std::function<sim::Nanos(sim::LinkId)>;
-
   ProbeService(sim::NetworkEngine& engine, sim::TelemetryBus& bus, std::uint64_t seed, ProbeCost cost = {});
   ProbeService(const ProbeService&) = delete;
   ProbeService& operator=(const ProbeService&) = delete;
@@ -83,7 +79,6 @@ class ProbeService {
   void add_loss(const std::string& component, sim::Nanos from, sim::Nanos to, double rate);
   // The monitoring agent of `host` is silent during [from, to).
   void add_agent_down(int host, sim::Nanos from, sim::Nanos to);
-  void set_queueing_delay(QueueingDelay delay) { queueing_ = std::move(delay); }
   // The containers' virtual functions and vSwitch rules the overlay runs
   // through. An overlay probe leaves from the VF of the container on its
   // source RNIC (none there: the probe is not sent) and is addressed to the
@@ -120,7 +115,6 @@ class ProbeService {
   sim::TelemetryBus& bus_;
   sim::Rng rng_;
   ProbeCost cost_;
-  QueueingDelay queueing_;
   const OverlayDirectory* overlay_ = nullptr;
   std::map<std::string, std::vector<Window>> loss_;  // by component id
   std::map<int, std::vector<Window>> agent_down_;    // by host

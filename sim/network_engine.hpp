@@ -10,11 +10,14 @@
 // - simulate_apart: the outcome of a set of transfers on an idle copy of the
 //   network, computed without disturbing this one;
 // - replays(): accounting for transfer sets whose outcome a model replays
-//   from an earlier simulation instead of simulating them again.
+//   from an earlier simulation instead of simulating them again;
+// - packet_faults(): faults acted out on packets (loss as corrupted frames,
+//   congestion as real background traffic, PFC storms).
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -119,6 +122,26 @@ class ReplayLedger {
   std::uint64_t undelivered_ = 0;
 };
 
+// Capability: faults only a packet-level engine acts out. Each change is
+// named by the fault that causes it, so overlapping faults on one link
+// compose (losses as independent drops, loads adding up to the line rate)
+// and end one by one.
+class PacketFaults {
+ public:
+  virtual ~PacketFaults() = default;
+  // Each frame crossing the link, either way, is corrupted with probability
+  // `rate` and dropped by the receiving port as a CRC error; 0 ends it.
+  virtual void set_link_loss(LinkId link, const std::string& cause, double rate) = 0;
+  // Other tenants' traffic on the link, both ways, as a fraction of its line
+  // rate, sharing the egress queues with the job's packets; 0 ends it.
+  virtual void set_background_load(LinkId link, const std::string& cause, double load) = 0;
+  // A port that keeps sending PAUSE frames until `until`: the RNIC's port
+  // toward its leaf, or the leaf's port on a link toward the spine (fabric
+  // link) or the RNIC (host link).
+  virtual void start_pfc_storm_from_endpoint(EndpointId endpoint, Nanos until) = 0;
+  virtual void start_pfc_storm_from_leaf(LinkId link, Nanos until) = 0;
+};
+
 class NetworkEngine {
  public:
   using TimerCallback = std::function<void()>;
@@ -186,6 +209,19 @@ class NetworkEngine {
     (void)transfers;
     (void)limit;
     return std::nullopt;
+  }
+
+  // Capability: packet-level faults. Null (the default) when the engine
+  // models no packets; a fault type that needs them is then refused before
+  // the run, and the others act through link and endpoint states.
+  virtual PacketFaults* packet_faults() { return nullptr; }
+
+  // Mean queueing delay a packet meets now on the link, both ways averaged
+  // (what a ping and its reply wait in the two egress queues). An engine
+  // without queues reports 0.
+  virtual Nanos queueing_delay(LinkId link) const {
+    (void)link;
+    return 0;
   }
 
   // Capability: replaying transfer sets. Null (the default) when the engine

@@ -11,6 +11,7 @@ sim::Nanos record_time(const telemetry::Record& r) {
     case telemetry::Record::kGpu: return r.gpu().time_ns();
     case telemetry::Record::kNic: return r.nic().time_ns();
     case telemetry::Record::kPort: return r.port().time_ns();
+    case telemetry::Record::kTransport: return r.transport().time_ns();
     case telemetry::Record::kHeartbeat: return r.heartbeat().time_ns();
     case telemetry::Record::kJob: return r.job().time_ns();
     case telemetry::Record::kCpu: return r.cpu().time_ns();

@@ -30,7 +30,8 @@
 #include "models/telemetry/fabric_sampler.hpp"
 #include "models/telemetry/flow_table_sampler.hpp"
 #include "models/telemetry/hardware_sampler.hpp"
-#include "sim/flow/flow_engine.hpp"
+#include "harness/runner/engine_setup.hpp"
+#include "sim/packet/packet_telemetry.hpp"
 #include "sim/telemetry_bus.hpp"
 
 namespace gauntlet::harness {
@@ -164,10 +165,13 @@ std::uint64_t SimulationOutcome::iterations() const {
 SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& registry,
                            const SimulationRequest& request) {
   sim::Topology topology(scenario.cluster);
-  sim::FlowEngine engine(topology, scenario.seed);
+  const EngineSetup setup = make_engine(scenario, topology);
+  sim::NetworkEngine& engine = *setup.engine;
   sim::TelemetryBus bus;
   models::TrainingJob job(scenario.job, topology, engine, bus);
-  job.set_fast_forward(request.fast_forward);
+  // Packets and their counters exist only in simulated iterations, so the
+  // packet engine simulates every one.
+  job.set_fast_forward(request.fast_forward && !setup.packet);
   const sim::Calibration& calibration = scenario.calibration;
   const auto fault_types = fault_types_of(scenario);
   injectors::FaultScheduler scheduler(engine, job, *fault_types);
@@ -229,8 +233,10 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   });
   // GPU, CPU and RNIC samples every observe interval, for detectors only.
   models::HardwareSampler sampler(topology, effects, models::HardwareSamplerParams::from(calibration));
-  // Switch port counters and RNIC CNPs measured from the job's flows.
+  // Switch port counters and RNIC CNPs measured from the job's flows, or
+  // counted off the packets under the packet engine.
   std::optional<models::FabricSampler> fabric;
+  std::optional<sim::PacketTelemetry> packet_counters;
   // RNIC flow table statistics, measured only when a detector reads them.
   std::optional<models::FlowTableSampler> flow_tables;
   if (std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) { return d.detector->reads_flow_tables(); }))
@@ -241,7 +247,9 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   if (request.record_metrics) exporters.emplace();
   const bool sampling = !detectors.empty() || exporters;
   sim::ReplayLedger::Observation replays_counted;  // ends before the samplers it feeds
-  if (sampling) {
+  if (sampling && setup.packet) {
+    packet_counters.emplace(*setup.packet);
+  } else if (sampling) {
     fabric.emplace(engine, effects,
                    models::FabricSamplerParams{.counters = models::FabricCounterParams::from(calibration)});
     replays_counted = count_replayed_flows(engine, *fabric, flow_tables ? &*flow_tables : nullptr);
@@ -267,16 +275,22 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     if (collectives) collectives->observe(batch);
     if (sampling) {
       sampler.observe_traffic(batch, [&] { return models::job_endpoints(job, topology); });
-      fabric->observe_traffic(batch);
       models::SampleInputs inputs = models::job_sample_inputs(job, engine);
-      inputs.cnp_per_second = [&fabric](sim::EndpointId e) { return fabric->cnp_rate(e); };
-      inputs.version = inputs.version * 1000003u + fabric->version();
+      if (packet_counters) {
+        packet_counters->sample(t, &batch);
+        inputs.cnp_per_second = [&packet_counters](sim::EndpointId e) { return packet_counters->cnp_rate(e); };
+        inputs.version = inputs.version * 1000003u + packet_counters->version();
+      } else {
+        fabric->observe_traffic(batch);
+        inputs.cnp_per_second = [&fabric](sim::EndpointId e) { return fabric->cnp_rate(e); };
+        inputs.version = inputs.version * 1000003u + fabric->version();
+      }
       sampler.sample(t, inputs, &batch);
-      fabric->sample(t, inputs.traffic_flowing, &batch);
+      if (fabric) fabric->sample(t, inputs.traffic_flowing, &batch);
       if (flow_tables) flow_tables->sample(t, &batch);
       if (t == scenario.duration) {  // the last repeats
         sampler.flush(&batch);
-        fabric->flush(&batch);
+        if (fabric) fabric->flush(&batch);
       }
     }
     if (skewed) models::apply_host_clocks(effects, &batch);  // as the hosts' clocks stamp it
@@ -325,6 +339,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   outcome.timeline = job.timeline();
   outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes() +
                                                    (fabric ? fabric->published_bytes() : 0) +
+                                                   (packet_counters ? packet_counters->published_bytes() : 0) +
                                                    (flow_tables ? flow_tables->published_bytes() : 0));
   outcome.simulated_iterations = job.simulated_iterations();
   if (collectives) outcome.collectives = collectives->sample();

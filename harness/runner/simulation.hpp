@@ -1,6 +1,7 @@
 #pragma once
 // One simulated run of a scenario, start to end, in the calling process
-// (SimGrid allows one engine per process; the runner forks for each run).
+// (SimGrid and ns-3 allow one engine per process; the runner forks for each
+// run).
 #include <cstdint>
 #include <map>
 #include <string>

@@ -112,7 +112,7 @@ void read_onset(const Source& source, const Field& field, Nanos run_duration, En
 }
 
 Entry read_entry(const Source& source, const Field& item, std::size_t index, const sim::Topology& topology,
-                 Nanos run_duration, const FaultCatalog& types) {
+                 Nanos run_duration, const FaultCatalog& types, std::string_view engine) {
   const MapView map(source, item);
   Entry entry;
   entry.index = index;
@@ -122,6 +122,9 @@ Entry read_entry(const Source& source, const Field& item, std::size_t index, con
   const std::string type = read_text(source, type_field);
   const injectors::FaultDescriptor* descriptor = types.find(type);
   if (!descriptor) source.fail(type_field.value_mark, "unknown fault type '" + type + "' (known: " + types.names() + ")");
+  if (descriptor->spec.needs_packets && engine != "packet")
+    source.fail(type_field.value_mark, "fault type '" + type + "' acts on packets: it runs on engine: packet only (this scenario runs engine: " +
+                                           std::string(engine) + ")");
   entry.info = &descriptor->spec;
   const FaultTypeInfo& info = *entry.info;
   const bool targeted = !info.targets.empty();
@@ -288,7 +291,8 @@ bool onset_order(const Placed& a, const Placed& b) {
 }  // namespace
 
 std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, const sim::Topology& topology,
-                                   Nanos run_duration, std::uint64_t seed, const FaultCatalog& types) {
+                                   Nanos run_duration, std::uint64_t seed, const FaultCatalog& types,
+                                   std::string_view engine) {
   std::vector<Entry> entries;
   std::vector<Placed> placed;
   std::size_t index = 0;
@@ -316,7 +320,7 @@ std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, co
       }
       entries.push_back(std::move(entry));
     } else {
-      entries.push_back(read_entry(source, item, index, topology, run_duration, types));
+      entries.push_back(read_entry(source, item, index, topology, run_duration, types, engine));
     }
     ++index;
   }

@@ -312,8 +312,6 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   scenario.duration = read_duration(source, top.require("duration"), false);
   if (top.has("engine")) {
     scenario.engine = read_choice(source, top.field("engine"), {"flow", "packet"});
-    if (scenario.engine != "flow")
-      source.fail(top.field("engine").value_mark, "engine '" + scenario.engine + "' is not available in this build; use flow");
   }
 
   const Field cluster_field = top.require("cluster");
@@ -326,10 +324,18 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
     source.fail(cluster_field.key_mark, std::string("inconsistent cluster: ") + e.what());
   }
 
+  if (scenario.engine == "packet" && (scenario.cluster.hosts > kPacketEngineMaxHosts ||
+                                      scenario.cluster.rnics_per_host > kPacketEngineMaxRnicsPerHost))
+    source.fail(top.field("engine").value_mark,
+                "engine: packet simulates clusters of at most " + std::to_string(kPacketEngineMaxHosts) + " hosts x " +
+                    std::to_string(kPacketEngineMaxRnicsPerHost) + " RNICs; this one has " +
+                    std::to_string(scenario.cluster.hosts) + " x " + std::to_string(scenario.cluster.rnics_per_host) +
+                    " (use engine: flow)");
+
   scenario.job = read_job(source, top.require("job"), scenario.cluster);
   if (top.has("faults"))
     scenario.faults = detail::read_faults(source, top.field("faults"), *topology, scenario.duration, scenario.seed,
-                                          *scenario.fault_types);
+                                          *scenario.fault_types, scenario.engine);
   if (top.has("detectors")) scenario.detectors = read_detectors(source, top.field("detectors"), detectors);
   if (top.has("mitigation")) read_mitigation(source, top.field("mitigation"), scenario);
   if (top.has("calibration")) scenario.calibration = detail::read_calibration(source, top.field("calibration"));

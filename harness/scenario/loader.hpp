@@ -11,8 +11,10 @@
 //    may appear only once per map.
 //  - Durations take a unit (ns us ms s m h d); sizes take B KB MB GB TB KiB
 //    MiB GiB TiB. seed is a non-negative integer; run duration must be > 0.
-//  - engine is flow (packet is reserved and refused in this build);
-//    mitigation is none, isolate-restart or falcon-ladder.
+//  - engine is flow or packet; mitigation is none, isolate-restart or
+//    falcon-ladder. The packet engine takes clusters of at most
+//    kPacketEngineMaxHosts hosts with kPacketEngineMaxRnicsPerHost RNICs
+//    (the error points at the engine's value).
 //  - The cluster must be wireable (sim::Topology accepts it); otherwise the
 //    error points at the `cluster` key.
 //  - The job must fit: tp*pp*dp == gpus, gpus <= hosts*gpus_per_host,
@@ -60,6 +62,11 @@
 #include "sim/topology.hpp"
 
 namespace gauntlet::harness {
+
+// Packet-level simulation costs events per packet-hop: beyond this size a
+// scenario belongs on the flow engine.
+inline constexpr int kPacketEngineMaxHosts = 32;
+inline constexpr int kPacketEngineMaxRnicsPerHost = 8;
 
 // Command-line replacements for parts of a scenario. The seed is replaced
 // before faults are drawn, so Poisson onsets follow the new seed.

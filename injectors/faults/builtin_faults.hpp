@@ -18,6 +18,7 @@ FaultDescriptor node_crash();
 FaultDescriptor agent_hang();
 FaultDescriptor clock_skew();
 FaultDescriptor reconfigure();
+FaultDescriptor pfc_storm();
 
 // The probe effect node_crash and agent_hang share: the host's agent goes
 // silent for the fault's window.

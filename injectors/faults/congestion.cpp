@@ -15,7 +15,24 @@ bool on_switch(const sim::ComponentId& target, const sim::ComponentId& link) {
   return false;
 }
 
+// On the packet engine the background traffic is real packets, sharing the
+// links' queues (their ECN marks and pauses) with the job's.
+void send_background(FaultEffectScope& scope, sim::PacketFaults& packets) {
+  const FaultSpec& fault = scope.fault();
+  const sim::Topology& topology = scope.topology();
+  const sim::ComponentId id = *sim::ComponentId::parse(fault.target);
+  const double load = fault.params.number("load");
+  for (int link = 0; link < topology.links(); ++link) {
+    const sim::ComponentId c = topology.link_component(link);
+    if (c.str() != fault.target && !on_switch(id, c)) continue;
+    scope.call_at(scope.start(), [&packets, link, cause = fault.id, load] { packets.set_background_load(link, cause, load); });
+    if (scope.end() != kOpenEnded)
+      scope.call_at(scope.end(), [&packets, link, cause = fault.id] { packets.set_background_load(link, cause, 0); });
+  }
+}
+
 void simulate(FaultEffectScope& scope) {
+  if (sim::PacketFaults* packets = scope.packets()) return send_background(scope, *packets);
   const FaultSpec& fault = scope.fault();
   const sim::Topology& topology = scope.topology();
   const sim::ComponentId id = *sim::ComponentId::parse(fault.target);

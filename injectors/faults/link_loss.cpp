@@ -1,7 +1,8 @@
 // link_loss{rate}: a link drops each packet with probability `rate`. RoCE's
-// go-back-N turns that into a super-linear goodput loss, and from the retry
-// exhaustion rate on (about 17.7%) the transport fails the collective every
-// transport timeout the job spends crossing the link.
+// go-back-N turns that into a super-linear goodput loss (on the packet
+// engine the frames themselves are corrupted, counted as CRC errors), and
+// from the retry exhaustion rate on (about 17.7%) the transport fails the
+// collective every transport timeout the job spends crossing the link.
 #include <algorithm>
 
 #include "injectors/faults/builtin_faults.hpp"
@@ -14,9 +15,16 @@ void simulate(FaultEffectScope& scope) {
   const double rate = fault.params.number("rate");
   const sim::LinkId link = *scope.topology().link_of(*sim::ComponentId::parse(fault.target));
   models::CommunicatorModel& communicator = scope.communicator();
-  PathEffect effect;
-  effect.bandwidth_factor = communicator.link_goodput(link, rate);
-  scope.set_during(fault.target, effect);
+  if (sim::PacketFaults* packets = scope.packets()) {
+    // Frames are corrupted on the wire; go-back-N makes of it what it does.
+    scope.call_at(scope.start(), [packets, link, cause = fault.id, rate] { packets->set_link_loss(link, cause, rate); });
+    if (scope.end() != kOpenEnded)
+      scope.call_at(scope.end(), [packets, link, cause = fault.id] { packets->set_link_loss(link, cause, 0); });
+  } else {
+    PathEffect effect;
+    effect.bandwidth_factor = communicator.link_goodput(link, rate);
+    scope.set_during(fault.target, effect);
+  }
   if (communicator.exhausts_retries(rate))
     communicator.watch_retry_exhaustion(scope.start(), std::min(scope.end(), scope.horizon()), link);
 }

@@ -11,6 +11,7 @@ namespace gauntlet::injectors {
 const sim::Topology& FaultEffectScope::topology() const { return scheduler_.engine_.topology(); }
 models::TrainingJob& FaultEffectScope::job() { return scheduler_.job_; }
 models::CommunicatorModel& FaultEffectScope::communicator() { return scheduler_.communicator_; }
+sim::PacketFaults* FaultEffectScope::packets() { return scheduler_.engine_.packet_faults(); }
 
 void FaultEffectScope::set_during(const std::string& component, const PathEffect& effect) {
   set_at(start(), component, &effect);

@@ -50,6 +50,8 @@ class FaultEffectScope {
   const sim::Topology& topology() const;
   models::TrainingJob& job();
   models::CommunicatorModel& communicator();
+  // The engine's packet-level faults, or null on an engine without packets.
+  sim::PacketFaults* packets();
 
   // `effect` on the component (a link, flow table or GPU id) from the
   // fault's start to its end.

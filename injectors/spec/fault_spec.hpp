@@ -92,6 +92,7 @@ struct FaultTypeInfo {
   bool fail_stop = false;  // the job hangs rather than slows
   bool benign = false;     // an expected change detectors should not report
   bool skews_clocks = false;  // moves telemetry timestamps, so steady runs end at its edges
+  bool needs_packets = false;  // only an engine that models packets can act it out
   // The duration parameter at whose period the fault's effect repeats (two
   // simulated changes per period), for the run's event estimate; "" if none.
   std::string repeats_every{};

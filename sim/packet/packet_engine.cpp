@@ -56,6 +56,10 @@ struct PacketEngine::Impl {
   TransferId next_transfer = 0;
   std::vector<TransferListener> listeners;
 
+  // Packet-level faults in force, per link and cause.
+  std::map<LinkId, std::map<std::string, double>> loss_causes;
+  std::map<LinkId, std::map<std::string, double>> load_causes;
+
   Nanos convergence_delay = kSecond;
   std::multiset<Nanos> convergences;
   std::set<LinkId> drained;
@@ -264,13 +268,24 @@ bool PacketEngine::set_fabric_link_drained(LinkId link, bool drained) {
 
 void PacketEngine::set_convergence_delay(Nanos delay) { impl_->convergence_delay = std::max<Nanos>(0, delay); }
 
-void PacketEngine::set_link_loss(LinkId link, double rate) {
-  impl_->fabric.lower_port(link).set_receive_loss(rate);
-  impl_->fabric.upper_port(link).set_receive_loss(rate);
+void PacketEngine::set_link_loss(LinkId link, const std::string& cause, double rate) {
+  std::map<std::string, double>& causes = impl_->loss_causes[link];
+  if (rate > 0) causes[cause] = rate;
+  else causes.erase(cause);
+  double delivered = 1.0;  // independent drops
+  for (const auto& [name, r] : causes) delivered *= 1.0 - r;
+  impl_->fabric.lower_port(link).set_receive_loss(1.0 - delivered);
+  impl_->fabric.upper_port(link).set_receive_loss(1.0 - delivered);
   ++impl_->version;
 }
 
-void PacketEngine::set_background_load(LinkId link, double load) {
+void PacketEngine::set_background_load(LinkId link, const std::string& cause, double share) {
+  std::map<std::string, double>& causes = impl_->load_causes[link];
+  if (share > 0) causes[cause] = share;
+  else causes.erase(cause);
+  double load = 0;
+  for (const auto& [name, l] : causes) load += l;
+  load = std::min(load, 1.0);
   impl_->background.erase(link);
   if (load > 0)
     impl_->background.emplace(link, std::make_unique<packet::BackgroundTraffic>(

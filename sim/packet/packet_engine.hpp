@@ -13,6 +13,7 @@
 // engines send a connection over the same spine.
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "sim/network_engine.hpp"
 #include "sim/packet/roce_params.hpp"
@@ -48,7 +49,7 @@ struct PacketRnicCounters {
   std::uint64_t qp_errors = 0;
 };
 
-class PacketEngine final : public NetworkEngine {
+class PacketEngine final : public NetworkEngine, public PacketFaults {
  public:
   PacketEngine(const Topology& topology, std::uint64_t seed, const RoceParams& params = {});
   ~PacketEngine() override;
@@ -73,19 +74,17 @@ class PacketEngine final : public NetworkEngine {
   Nanos next_internal_change() const override;
   bool set_fabric_link_drained(LinkId link, bool drained) override;
 
-  // Packet-level faults, in force from now on.
-  // Each frame crossing the link (either way) is corrupted with this
-  // probability and dropped by the receiving port as a CRC error.
-  void set_link_loss(LinkId link, double rate);
-  // Other tenants' traffic on the link, both ways: this fraction of its line
-  // rate enters at one end and leaves at the other, sharing the egress
-  // queues (and their ECN marks and pauses) with the job's packets.
-  void set_background_load(LinkId link, double load);
-  // The RNIC's port (endpoint) pauses its leaf's port until `until`.
-  void start_pfc_storm_from_endpoint(EndpointId endpoint, Nanos until);
-  // The leaf's port on a fabric link pauses the spine (or, on a host link,
-  // the RNIC) until `until`.
-  void start_pfc_storm_from_leaf(LinkId link, Nanos until);
+  Nanos queueing_delay(LinkId link) const override;
+  PacketFaults* packet_faults() override { return this; }
+
+  // Packet-level faults (see PacketFaults), in force from now on.
+  void set_link_loss(LinkId link, const std::string& cause, double rate) override;
+  void set_background_load(LinkId link, const std::string& cause, double load) override;
+  void start_pfc_storm_from_endpoint(EndpointId endpoint, Nanos until) override;
+  void start_pfc_storm_from_leaf(LinkId link, Nanos until) override;
+  // The same for a single cause: the link's whole loss or background load.
+  void set_link_loss(LinkId link, double rate) { set_link_loss(link, "", rate); }
+  void set_background_load(LinkId link, double load) { set_background_load(link, "", load); }
 
   // Routing convergence after a fabric link goes down or comes back (as the
   // flow engine's; 1 s by default).
@@ -94,9 +93,6 @@ class PacketEngine final : public NetworkEngine {
   // Counters: one direction of a link (upward: RNIC to leaf, leaf to spine).
   PacketPortCounters port_counters(LinkId link, bool upward) const;
   PacketRnicCounters rnic_counters(EndpointId endpoint) const;
-  // Mean queueing delay a packet meets now on the link, both ways averaged:
-  // what a ping and its reply wait in the two egress queues.
-  Nanos queueing_delay(LinkId link) const;
   // Bytes per second a transfer's QP may send now (its DCQCN rate), or 0.
   double transfer_rate(TransferId id) const;
   // ns-3 events executed so far, and frames carried over one link hop.

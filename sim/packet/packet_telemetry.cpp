@@ -1,0 +1,76 @@
+#include "sim/packet/packet_telemetry.hpp"
+
+#include "sim/component_id.hpp"
+
+namespace gauntlet::sim {
+
+PacketTelemetry::PacketTelemetry(const PacketEngine& engine)
+    : engine_(engine),
+      ports_(static_cast<std::size_t>(engine.topology().links() * 2)),
+      rnics_(static_cast<std::size_t>(engine.topology().endpoints())) {}
+
+double PacketTelemetry::cnp_rate(EndpointId endpoint) const { return rnics_[static_cast<std::size_t>(endpoint)].cnp_rate; }
+
+void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
+  const Topology& topology = engine_.topology();
+  const Nanos span = at - last_at_;
+  if (span <= 0) return;
+  for (LinkId link = 0; link < topology.links(); ++link)
+    for (bool upward : {true, false}) {
+      PortState& state = ports_[static_cast<std::size_t>(link * 2 + (upward ? 1 : 0))];
+      const PacketPortCounters now = engine_.port_counters(link, upward);
+      const PacketPortCounters& was = state.last;
+      const bool counted = now.tx_packets != was.tx_packets || now.pause_sent != was.pause_sent ||
+                           now.pause_received != was.pause_received || now.drops != was.drops ||
+                           now.crc_errors != was.crc_errors || now.queue_byte_ns != was.queue_byte_ns;
+      if (counted || state.active) {
+        auto* p = out->add_records()->mutable_port();
+        p->set_link(topology.link_name(link));
+        p->set_upward(upward);
+        p->set_time_ns(at);
+        p->set_tx_bytes(now.tx_bytes - was.tx_bytes);
+        p->set_tx_packets(now.tx_packets - was.tx_packets);
+        p->set_queue_depth((now.queue_byte_ns - was.queue_byte_ns) / static_cast<double>(span));
+        p->set_ecn_marked(now.ecn_marked - was.ecn_marked);
+        p->set_link_up(engine_.link_state(link).up);
+        p->set_pause_sent(now.pause_sent - was.pause_sent);
+        p->set_pause_received(now.pause_received - was.pause_received);
+        p->set_drops(now.drops - was.drops);
+        p->set_crc_errors(now.crc_errors - was.crc_errors);
+        published_bytes_ += static_cast<std::uint64_t>(p->ByteSizeLong());
+      }
+      state.active = counted;
+      state.last = now;
+    }
+  for (EndpointId e = 0; e < topology.endpoints(); ++e) {
+    RnicState& state = rnics_[static_cast<std::size_t>(e)];
+    const PacketRnicCounters now = engine_.rnic_counters(e);
+    const PacketRnicCounters& was = state.last;
+    const bool counted = now.retransmitted_packets != was.retransmitted_packets || now.naks_sent != was.naks_sent ||
+                         now.naks_received != was.naks_received || now.out_of_sequence != was.out_of_sequence ||
+                         now.cnp_sent != was.cnp_sent || now.cnp_handled != was.cnp_handled ||
+                         now.timeouts != was.timeouts || now.qp_errors != was.qp_errors;
+    if (counted || state.active) {
+      auto* r = out->add_records()->mutable_transport();
+      r->set_nic(ComponentId::make_nic(topology.host_of(e), topology.nic_of(e)).str());
+      r->set_time_ns(at);
+      r->set_retransmitted_packets(now.retransmitted_packets - was.retransmitted_packets);
+      r->set_naks_sent(now.naks_sent - was.naks_sent);
+      r->set_naks_received(now.naks_received - was.naks_received);
+      r->set_out_of_sequence(now.out_of_sequence - was.out_of_sequence);
+      r->set_cnp_sent(now.cnp_sent - was.cnp_sent);
+      r->set_cnp_handled(now.cnp_handled - was.cnp_handled);
+      r->set_timeouts(now.timeouts - was.timeouts);
+      r->set_qp_errors(now.qp_errors - was.qp_errors);
+      published_bytes_ += static_cast<std::uint64_t>(r->ByteSizeLong());
+    }
+    const double cnp_rate = static_cast<double>(now.cnp_handled - was.cnp_handled) / to_seconds(span);
+    if (cnp_rate != state.cnp_rate) ++version_;
+    state.cnp_rate = cnp_rate;
+    state.active = counted;
+    state.last = now;
+  }
+  last_at_ = at;
+}
+
+}  // namespace gauntlet::sim
