@@ -4,29 +4,16 @@
 
 #include <vector>
 
+#include "sim/packet/packet_test_support.hpp"
+
 namespace gauntlet::sim {
 namespace {
 
 constexpr double kLineRate = 50e9;  // 400 Gb/s in bytes per second
 constexpr double kWireFactor = (4096.0 + 62) / 4096;  // RoCEv2 headers per 4 KiB payload
 
-// Two leaves of two hosts under two spines, one RNIC per host.
-ClusterShape small_fabric(int hosts = 4, int leaves = 2) {
-  ClusterShape s;
-  s.spines = 2;
-  s.leaves = leaves;
-  s.hosts = hosts;
-  s.gpus_per_host = 1;
-  s.rnics_per_host = 1;
-  s.rail_optimized = false;
-  s.host_link_gbps = 400;
-  s.fabric_link_gbps = 400;
-  s.link_latency = kMicrosecond;
-  return s;
-}
-
 TEST(PacketEngine, LoneTransferRunsAtLineRateWithHeadersAndPipelineDelay) {
-  Topology topology(small_fabric());
+  Topology topology(small_packet_fabric());
   PacketEngine engine(topology, 7);
   Nanos done = -1;
   const double bytes = 4e6;
@@ -44,7 +31,7 @@ TEST(PacketEngine, LoneTransferRunsAtLineRateWithHeadersAndPipelineDelay) {
 }
 
 TEST(PacketEngine, TimersRunInOrderUpToAndIncludingTheHorizon) {
-  Topology topology(small_fabric());
+  Topology topology(small_packet_fabric());
   PacketEngine engine(topology, 7);
   std::vector<int> order;
   engine.schedule_at(kMillisecond, [&] {
@@ -60,7 +47,7 @@ TEST(PacketEngine, TimersRunInOrderUpToAndIncludingTheHorizon) {
 }
 
 TEST(PacketEngine, IncastSharesTheBottleneckAndDcqcnReactsToEcnMarks) {
-  Topology topology(small_fabric());
+  Topology topology(small_packet_fabric());
   PacketEngine engine(topology, 7);
   Nanos a = -1, b = -1;
   const double bytes = 16e6;
@@ -84,7 +71,7 @@ TEST(PacketEngine, IncastSharesTheBottleneckAndDcqcnReactsToEcnMarks) {
 }
 
 TEST(PacketEngine, LossyLinkCausesCrcErrorsNaksAndGoBackNRetransmissions) {
-  Topology topology(small_fabric());
+  Topology topology(small_packet_fabric());
   PacketEngine engine(topology, 7);
   const std::vector<LinkId> path = engine.route(0, 2);
   const LinkId fabric = path[1];
@@ -109,7 +96,7 @@ TEST(PacketEngine, LossyLinkCausesCrcErrorsNaksAndGoBackNRetransmissions) {
 
 TEST(PacketEngine, SameSeedSameRun) {
   auto run = [] {
-    Topology topology(small_fabric());
+    Topology topology(small_packet_fabric());
     PacketEngine engine(topology, 11);
     engine.set_link_loss(engine.route(0, 2)[1], 0.02);
     Nanos done = -1;
@@ -121,7 +108,7 @@ TEST(PacketEngine, SameSeedSameRun) {
 }
 
 TEST(PacketEngine, BackgroundLoadQueuesMarksAndSlowsTheJob) {
-  Topology topology(small_fabric());
+  Topology topology(small_packet_fabric());
   const double bytes = 16e6;
   Nanos quiet = -1;
   {
@@ -150,7 +137,7 @@ TEST(PacketEngine, BackgroundLoadQueuesMarksAndSlowsTheJob) {
 
 TEST(PacketEngine, PfcStormStallsAFlowThatNeverCrossesTheStormingPort) {
   // One leaf, three hosts: endpoint 0 storms; 1 sends to 0 and to 2.
-  Topology topology(small_fabric(3, 1));
+  Topology topology(small_packet_fabric(3, 1));
   const double bytes = 8e6;
   Nanos alone = -1;
   {

@@ -2,19 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/packet/packet_test_support.hpp"
+
 namespace gauntlet::sim {
 namespace {
-
-ClusterShape two_leaves() {
-  ClusterShape s;
-  s.spines = 2;
-  s.leaves = 2;
-  s.hosts = 4;
-  s.gpus_per_host = 1;
-  s.rnics_per_host = 1;
-  s.rail_optimized = false;
-  return s;
-}
 
 const telemetry::PortCounters* find_port(const telemetry::Batch& batch, const std::string& link, bool upward) {
   for (const auto& r : batch.records())
@@ -29,7 +20,7 @@ const telemetry::RnicTransportCounters* find_transport(const telemetry::Batch& b
 }
 
 TEST(PacketTelemetry, LossyLinkShowsCrcErrorsAtTheReceiverAndNaksAtTheRnics) {
-  Topology topology(two_leaves());
+  Topology topology(small_packet_fabric());
   PacketEngine engine(topology, 7);
   PacketTelemetry counters(engine);
   const LinkId lossy = engine.route(0, 2)[1];
@@ -63,7 +54,7 @@ TEST(PacketTelemetry, LossyLinkShowsCrcErrorsAtTheReceiverAndNaksAtTheRnics) {
 }
 
 TEST(PacketTelemetry, QueueDepthIsTheMeanOccupancyAndCnpsAreARate) {
-  Topology topology(two_leaves());
+  Topology topology(small_packet_fabric());
   PacketEngine engine(topology, 7);
   PacketTelemetry counters(engine);
   // Incast into endpoint 1: its leaf's egress queue builds and marks.
