@@ -17,7 +17,12 @@ using json = nlohmann::json;
 
 // Two pods of two hosts, two rails; the data-parallel rings cross the pods.
 // h1.nic0's host link loses 2% of its frames from 0.5 s to 1 s.
-std::string scenario_text(const std::string& engine) {
+constexpr const char* kLossyLink =
+    "  - {type: link_loss, target: h1.nic0~leaf0, at: 500ms, duration: 500ms, rate: 0.02}\n";
+// h3.nic1's RNIC pauses its leaf from 0.5 s to 1 s.
+constexpr const char* kStorm = "  - {type: pfc_storm, target: h3.nic1, at: 500ms, duration: 500ms}\n";
+
+std::string scenario_text(const std::string& engine, const std::string& faults = kLossyLink) {
   return R"(name: packet-run
 seed: 5
 duration: 1500ms
@@ -32,8 +37,7 @@ job:
   checkpoint_interval: 10m
   restart_cost: 1m
 faults:
-  - {type: link_loss, target: h1.nic0~leaf0, at: 500ms, duration: 500ms, rate: 0.02}
-detectors: [counters]
+)" + faults + R"(detectors: [counters]
 )";
 }
 
@@ -46,6 +50,7 @@ class CounterTotals : public Detector {
       if (r.has_port() && r.port().link() == "h1.nic0~leaf0" && r.port().upward())
         add("lossy_link_crc_errors", r.port().crc_errors());
       if (r.has_port()) add("ecn_marked", r.port().ecn_marked());
+      if (r.has_port()) add("pause_sent", r.port().pause_sent());
       if (r.has_transport()) {
         add("naks_sent", r.transport().naks_sent());
         add("retransmitted_packets", r.transport().retransmitted_packets());
@@ -68,13 +73,13 @@ struct EngineRun {
   json totals;
 };
 
-EngineRun run(const std::string& engine) {
-  const std::string text = sim::run_isolated([engine] {
+EngineRun run(const std::string& engine, const std::string& faults = kLossyLink) {
+  const std::string text = sim::run_isolated([engine, faults] {
     json totals = json::object();
     DetectorRegistry registry = builtin_detectors();
     registry.add({"counters", "adds up port and transport counters", {},
                   [&totals](const DetectorContext&) { return std::make_unique<CounterTotals>(&totals); }});
-    const Scenario scenario = parse_scenario(scenario_text(engine), "packet-run.yaml", registry);
+    const Scenario scenario = parse_scenario(scenario_text(engine, faults), "packet-run.yaml", registry);
     const SimulationOutcome outcome = simulate(scenario, registry, SimulationRequest{});
     double healthy = 0, lossy = 0;
     std::uint64_t n_healthy = 0, n_lossy = 0;
@@ -109,6 +114,15 @@ TEST(PacketRun, LossyHostLinkSlowsTheJobAndShowsInTheCounters) {
   EXPECT_GT(packet.totals.value("naks_sent", 0), 0);
   EXPECT_GT(packet.totals.value("out_of_sequence", 0), 0);
   EXPECT_GT(packet.totals.value("retransmitted_packets", 0), packet.totals.value("lossy_link_crc_errors", 0));
+}
+
+TEST(PacketRun, PfcStormStallsTheJobForItsWindowAndShowsAsPauses) {
+  const EngineRun storm = run("packet", kStorm);
+  // The storming RNIC's ring edges cannot send while its leaf is paused;
+  // the synchronous step waits out the 500 ms storm.
+  EXPECT_GT(storm.lossy_s, 4 * storm.healthy_s);
+  EXPECT_GT(storm.totals.value("pause_sent", 0), 0);
+  EXPECT_EQ(storm.totals.value("lossy_link_crc_errors", 0), 0);
 }
 
 }  // namespace

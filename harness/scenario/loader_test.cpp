@@ -213,6 +213,8 @@ std::vector<BadCase> bad_cases() {
   const std::string f = kHead + "faults:\n";  // entries start on line 16
   return {
       {"yaml syntax", "name: t\n  seed: 1\n", 2, 7, "illegal map value"},
+      {"packet-only fault on the flow engine", f + "  - {type: pfc_storm, target: h1.nic0, at: 1m, duration: 10s}\n", 16,
+       12, "runs on engine: packet only"},
       {"empty file", "", 1, 1, "empty"},
       {"unsafe scenario name", head_with("name: t", "name: ../etc"), 1, 7, "names the results directory"},
       {"two documents", kHead + "---\nname: u\n", 16, 1, "one YAML document"},
