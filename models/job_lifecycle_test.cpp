@@ -149,6 +149,38 @@ TEST(JobLifecycle, ReconfigurationMovesTheEndpointsButNotTheIterationTime) {
               1.0);
 }
 
+// A reconfiguration that comes while a checkpoint is being written waits for
+// the next iteration boundary, fast-forwarded or not (the scenario fuzzer
+// found fast-forward carrying it past a whole stretch instead).
+TEST(JobLifecycle, AReconfigurationDuringACheckpointWriteAppliesAtTheNextIteration) {
+  JobSpec spec = job();
+  spec.checkpoint_interval = 2 * sim::kMinute;
+  spec.checkpoint_cost = 20 * sim::kSecond;
+  const sim::Nanos horizon = 8 * sim::kMinute;
+  const JobReport clean = run_job(cluster(), spec, horizon, true);
+  const sim::Nanos written = clean.first(Kind::CHECKPOINT)->time;  // the write ends here
+  const sim::Nanos at = written - 10 * sim::kSecond;
+  const auto reconfigure_at = [at](JobHarness& h) {
+    TrainingJob* job = &h.job;
+    h.engine.schedule_at(at, [job] { job->reconfigure(); });
+    h.job.set_change_horizon([&engine = h.engine, at] {
+      return engine.now() < at ? at : std::numeric_limits<sim::Nanos>::max();
+    });
+  };
+  const JobReport fast = run_job(cluster(), spec, horizon, true, reconfigure_at);
+  const JobReport full = run_job(cluster(), spec, horizon, false, reconfigure_at);
+  ASSERT_EQ(fast.count(Kind::RESTART), 1);
+  // One iteration after the write, a second checkpoint (the reconfiguration's) and the restart.
+  EXPECT_EQ(fast.first(Kind::RESTART)->time,
+            written + clean.last_duration() + spec.checkpoint_cost + spec.restart_cost);
+  ASSERT_EQ(fast.timeline.size(), full.timeline.size());
+  for (std::size_t i = 0; i < fast.timeline.size(); ++i) {
+    EXPECT_EQ(fast.timeline[i].first, full.timeline[i].first);
+    EXPECT_EQ(fast.timeline[i].start, full.timeline[i].start);
+  }
+  EXPECT_EQ(fast.progress, full.progress);
+}
+
 TEST(JobLifecycle, CheckpointsComeEveryIntervalAndCostTheirWriteTime) {
   JobSpec spec = job();
   spec.checkpoint_cost = 10 * sim::kSecond;

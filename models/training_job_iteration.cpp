@@ -60,6 +60,10 @@ void TrainingJob::restart_step() {
 }
 
 bool TrainingJob::try_fast_forward() {
+  // A reconfiguration that came while the job was not iterating (writing a
+  // checkpoint, say) applies at the next iteration boundary, as it does step
+  // by step: never after a stretch.
+  if (reconfigure_pending_) return false;
   if (!last_ || last_->key_network != engine_.state_version() || last_->key_cluster != cluster_.version() ||
       last_->key_job != job_version_ || *in_flight_ != 0)
     return false;

@@ -1,0 +1,78 @@
+#include "harness/soak/case_runner.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+#include "harness/runner/simulation.hpp"
+#include "harness/scenario/input_error.hpp"
+#include "harness/scenario/loader.hpp"
+#include "harness/soak/invariants.hpp"
+#include "harness/soak/scenario_generator.hpp"
+#include "sim/isolated_run.hpp"
+
+namespace gauntlet::harness::soak {
+namespace {
+
+void add_all(std::vector<std::string>& to, const std::string& prefix, const std::vector<std::string>& problems) {
+  for (const std::string& p : problems) to.push_back(prefix + p);
+}
+
+}  // namespace
+
+CaseReport run_case(std::uint64_t seed, std::uint64_t case_number, const DetectorRegistry& registry, int parallel) {
+  CaseReport report;
+  report.scenario_yaml = random_scenario_yaml(seed, case_number);
+  Scenario scenario;
+  try {
+    scenario = parse_scenario(report.scenario_yaml, "case.yaml", registry);
+  } catch (const InputError& e) {
+    report.problems.push_back(std::string("the generated scenario is refused: ") + e.what());
+    return report;
+  }
+  report.faults = scenario.faults.size();
+
+  SimulationRequest faulty;
+  faulty.record_metrics = true;
+  if (scenario.mitigation != "none") {
+    // A policy acts on one detector's alerts, as the runner's own runs do.
+    faulty.mitigation = scenario.mitigation;
+    faulty.only_detector = scenario.detectors.front().run_name();
+  }
+  SimulationRequest fault_free = faulty;
+  fault_free.inject_faults = false;
+  SimulationRequest fast = faulty;
+  fast.run_detectors = false;
+  fast.record_metrics = false;
+  SimulationRequest stepped = fast;
+  stepped.fast_forward = false;
+
+  std::vector<std::function<std::string()>> bodies;
+  for (const SimulationRequest& request : {faulty, faulty, fault_free, fast, stepped})
+    bodies.emplace_back([&scenario, &registry, request] { return simulate(scenario, registry, request).to_json(); });
+  std::vector<std::string> results;
+  try {
+    results = sim::run_isolated_all(bodies, parallel);
+  } catch (const std::exception& e) {
+    report.problems.push_back(std::string("a run failed: ") + e.what());
+    return report;
+  }
+  if (results[0] != results[1]) report.problems.push_back("the same seed gave different results in two runs");
+  const SimulationOutcome run = SimulationOutcome::from_json(results[0]);
+  const SimulationOutcome counterfactual = SimulationOutcome::from_json(results[2]);
+  const SimulationOutcome fast_forwarded = SimulationOutcome::from_json(results[3]);
+  const SimulationOutcome step_by_step = SimulationOutcome::from_json(results[4]);
+  report.iterations = run.iterations();
+
+  add_all(report.problems, "faulty run: ", timeline_problems(run.timeline));
+  add_all(report.problems, "fault-free run: ", timeline_problems(counterfactual.timeline));
+  add_all(report.problems, "", timeline_differences(fast_forwarded.timeline, step_by_step.timeline));
+  sim::Nanos first_onset = scenario.duration;
+  for (const injectors::FaultSpec& f : scenario.faults) first_onset = std::min(first_onset, f.start);
+  add_all(report.problems, "",
+          alert_problems(run, counterfactual, first_onset, SimulationRequest{}.observe_interval, scenario.duration));
+  add_all(report.problems, "", byte_balance_problems(run.openmetrics));
+  return report;
+}
+
+}  // namespace gauntlet::harness::soak

@@ -1,0 +1,30 @@
+#pragma once
+// One case of the scenario fuzzer: the generated scenario, loaded as a user's
+// would be, simulated five times in processes of their own, and every
+// invariant of harness/soak/invariants.hpp checked across the runs:
+//   the faulty run twice (the same seed must give the same bytes), with the
+//   exporters' counters (bytes sent and received);
+//   the fault-free run from the same seed (no alert before the first fault
+//   that the fault-free run did not raise too);
+//   the faulty run without detectors, fast-forwarded and step by step (the
+//   same iterations to the nanosecond).
+// Any run that fails (a broken GAUNTLET_INVARIANT, an exception) is a
+// problem too, as is a generated scenario the loader refuses.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/detectors/registry.hpp"
+
+namespace gauntlet::harness::soak {
+
+struct CaseReport {
+  std::string scenario_yaml;
+  std::vector<std::string> problems;  // empty: every invariant held
+  std::uint64_t iterations = 0;       // in the faulty run
+  std::size_t faults = 0;
+};
+
+CaseReport run_case(std::uint64_t seed, std::uint64_t case_number, const DetectorRegistry& registry, int parallel);
+
+}  // namespace gauntlet::harness::soak

@@ -1,0 +1,33 @@
+#pragma once
+// What must hold of every run, whatever the scenario; each check returns the
+// problems it found, one sentence each, and nothing when the invariant holds.
+#include <string>
+#include <vector>
+
+#include "harness/runner/simulation.hpp"
+#include "models/job_status.hpp"
+
+namespace gauntlet::harness::soak {
+
+// Iterations only go forward in time, each span holds some, and none is
+// skipped: a span starts where the last ended or, after a rollback to a
+// checkpoint, at an earlier iteration (lost work is redone, never invented).
+std::vector<std::string> timeline_problems(const std::vector<models::IterationSpan>& timeline);
+
+// Fast-forwarding a steady stretch must give the iterations simulating every
+// one of them gives, to the nanosecond.
+std::vector<std::string> timeline_differences(const std::vector<models::IterationSpan>& fast_forwarded,
+                                              const std::vector<models::IterationSpan>& step_by_step);
+
+// Alerts come at the end of an observation interval within the run, and
+// before the first fault begins a detector has seen exactly what it sees in
+// the fault-free run, so it must have raised exactly the same alerts there.
+std::vector<std::string> alert_problems(const SimulationOutcome& faulty, const SimulationOutcome& fault_free,
+                                        sim::Nanos first_onset, sim::Nanos observe_interval, sim::Nanos duration);
+
+// Every byte an RNIC sent was received by an RNIC: over the run, the RNICs'
+// transmitted and received byte counters (as the exporters show them in the
+// OpenMetrics text) add up to the same total, and the run had some traffic.
+std::vector<std::string> byte_balance_problems(const std::string& openmetrics);
+
+}  // namespace gauntlet::harness::soak

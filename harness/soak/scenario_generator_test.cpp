@@ -1,0 +1,47 @@
+#include "harness/soak/scenario_generator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "harness/detectors/registry.hpp"
+#include "harness/scenario/input_error.hpp"
+#include "harness/scenario/loader.hpp"
+#include "injectors/faults/fault_catalog.hpp"
+
+namespace gauntlet::harness::soak {
+namespace {
+
+TEST(ScenarioGenerator, TheSameSeedAndCaseGiveTheSameText) {
+  EXPECT_EQ(random_scenario_yaml(3, 17), random_scenario_yaml(3, 17));
+  EXPECT_NE(random_scenario_yaml(3, 17), random_scenario_yaml(3, 18));
+  EXPECT_NE(random_scenario_yaml(3, 17), random_scenario_yaml(4, 17));
+}
+
+// Every generated scenario is one the loader accepts, and over a few hundred
+// cases every registered fault type, detector and policy shows up.
+TEST(ScenarioGenerator, CasesAreValidAndCoverTheFaultTypesDetectorsAndPolicies) {
+  const DetectorRegistry registry = builtin_detectors();
+  std::set<std::string> fault_types, detectors, policies;
+  std::set<int> host_counts;
+  for (std::uint64_t k = 0; k < 300; ++k) {
+    const std::string yaml = random_scenario_yaml(1, k);
+    try {
+      const Scenario s = parse_scenario(yaml, "case.yaml", registry);
+      for (const injectors::FaultSpec& f : s.faults) fault_types.insert(f.type);
+      for (const DetectorSpec& d : s.detectors) detectors.insert(d.name);
+      policies.insert(s.mitigation);
+      host_counts.insert(s.cluster.hosts);
+    } catch (const InputError& e) {
+      ADD_FAILURE() << "case " << k << ": " << e.what() << "\n" << yaml;
+    }
+  }
+  const injectors::FaultCatalog catalog = injectors::builtin_fault_catalog();
+  for (const injectors::FaultDescriptor& d : catalog.all()) EXPECT_TRUE(fault_types.contains(d.spec.name)) << d.spec.name;
+  EXPECT_EQ(detectors.size(), 6u);
+  EXPECT_EQ(policies, (std::set<std::string>{"none", "isolate-restart", "falcon-ladder"}));
+  EXPECT_GE(host_counts.size(), 4u);
+}
+
+}  // namespace
+}  // namespace gauntlet::harness::soak
