@@ -21,8 +21,12 @@ void add_all(std::vector<std::string>& to, const std::string& prefix, const std:
 }  // namespace
 
 CaseReport run_case(std::uint64_t seed, std::uint64_t case_number, const DetectorRegistry& registry, int parallel) {
+  return check_scenario_text(random_scenario_yaml(seed, case_number), registry, parallel);
+}
+
+CaseReport check_scenario_text(const std::string& yaml, const DetectorRegistry& registry, int parallel) {
   CaseReport report;
-  report.scenario_yaml = random_scenario_yaml(seed, case_number);
+  report.scenario_yaml = yaml;
   Scenario scenario;
   try {
     scenario = parse_scenario(report.scenario_yaml, "case.yaml", registry);

@@ -26,5 +26,7 @@ struct CaseReport {
 };
 
 CaseReport run_case(std::uint64_t seed, std::uint64_t case_number, const DetectorRegistry& registry, int parallel);
+// The same checks on a scenario given as text (a shrunk case, a user's file).
+CaseReport check_scenario_text(const std::string& yaml, const DetectorRegistry& registry, int parallel);
 
 }  // namespace gauntlet::harness::soak

@@ -1,5 +1,6 @@
 #include "harness/soak/invariants.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -50,15 +51,15 @@ std::vector<std::string> timeline_differences(const std::vector<models::Iteratio
     return out;
   };
   const std::vector<Iteration> fast = expand(fast_forwarded), full = expand(step_by_step);
-  if (fast.size() != full.size())
-    return {"fast-forward ran " + std::to_string(fast.size()) + " iterations, step by step " +
-            std::to_string(full.size())};
-  for (std::size_t i = 0; i < fast.size(); ++i)
+  const std::string counts = "fast-forward ran " + std::to_string(fast.size()) + " iterations, step by step " +
+                             std::to_string(full.size());
+  for (std::size_t i = 0; i < std::min(fast.size(), full.size()); ++i)
     if (fast[i].index != full[i].index || fast[i].start != full[i].start || fast[i].duration != full[i].duration)
-      return {"iteration " + std::to_string(i) + " differs: fast-forward #" + std::to_string(fast[i].index) +
+      return {counts + "; the " + std::to_string(i) + "th differs: fast-forward #" + std::to_string(fast[i].index) +
               " at " + std::to_string(fast[i].start) + " ns for " + std::to_string(fast[i].duration) +
               " ns, step by step #" + std::to_string(full[i].index) + " at " + std::to_string(full[i].start) +
               " ns for " + std::to_string(full[i].duration) + " ns"};
+  if (fast.size() != full.size()) return {counts};
   return {};
 }
 

@@ -3,6 +3,7 @@
 //   scenario-fuzz --seed 7 --cases 20        cases 0..19 of seed 7
 //   scenario-fuzz --seed 7 --minutes 60      cases 0, 1, ... for an hour
 //   scenario-fuzz --seed 7 --case 12 --print one case, its scenario printed
+//   scenario-fuzz --scenario FILE.yaml       the same checks on a scenario file
 // A failing case prints the one command that reproduces it; exit 1 then.
 #include <boost/program_options.hpp>
 
@@ -12,6 +13,8 @@
 #include <string>
 
 #include "harness/cli/unsigned_option.hpp"
+#include "harness/scenario/input_error.hpp"
+#include "harness/scenario/input_file.hpp"
 #include "harness/soak/case_runner.hpp"
 
 namespace po = boost::program_options;
@@ -25,6 +28,7 @@ int main(int argc, char** argv) {
       "minutes", po::value(&minutes), "run cases 0, 1, ... until this much wall time has passed (instead of --cases)")(
       "case", po::value(&only_case), "run this one case only")(
       "print", "print each case's scenario before running it")(
+      "scenario", po::value<std::string>(), "check this scenario file instead of generated cases")(
       "jobs", po::value(&jobs)->default_value(1), "simulations at once (1 to 8)");
   po::variables_map vm;
   try {
@@ -42,12 +46,26 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scenario-fuzz: --jobs must be 1 to 8\n");
     return 2;
   }
+  const gauntlet::harness::DetectorRegistry registry = gauntlet::harness::builtin_detectors();
+  if (vm.count("scenario")) {
+    const std::string path = vm["scenario"].as<std::string>();
+    std::string text;
+    try {
+      text = gauntlet::harness::read_input_file(path);
+    } catch (const gauntlet::harness::InputError& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 2;
+    }
+    const gauntlet::harness::soak::CaseReport report = gauntlet::harness::soak::check_scenario_text(text, registry, jobs);
+    for (const std::string& p : report.problems) std::printf("%s: %s\n", path.c_str(), p.c_str());
+    std::printf("%s: %s\n", path.c_str(), report.problems.empty() ? "every invariant held" : "FAILED");
+    return report.problems.empty() ? 0 : 1;
+  }
   const bool one_case = vm.count("case") > 0, timed = vm.count("minutes") > 0;
   const auto started = std::chrono::steady_clock::now();
   const auto elapsed_s = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  const gauntlet::harness::DetectorRegistry registry = gauntlet::harness::builtin_detectors();
   unsigned long long ran = 0, failed = 0, iterations = 0, faults = 0;
   for (unsigned long long k = one_case ? only_case.value : 0;; ++k) {
     if (one_case ? ran == 1 : timed ? elapsed_s() >= 60.0 * static_cast<double>(minutes.value) : k >= cases.value)
