@@ -159,7 +159,9 @@ ScoreInputs read_score_inputs(const ScoreInputOptions& options) {
   }
 
   if (!inputs.alerts.empty()) {
-    const auto [first, last] = fault_span(inputs.faults, options.grace_s);
+    // Named variables, not a structured binding: clang before 16 cannot capture those.
+    const std::pair<double, double> span = fault_span(inputs.faults, options.grace_s);
+    const double first = span.first, last = span.second;
     const bool near_any = std::any_of(inputs.alerts.begin(), inputs.alerts.end(), [&](const Alert& a) {
       return a.time_s >= first - kMismatchGapS && a.time_s <= last + kMismatchGapS;
     });
