@@ -12,6 +12,7 @@ using Args = std::vector<std::string>;
 int run_command(const Args& args);
 int validate_command(const Args& args);
 int plan_probes_command(const Args& args);
+int plan_command(const Args& args);
 int score_command(const Args& args);
 int chaos_command(const Args& args);
 int recover_command(const Args& args);

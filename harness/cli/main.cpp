@@ -21,7 +21,8 @@ const std::map<std::string, Subcommand>& subcommands() {
   static const std::map<std::string, Subcommand> kCommands = {
       {"run", {run_command, "run SCENARIO.yaml: simulate, inject faults, score detectors"}},
       {"validate", {validate_command, "validate SCENARIO.yaml: check a scenario without running it"}},
-      {"plan-probes", {plan_probes_command, "plan-probes SCENARIO.yaml: probes and round time per probing strategy"}},
+      {"plan", {plan_command, "plan capacity PLAN.yaml | plan probes SCENARIO.yaml: the capacity and probe-budget questions"}},
+      {"plan-probes", {plan_probes_command, "plan-probes SCENARIO.yaml: the same as plan probes"}},
       {"score", {score_command, "score --truth faults.jsonl --alerts alerts.jsonl: score real alerts"}},
       {"chaos", {chaos_command, "chaos PLAN.yaml [--apply]: inject faults on this real host (dry-run by default)"}},
       {"report", {report_command, "report DIR...: score table and report.html for a run, or merged over many runs"}},

@@ -1,44 +1,142 @@
-// gauntlet plan-probes SCENARIO.yaml [--strategy fullmesh|rail|skeleton] [--json]:
-// probes per round and round time of each probing strategy on the
-// scenario's cluster and job, under the probe service's cost model.
+// gauntlet plan probes SCENARIO.yaml (also gauntlet plan-probes): probes per
+// round and round time of each probing strategy on the scenario's cluster
+// and job, under the probe service's cost model (settable with
+// --probe-cost), and the detection latency each gives against a budget of
+// probes per second, with the busiest RNIC's load.
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/scenario_options.hpp"
 #include "harness/probe_plan/job_groups.hpp"
+#include "harness/probe_plan/probe_budget.hpp"
 #include "harness/probe_plan/probe_plan.hpp"
+#include "harness/report/gnuplot.hpp"
+#include "harness/report/html.hpp"
+#include "harness/report/json_file.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "sim/ecmp.hpp"
 
 namespace gauntlet::cli {
+namespace {
+
+// "pings=10,interval=100ms,concurrency=4", any of the three.
+void apply_probe_cost(const std::string& text, models::ProbeCost& cost) {
+  std::istringstream items(text);
+  std::string item;
+  int column = 1;
+  while (std::getline(items, item, ',')) {
+    const auto fail = [&](const std::string& why) { throw harness::InputError("--probe-cost", 1, column, why); };
+    const std::size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (key == "interval") {
+      std::string error;
+      const auto interval = sim::parse_duration(value, &error);
+      if (!interval || *interval <= 0) fail("interval: a duration > 0 such as 100ms" + (error.empty() ? "" : ": " + error));
+      cost.ping_interval = *interval;
+    } else if (key == "pings" || key == "concurrency") {
+      char* end = nullptr;
+      const long number = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || number < 1 || number > 100000) fail(key + ": an integer from 1 to 100000");
+      (key == "pings" ? cost.pings_per_probe : cost.concurrency) = static_cast<int>(number);
+    } else {
+      fail("expected pings=N, interval=DURATION or concurrency=N, got '" + item + "'");
+    }
+    column += static_cast<int>(item.size()) + 1;
+  }
+}
+
+std::vector<double> parse_budgets(const std::string& text) {
+  std::vector<double> budgets;
+  std::istringstream items(text);
+  std::string item;
+  int column = 1;
+  while (std::getline(items, item, ',')) {
+    char* end = nullptr;
+    const double budget = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !(budget > 0) || !std::isfinite(budget))
+      throw harness::InputError("--budget", 1, column, "expected probes per second > 0, got '" + item + "'");
+    budgets.push_back(budget);
+    column += static_cast<int>(item.size()) + 1;
+  }
+  return budgets;
+}
+
+nlohmann::ordered_json curve_json(const harness::BudgetCurve& curve) {
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (const auto& p : curve.points)
+    points.push_back({{"budget", p.budget},
+                      {"probes_per_second", p.probes_per_second},
+                      {"round_seconds", p.round_seconds},
+                      {"mean_latency_s", p.mean_latency_s},
+                      {"worst_latency_s", p.worst_latency_s},
+                      {"busiest_rnic_probes_per_second", p.busiest_rnic_probes_per_second},
+                      {"busiest_rnic_pings_per_second", p.busiest_rnic_pings_per_second},
+                      {"rnic_bound", p.rnic_bound}});
+  return points;
+}
+
+std::string curves_html(const std::string& title, const std::vector<harness::BudgetCurve>& curves) {
+  std::string script, plots;
+  for (std::size_t s = 0; s < curves.size(); ++s) {
+    script += "$s" + std::to_string(s) + " << EOD\n";
+    for (const auto& p : curves[s].points)
+      script += std::to_string(p.probes_per_second) + " " + std::to_string(p.mean_latency_s) + " " +
+                std::to_string(p.worst_latency_s) + "\n";
+    script += "EOD\n";
+    plots += std::string(plots.empty() ? "plot " : ", ") + "$s" + std::to_string(s) +
+             " using 1:2 with linespoints lw 1.5 pt 7 ps 0.6 title " + harness::gnuplot_quote(curves[s].strategy + " mean") +
+             ", $s" + std::to_string(s) + " using 1:3 with lines dt 2 title " +
+             harness::gnuplot_quote(curves[s].strategy + " worst");
+  }
+  script += "set logscale xy\nset xlabel 'probes per second spent'\nset ylabel 'detection latency (s)'\n";
+  script += "set key outside bottom center horizontal font ',9'\nset grid lc rgb '#e0e0e0'\n";
+  const std::string body = "<h1>" + harness::html::escape(title) + "</h1>\n" +
+                           harness::html::figure(harness::render_svg(script + plots + "\n", {760, 420}, "budget-"),
+                                                 "detection latency against the probe budget, per strategy");
+  return harness::html::page(title, body);
+}
+
+}  // namespace
 
 int plan_probes_command(const Args& args) {
   namespace po = boost::program_options;
-  po::options_description options("gauntlet plan-probes SCENARIO.yaml [options]");
-  std::string strategy;
+  po::options_description options("gauntlet plan probes SCENARIO.yaml [options]");
+  std::string strategy, probe_cost, budget_text, out_dir;
   options.add_options()("help,h", "show this help")(
       "strategy", po::value(&strategy), "only this strategy: fullmesh, rail or skeleton")(
+      "probe-cost", po::value(&probe_cost),
+      "the probe cost model: pings=N (per probe), interval=DURATION (between pings), concurrency=N (probes an RNIC "
+      "runs at once); default the scenario's calibration")(
+      "budget", po::value(&budget_text), "probe budgets to evaluate, probes/s, comma-separated (default log-spaced)")(
+      "out", po::value(&out_dir), "also write plan.json and report.html (the latency-budget curves) to this folder")(
       "json", "print {\"rnics\": N, \"strategies\": {...}} as JSON");
   ScenarioOptions scenario_options;
   add_scenario_options(options, scenario_options);
   po::variables_map vm;
   if (int status = parse_command_line(args, options, vm, scenario_options); status >= 0) return status;
   if (!strategy.empty() && strategy != "fullmesh" && strategy != "rail" && strategy != "skeleton") {
-    std::fprintf(stderr, "gauntlet plan-probes: --strategy must be fullmesh, rail or skeleton, got '%s'\n",
+    std::fprintf(stderr, "gauntlet plan probes: --strategy must be fullmesh, rail or skeleton, got '%s'\n",
                  strategy.c_str());
     return kExitBadInput;
   }
   harness::Scenario scenario;
+  models::ProbeCost cost;
+  std::vector<double> budgets;
   try {
     scenario = load_with_overrides(scenario_options, harness::builtin_detectors());
+    cost = models::ProbeCost::from(scenario.calibration);
+    if (!probe_cost.empty()) apply_probe_cost(probe_cost, cost);
+    if (!budget_text.empty()) budgets = parse_budgets(budget_text);
   } catch (const harness::InputError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;
   }
   const sim::Topology topology(scenario.cluster);
-  const models::ProbeCost cost = models::ProbeCost::from(scenario.calibration);
   std::vector<harness::ProbePlan> plans;
   if (strategy.empty() || strategy == "fullmesh") plans.push_back(harness::plan_fullmesh(topology, cost));
   if (strategy.empty() || strategy == "rail") plans.push_back(harness::plan_rail(topology, cost));
@@ -48,20 +146,51 @@ int plan_probes_command(const Args& args) {
     const harness::RouteFn route = [&router](int a, int b) { return router.route(a, b); };
     plans.push_back(harness::plan_skeleton(topology, harness::job_groups(scenario.job, topology), route, cost));
   }
+  std::vector<harness::BudgetCurve> curves;
+  for (const auto& p : plans)
+    curves.push_back(harness::budget_curve(p, cost, budgets.empty() ? harness::default_budgets(p) : budgets));
 
+  nlohmann::ordered_json j;
+  j["rnics"] = topology.endpoints();
+  j["probe_cost"] = {{"pings", cost.pings_per_probe},
+                     {"interval_s", sim::to_seconds(cost.ping_interval)},
+                     {"concurrency", cost.concurrency}};
+  j["strategies"] = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    j["strategies"][plans[i].strategy] = {{"probes", plans[i].probes},
+                                          {"max_per_rnic", plans[i].max_per_rnic},
+                                          {"round_seconds", plans[i].round_seconds},
+                                          {"budget_curve", curve_json(curves[i])}};
+  if (!out_dir.empty()) {
+    try {
+      std::filesystem::create_directories(out_dir);
+      harness::write_file_atomically(std::filesystem::path(out_dir) / "plan.json", j.dump(1) + "\n");
+      harness::write_file_atomically(std::filesystem::path(out_dir) / "report.html",
+                                     curves_html("gauntlet plan probes " + scenario.name, curves));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gauntlet plan probes: cannot write %s: %s\n", out_dir.c_str(), e.what());
+      return kExitRunFailed;
+    }
+  }
   if (vm.count("json")) {
-    nlohmann::ordered_json j;
-    j["rnics"] = topology.endpoints();
-    j["strategies"] = nlohmann::ordered_json::object();
-    for (const auto& p : plans) j["strategies"][p.strategy] = {{"probes", p.probes}, {"round_seconds", p.round_seconds}};
     std::printf("%s\n", j.dump().c_str());
     return kExitOk;
   }
-  std::printf("%s: %d RNICs; probes of %.1f s, %d at a time per RNIC\n", scenario.name.c_str(), topology.endpoints(),
+  std::printf("%s: %d RNICs; probes of %d pings %.3g s apart (%.1f s), %d at a time per RNIC\n", scenario.name.c_str(),
+              topology.endpoints(), cost.pings_per_probe, sim::to_seconds(cost.ping_interval),
               sim::to_seconds(cost.probe_duration()), cost.concurrency);
   std::printf("  %-9s %12s %14s %12s\n", "strategy", "probes", "max per RNIC", "round (s)");
   for (const auto& p : plans)
     std::printf("  %-9s %12lld %14lld %12.1f\n", p.strategy.c_str(), p.probes, p.max_per_rnic, p.round_seconds);
+  std::printf("\ndetection latency against the budget (a fault on a probed path; mean and worst):\n");
+  std::printf("  %-9s %12s %12s %11s %11s %16s\n", "strategy", "budget/s", "spent/s", "mean (s)", "worst (s)",
+              "busiest RNIC/s");
+  for (const auto& curve : curves)
+    for (const auto& p : curve.points)
+      std::printf("  %-9s %12.3g %12.3g %11.1f %11.1f %16.3g%s\n", curve.strategy.c_str(), p.budget, p.probes_per_second,
+                  p.mean_latency_s, p.worst_latency_s, p.busiest_rnic_probes_per_second,
+                  p.rnic_bound ? "  (RNIC-bound)" : "");
+  if (!out_dir.empty()) std::printf("report: %s/report.html\n", out_dir.c_str());
   return kExitOk;
 }
 

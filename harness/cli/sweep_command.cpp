@@ -1,4 +1,5 @@
-// gauntlet sweep SWEEP.yaml [--jobs N] [--shard I/N] [--emit k8s|slurm] [--shards N] [--out DIR]
+// gauntlet sweep SWEEP.yaml [--jobs N] [--shard I/N] [--emit k8s|slurm] [--shards N] [--out DIR], and the
+// same machinery under commands that add a step after the merge (gauntlet plan capacity).
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -9,6 +10,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/launcher_options.hpp"
+#include "harness/cli/sweep_runner.hpp"
 #include "harness/cli/unsigned_option.hpp"
 #include "harness/report/aggregate.hpp"
 #include "harness/report/json_file.hpp"
@@ -21,8 +23,11 @@ namespace gauntlet::cli {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
-int sweep_command(const Args& args) {
-  po::options_description visible("gauntlet sweep SWEEP.yaml [options]");
+int sweep_command(const Args& args) { return run_sweep(args, SweepFlavour{}); }
+
+int run_sweep(const Args& args, const SweepFlavour& flavour) {
+  const char* const command = flavour.command.c_str();
+  po::options_description visible(flavour.command + " " + flavour.file_label + " [options]");
   std::string path, out_dir;
   LauncherChoice choice;
   UnsignedOption jobs_option{1};
@@ -33,6 +38,7 @@ int sweep_command(const Args& args) {
       "results folder (default: the sweep's out; with --emit k8s /results/<sweep>, the claim's mount point)")(
       "allow-detector-failure", "exit 0 even when a detector failed in some cell")(
       "no-progress", "no progress on stderr");
+  if (flavour.add_options) flavour.add_options(visible);
   po::options_description all;
   all.add(visible).add_options()("sweep", po::value(&path));
   po::positional_options_description positional;
@@ -42,7 +48,7 @@ int sweep_command(const Args& args) {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    std::fprintf(stderr, "gauntlet sweep: %s\n", e.what());
+    std::fprintf(stderr, "%s: %s\n", command, e.what());
     return kExitBadInput;
   }
   const std::size_t jobs = jobs_option.value;
@@ -51,7 +57,7 @@ int sweep_command(const Args& args) {
     return kExitOk;
   }
   if (path.empty()) {
-    std::fprintf(stderr, "gauntlet sweep: missing SWEEP.yaml\n");
+    std::fprintf(stderr, "%s: missing %s\n", command, flavour.file_label.c_str());
     return kExitBadInput;
   }
   std::size_t shard = 0, shard_count = 1;
@@ -69,57 +75,71 @@ int sweep_command(const Args& args) {
   if (!out_dir.empty()) spec.out = out_dir;
   const std::vector<harness::SweepCell> cells = harness::expand_cells(spec);
 
-  if (!choice.emit.empty()) return emit_launcher(choice, path, spec.name, cells.size(), out_dir, spec.out.string());
-
-  // The plan of every cell, so that a merge can say which are missing.
-  try {
-    std::vector<std::string> planned;
-    for (const harness::SweepCell& cell : cells)
-      planned.push_back(harness::cell_folder(spec, cell).lexically_relative(spec.out).string());
-    fs::create_directories(spec.out);
-    harness::write_file_atomically(spec.out / "sweep.json", harness::sweep_plan_json(spec.name, planned));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gauntlet sweep: cannot write %s: %s\n", (spec.out / "sweep.json").c_str(), e.what());
-    return kExitRunFailed;
+  if (!choice.emit.empty()) {
+    GatherArgs gather;
+    if (flavour.gather_args) gather = [&](const std::string& out) { return flavour.gather_args(path, out); };
+    return emit_launcher(choice, path, spec.name, cells.size(), out_dir, spec.out.string(), gather);
   }
 
+  const bool gather_only = vm.count("gather") > 0;
   const std::vector<harness::SweepCell> mine = harness::shard_cells(cells, shard, shard_count);
-  harness::SweepRunOptions options;
-  options.jobs = jobs;
-  options.quiet = vm.count("no-progress") > 0;
-  options.progress_bar = ::isatty(STDERR_FILENO);
-  std::fprintf(stderr, "gauntlet sweep %s: %zu cells", spec.name.c_str(), cells.size());
-  if (shard_count > 1) std::fprintf(stderr, ", shard %zu/%zu runs %zu", shard, shard_count, mine.size());
-  std::fprintf(stderr, ", %zu workers, results in %s\n", jobs, spec.out.c_str());
   harness::SweepRunResult result;
-  try {
-    result = harness::run_cells(spec, mine, registry, options);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gauntlet sweep: %s\n", e.what());
-    return kExitRunFailed;
+  if (!gather_only) {
+    // The plan of every cell, so that a merge can say which are missing.
+    try {
+      std::vector<std::string> planned;
+      for (const harness::SweepCell& cell : cells)
+        planned.push_back(harness::cell_folder(spec, cell).lexically_relative(spec.out).string());
+      fs::create_directories(spec.out);
+      harness::write_file_atomically(spec.out / "sweep.json", harness::sweep_plan_json(spec.name, planned));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: cannot write %s: %s\n", command, (spec.out / "sweep.json").c_str(), e.what());
+      return kExitRunFailed;
+    }
+    harness::SweepRunOptions options;
+    options.jobs = jobs;
+    options.quiet = vm.count("no-progress") > 0;
+    options.progress_bar = ::isatty(STDERR_FILENO);
+    std::fprintf(stderr, "%s %s: %zu cells", command, spec.name.c_str(), cells.size());
+    if (shard_count > 1) std::fprintf(stderr, ", shard %zu/%zu runs %zu", shard, shard_count, mine.size());
+    std::fprintf(stderr, ", %zu workers, results in %s\n", jobs, spec.out.c_str());
+    try {
+      result = harness::run_cells(spec, mine, registry, options);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", command, e.what());
+      return kExitRunFailed;
+    }
+    if (result.bad_input > 0) {
+      // Each such cell printed its position; a merged report would hide the gap.
+      std::fprintf(stderr, "%s: %zu of %zu cells found bad input; no merged report\n", command, result.bad_input,
+                   mine.size());
+      return kExitBadInput;
+    }
   }
-  if (result.bad_input > 0) {
-    // Each such cell printed its position; a merged report would hide the gap.
-    std::fprintf(stderr, "gauntlet sweep: %zu of %zu cells found bad input; no merged report\n", result.bad_input,
-                 mine.size());
-    return kExitBadInput;
-  }
-  if (shard_count == 1) {
-    // The whole sweep ran here: merge it right away.
+  if (shard_count == 1 || gather_only) {
+    // The whole sweep ran here (or every shard is done): merge it right away.
     try {
       const harness::Aggregate aggregate = harness::aggregate_runs({spec.out});
-      std::printf("%s", harness::aggregate_table(aggregate).c_str());
+      const bool incomplete = merged_runs_status(aggregate, vm.count("allow-detector-failure") > 0) != kExitOk;
+      std::string sections;
+      int status = kExitOk;
+      if (!flavour.after_merge) std::printf("%s", harness::aggregate_table(aggregate).c_str());
+      else if (!(gather_only && incomplete)) status = flavour.after_merge(spec, aggregate, registry, vm, sections);
       harness::write_file_atomically(spec.out / "report.html",
-                                     harness::aggregate_report_html(aggregate, "gauntlet sweep " + spec.name));
+                                     harness::aggregate_report_html(aggregate, flavour.command + " " + spec.name, sections));
       std::printf("report: %s\n", (spec.out / "report.html").c_str());
-      if (merged_runs_status(aggregate, vm.count("allow-detector-failure") > 0) != kExitOk) return kExitRunFailed;
+      if (incomplete) return kExitRunFailed;
+      if (status != kExitOk) return status;
+    } catch (const harness::InputError& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return kExitBadInput;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "gauntlet sweep: cannot write the report: %s\n", e.what());
+      std::fprintf(stderr, "%s: cannot write the report: %s\n", command, e.what());
       return kExitRunFailed;
     }
   } else {
-    std::printf("shard %zu/%zu: %zu cells done, %zu failed; merge all shards with: gauntlet report %s\n", shard,
-                shard_count, result.done, result.failed, spec.out.c_str());
+    std::printf("shard %zu/%zu: %zu cells done, %zu failed; merge all shards with: %s\n", shard, shard_count,
+                result.done, result.failed, flavour.gather_hint(path, spec.out.string()).c_str());
   }
   return result.failed > 0 ? kExitRunFailed : kExitOk;
 }

@@ -357,12 +357,12 @@ std::string curve_script(const Aggregate& aggregate, const std::string& paramete
 
 }  // namespace
 
-std::string aggregate_report_html(const Aggregate& aggregate, const std::string& title) {
+std::string aggregate_report_html(const Aggregate& aggregate, const std::string& title, const std::string& sections) {
   std::string body = "<h1>" + html::escape(title) + "</h1>\n";
   body += "<p class=\"meta\">" + std::to_string(aggregate.runs) + " runs, " + std::to_string(aggregate.rows.size()) +
           " cell-detector rows; values are mean ± half-width of the 95% confidence interval over seeds (Student "
           "t).</p>\n";
-  body += "<h2>Scores</h2>\n" + aggregate_html_table(aggregate);
+  body += "<h2>Scores</h2>\n" + aggregate_html_table(aggregate) + sections;
   int plot = 0;
   for (const std::string& parameter : aggregate.parameters) {
     std::string figures;

@@ -68,8 +68,10 @@ Aggregate aggregate_runs(const std::vector<std::filesystem::path>& folders);
 
 // The text table `gauntlet report` prints.
 std::string aggregate_table(const Aggregate& aggregate);
-// report.html for many runs: the table and metric-vs-parameter curves.
-std::string aggregate_report_html(const Aggregate& aggregate, const std::string& title);
+// report.html for many runs: the table and metric-vs-parameter curves;
+// `sections` (HTML) go after the table.
+std::string aggregate_report_html(const Aggregate& aggregate, const std::string& title,
+                                  const std::string& sections = "");
 
 // A parameter value as a number for plotting: plain numbers, durations (in
 // seconds) and sizes (in bytes); nothing for other text.

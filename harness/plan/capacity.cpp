@@ -1,0 +1,261 @@
+#include "harness/plan/capacity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "harness/report/gnuplot.hpp"
+#include "harness/report/html.hpp"
+#include "harness/report/json_file.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kIntervalPath = "job.checkpoint_interval";
+
+std::string params_text(const ParamList& params, const std::string& without = "") {
+  std::string out;
+  for (const auto& [path, value] : params)
+    if (path != without) out += (out.empty() ? "" : ",") + path + "=" + value;
+  return out.empty() ? "base" : out;
+}
+
+std::string hours(double seconds) {
+  char text[32];
+  if (seconds >= 3600) std::snprintf(text, sizeof text, "%.2g h", seconds / 3600);
+  else std::snprintf(text, sizeof text, "%.3g min", seconds / 60);
+  return text;
+}
+
+// Faults that hit the job in one run, from its summary.json.
+double job_failures(const fs::path& summary) {
+  const auto json = read_json_file(summary);
+  double count = 0;
+  for (const auto& fault : json.at("faults"))
+    if (fault.value("affected_job", false) && fault.value("class", "") != "benign") ++count;
+  return count;
+}
+
+// Rows that differ from `best` only in the checkpoint interval, by interval.
+std::vector<const CapacityRow*> interval_siblings(const std::vector<CapacityRow>& rows, const CapacityRow& best) {
+  std::vector<const CapacityRow*> siblings;
+  for (const CapacityRow& row : rows)
+    if (row.scenario == best.scenario && row.detector == best.detector &&
+        params_text(row.params, kIntervalPath) == params_text(best.params, kIntervalPath) && row.total_gpu_hours.n > 0)
+      siblings.push_back(&row);
+  std::sort(siblings.begin(), siblings.end(),
+            [](const CapacityRow* a, const CapacityRow* b) { return a->checkpoint_interval_s < b->checkpoint_interval_s; });
+  return siblings;
+}
+
+double half_width(const Estimate& e) { return std::isnan(e.half_width) ? 0 : e.half_width; }
+
+std::string compare(const CapacityAnalysis& analysis, const CapacityRow& best) {
+  if (best.young_daly_s <= 0)
+    return "No failure hit the job, so Young/Daly has no optimum: checkpoint as rarely as the grid allows.";
+  const auto siblings = interval_siblings(analysis.rows, best);
+  const std::string yd = "Young/Daly's optimum sqrt(2 x " + hours(best.checkpoint_cost_s) + " x MTBF " +
+                         hours(best.mtbf_s) + ") is " + hours(best.young_daly_s);
+  if (siblings.size() < 2)
+    return yd + "; the grid holds one checkpoint interval (" + hours(best.checkpoint_interval_s) +
+           "): sweep job.checkpoint_interval to compare.";
+  const CapacityRow* nearest = siblings.front();
+  for (const CapacityRow* row : siblings)
+    if (std::abs(std::log(row->checkpoint_interval_s / best.young_daly_s)) <
+        std::abs(std::log(nearest->checkpoint_interval_s / best.young_daly_s)))
+      nearest = row;
+  int overlapping = 0;
+  const double best_hi = best.total_gpu_hours.mean + half_width(best.total_gpu_hours);
+  for (const CapacityRow* row : siblings)
+    if (row->total_gpu_hours.mean - half_width(row->total_gpu_hours) <= best_hi) ++overlapping;
+  const std::string flat =
+      overlapping > 1 ? " " + std::to_string(overlapping) + " of the " + std::to_string(siblings.size()) +
+                            " intervals overlap the best within their 95% intervals over " +
+                            std::to_string(best.total_gpu_hours.n) +
+                            " seeds: the curve is flat near its minimum and these seeds do not separate them."
+                      : "";
+  if (nearest->checkpoint_interval_s == best.checkpoint_interval_s)
+    return yd + "; the nearest swept interval, " + hours(best.checkpoint_interval_s) +
+           ", is also the simulated best: they agree to the grid's resolution." + flat;
+  std::string why = yd + "; the simulated best is " + hours(best.checkpoint_interval_s) + ".";
+  const double lo = siblings.front()->checkpoint_interval_s, hi = siblings.back()->checkpoint_interval_s;
+  if (best.young_daly_s < lo || best.young_daly_s > hi) why += " Young/Daly's optimum lies outside the swept intervals.";
+  why += flat;
+  char failures[64];
+  std::snprintf(failures, sizeof failures, "%.1f", best.job_failures);
+  why += std::string(" Young/Daly takes failures as a Poisson stream costing half an interval of rollback each; here ") +
+         failures + " failures a run are few, and where each lands between checkpoints (and whether it lands "
+         "while the job is already down) decides the rollback, while detection and restart add the same cost at "
+         "every interval.";
+  return why;
+}
+
+}  // namespace
+
+CapacityAnalysis analyze_capacity(const SweepSpec& spec, const Aggregate& aggregate, const DetectorRegistry& registry) {
+  std::map<std::pair<std::size_t, std::vector<std::size_t>>, std::vector<SweepCell>> groups;
+  for (const SweepCell& cell : expand_cells(spec)) groups[{cell.scenario, cell.values}].push_back(cell);
+
+  CapacityAnalysis analysis;
+  for (const auto& [key, cells] : groups) {
+    const Scenario scenario = cell_scenario(spec, cells.front(), registry);
+    const ParamList params = cell_params(spec, cells.front());
+    const std::string& name = spec.scenarios[key.first].name;
+    double failures = 0;
+    int runs = 0;
+    for (const SweepCell& cell : cells) {
+      const fs::path summary = cell_folder(spec, cell) / "summary.json";
+      if (!fs::exists(summary)) continue;
+      failures += job_failures(summary);
+      ++runs;
+    }
+    if (runs == 0) continue;
+    const double duration_s = sim::to_seconds(scenario.duration);
+    const double interval_s = sim::to_seconds(scenario.job.checkpoint_interval);
+    const double cost_s = sim::to_seconds(scenario.job.checkpoint_cost);
+    const double gpus = scenario.job.gpus;
+    for (const AggregateRow& row : aggregate.rows) {
+      if (row.scenario != name || row.params != params) continue;
+      CapacityRow out;
+      out.scenario = name;
+      out.params = params;
+      out.detector = row.detector;
+      out.checkpoint_interval_s = interval_s;
+      out.checkpoint_cost_s = cost_s;
+      out.lost_gpu_hours = row.metrics.at("lost_gpu_hours");
+      out.checkpoint_gpu_hours = std::floor(duration_s / interval_s) * cost_s * gpus / 3600;
+      out.total_gpu_hours = out.lost_gpu_hours;
+      out.total_gpu_hours.mean += out.checkpoint_gpu_hours;
+      out.spare_gpu_hours = scenario.job.spare_hosts * scenario.cluster.gpus_per_host * duration_s / 3600;
+      out.job_failures = failures / runs;
+      if (out.job_failures > 0) {
+        out.mtbf_s = duration_s / out.job_failures;
+        out.young_daly_s = std::sqrt(2 * cost_s * out.mtbf_s);
+      }
+      analysis.rows.push_back(std::move(out));
+    }
+  }
+  std::stable_sort(analysis.rows.begin(), analysis.rows.end(), [](const CapacityRow& a, const CapacityRow& b) {
+    if ((a.total_gpu_hours.n == 0) != (b.total_gpu_hours.n == 0)) return b.total_gpu_hours.n == 0;
+    return a.total_gpu_hours.mean < b.total_gpu_hours.mean;
+  });
+  if (!analysis.rows.empty() && analysis.rows.front().total_gpu_hours.n > 0) {
+    const CapacityRow& best = analysis.rows.front();
+    analysis.young_daly_s = best.young_daly_s;
+    analysis.best_interval_s = best.checkpoint_interval_s;
+    analysis.comparison = compare(analysis, best);
+  }
+  return analysis;
+}
+
+std::string capacity_table(const CapacityAnalysis& analysis) {
+  std::size_t width = 8;
+  for (const CapacityRow& row : analysis.rows) width = std::max(width, params_text(row.params).size());
+  std::string out;
+  char line[1024];
+  std::snprintf(line, sizeof line, "%-4s %-*s %-10s %20s %20s %10s %10s %8s %10s\n", "rank", static_cast<int>(width),
+                "setting", "detector", "total GPU-h", "lost to failures", "ckpt GPU-h", "spares", "failures",
+                "young/daly");
+  out += line;
+  int rank = 0;
+  for (const CapacityRow& row : analysis.rows) {
+    auto with_interval = [](const Estimate& e) {
+      char text[48];
+      if (e.n == 0) return std::string("-");
+      if (std::isnan(e.half_width)) std::snprintf(text, sizeof text, "%.1f", e.mean);
+      else std::snprintf(text, sizeof text, "%.1f ± %.1f", e.mean, e.half_width);
+      return std::string(text);
+    };
+    std::snprintf(line, sizeof line, "%-4d %-*s %-10s %20s %20s %10.1f %10.0f %8.1f %10s\n", ++rank,
+                  static_cast<int>(width), params_text(row.params).c_str(), row.detector.c_str(),
+                  with_interval(row.total_gpu_hours).c_str(), with_interval(row.lost_gpu_hours).c_str(),
+                  row.checkpoint_gpu_hours, row.spare_gpu_hours, row.job_failures,
+                  row.young_daly_s > 0 ? hours(row.young_daly_s).c_str() : "-");
+    out += line;
+  }
+  if (!analysis.comparison.empty()) out += "\n" + analysis.comparison + "\n";
+  return out;
+}
+
+nlohmann::ordered_json capacity_json(const CapacityAnalysis& analysis) {
+  auto estimate = [](const Estimate& e) {
+    nlohmann::ordered_json j;
+    j["n"] = e.n;
+    j["mean"] = e.n > 0 ? nlohmann::ordered_json(e.mean) : nlohmann::ordered_json();
+    j["ci95_half_width"] = std::isnan(e.half_width) || e.n == 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(e.half_width);
+    return j;
+  };
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const CapacityRow& row : analysis.rows) {
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    for (const auto& [path, value] : row.params) params[path] = value;
+    rows.push_back({{"scenario", row.scenario},
+                    {"params", params},
+                    {"detector", row.detector},
+                    {"checkpoint_interval_s", row.checkpoint_interval_s},
+                    {"checkpoint_cost_s", row.checkpoint_cost_s},
+                    {"total_gpu_hours", estimate(row.total_gpu_hours)},
+                    {"lost_gpu_hours", estimate(row.lost_gpu_hours)},
+                    {"checkpoint_gpu_hours", row.checkpoint_gpu_hours},
+                    {"spare_gpu_hours", row.spare_gpu_hours},
+                    {"job_failures", row.job_failures},
+                    {"mtbf_s", row.mtbf_s},
+                    {"young_daly_s", row.young_daly_s}});
+  }
+  nlohmann::ordered_json j;
+  j["rows"] = rows;
+  j["best"] = rows.empty() ? nlohmann::ordered_json() : rows.front();
+  j["young_daly_s"] = analysis.young_daly_s;
+  j["best_interval_s"] = analysis.best_interval_s;
+  j["comparison"] = analysis.comparison;
+  return j;
+}
+
+std::string capacity_html(const CapacityAnalysis& analysis) {
+  std::map<std::string, std::vector<const CapacityRow*>> series;
+  std::vector<std::string> names;
+  for (const CapacityRow& row : analysis.rows) {
+    if (row.total_gpu_hours.n == 0) continue;
+    const std::string name = row.scenario + " " + row.detector + " " + params_text(row.params, kIntervalPath);
+    if (!series.count(name)) names.push_back(name);
+    series[name].push_back(&row);
+  }
+  std::string body = "<h2>Capacity: lost GPU-hours against the checkpoint interval</h2>\n<p>" +
+                     html::escape(analysis.comparison) + "</p>\n";
+  if (series.empty()) return body;
+  std::string script, plots;
+  double lo = 1e300, hi = 0;
+  for (std::size_t s = 0; s < names.size() && s < 10; ++s) {
+    auto points = series[names[s]];
+    std::sort(points.begin(), points.end(),
+              [](const CapacityRow* a, const CapacityRow* b) { return a->checkpoint_interval_s < b->checkpoint_interval_s; });
+    script += "$s" + std::to_string(s) + " << EOD\n";
+    for (const CapacityRow* row : points) {
+      const double minutes = row->checkpoint_interval_s / 60;
+      lo = std::min(lo, minutes), hi = std::max(hi, minutes);
+      script += std::to_string(minutes) + " " + std::to_string(row->total_gpu_hours.mean) + " " +
+                std::to_string(half_width(row->total_gpu_hours)) + "\n";
+    }
+    script += "EOD\n";
+    plots += std::string(plots.empty() ? "plot " : ", ") + "$s" + std::to_string(s) +
+             " using 1:2:3 with yerrorlines lw 1.5 pt 7 ps 0.8 title " + gnuplot_quote(names[s]);
+  }
+  if (analysis.young_daly_s > 0) {
+    const double yd = analysis.young_daly_s / 60;
+    lo = std::min(lo, yd), hi = std::max(hi, yd);
+    script += "set arrow from " + std::to_string(yd) + ", graph 0 to " + std::to_string(yd) +
+              ", graph 1 nohead dt 2 lc rgb '#808080'\nset label 'Young/Daly' at " + std::to_string(yd) +
+              ", graph 0.95 offset 0.5,0 font ',9'\n";
+  }
+  script += "set logscale x\nset xrange [" + std::to_string(lo / 1.5) + ":" + std::to_string(hi * 1.5) + "]\n";
+  script += "set xlabel 'checkpoint interval (min)'\nset ylabel 'GPU-hours lost (failures + checkpoints)'\n";
+  script += "set key outside bottom center horizontal font ',9'\nset grid lc rgb '#e0e0e0'\n";
+  return body + html::figure(render_svg(script + plots + "\n", {760, 420}, "capacity-"),
+                             "total lost GPU-hours (mean, 95% CI over seeds) against the checkpoint interval");
+}
+
+}  // namespace gauntlet::harness

@@ -1,0 +1,68 @@
+// The capacity analysis over a real sweep of a small job, run in shards and
+// gathered through gauntlet plan capacity.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "tests/gauntlet_cli.hpp"
+
+namespace {
+
+using cli_test::gauntlet;
+using cli_test::scratch;
+using cli_test::slurp;
+
+const std::string kPlan = "scenarios/plans/capacity-small-plan.yaml";
+
+TEST(PlanCapacity, ShardsGatherIntoARankingBesideYoungDaly) {
+  const auto out = scratch("capacity");
+  for (const char* shard : {"0/2", "1/2"}) {
+    const auto r = gauntlet("plan capacity " + kPlan + " --no-progress --shard " + shard + " --out " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("--gather --out"), std::string::npos) << r.out;
+  }
+  const auto gathered = gauntlet("plan capacity " + kPlan + " --gather --json --out " + out.string());
+  ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
+  const auto analysis = nlohmann::json::parse(slurp(out / "capacity.json"));
+  const auto& rows = analysis["rows"];
+  ASSERT_EQ(rows.size(), 6u);  // 3 intervals x 2 spare counts, one detector
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    EXPECT_LE(rows[i - 1]["total_gpu_hours"]["mean"].get<double>(), rows[i]["total_gpu_hours"]["mean"].get<double>());
+  for (const auto& row : rows) {
+    // A day of 128 GPUs pausing 30 s per checkpoint; spares idle all day.
+    const double interval = row["checkpoint_interval_s"];
+    EXPECT_NEAR(row["checkpoint_gpu_hours"].get<double>(), std::floor(86400 / interval) * 30 * 128 / 3600, 1e-9);
+    const int spares = std::stoi(row["params"]["job.spare_hosts"].get<std::string>());
+    EXPECT_DOUBLE_EQ(row["spare_gpu_hours"].get<double>(), spares * 8 * 24.0);
+    EXPECT_EQ(row["total_gpu_hours"]["n"].get<int>(), 3);
+    EXPECT_NEAR(row["total_gpu_hours"]["mean"].get<double>(),
+                row["lost_gpu_hours"]["mean"].get<double>() + row["checkpoint_gpu_hours"].get<double>(), 1e-9);
+  }
+  // Young/Daly from the runs' own failures: count those that hit the job in
+  // each seed's summary of the best setting.
+  const auto& best = analysis["best"];
+  const std::string folder = "job.checkpoint_interval=" + best["params"]["job.checkpoint_interval"].get<std::string>() +
+                             ",job.spare_hosts=" + best["params"]["job.spare_hosts"].get<std::string>();
+  double failures = 0;
+  for (int seed = 1; seed <= 3; ++seed) {
+    const auto summary =
+        nlohmann::json::parse(slurp(out / "capacity-small" / folder / ("seed-" + std::to_string(seed)) / "summary.json"));
+    for (const auto& fault : summary["faults"]) failures += fault["affected_job"].get<bool>() ? 1.0 / 3 : 0;
+  }
+  ASSERT_GT(failures, 0);
+  EXPECT_NEAR(analysis["young_daly_s"].get<double>(), std::sqrt(2 * 30 * 86400 / failures), 1e-6);
+  EXPECT_NE(analysis["comparison"].get<std::string>().find("Young/Daly"), std::string::npos);
+  const std::string html = slurp(out / "report.html");
+  EXPECT_NE(html.find("Capacity: lost GPU-hours against the checkpoint interval"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+}
+
+TEST(PlanCapacity, LaunchersGatherWithTheAnalysis) {
+  const auto r = gauntlet("plan capacity " + kPlan + " --emit k8s --shards 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"plan\", \"capacity\", \"" + kPlan + "\", \"--gather\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"sweep\", \"" + kPlan + "\", \"--shard\""), std::string::npos);
+}
+
+}  // namespace
