@@ -63,6 +63,10 @@ TEST(PlanCapacity, LaunchersGatherWithTheAnalysis) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\"plan\", \"capacity\", \"" + kPlan + "\", \"--gather\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"sweep\", \"" + kPlan + "\", \"--shard\""), std::string::npos);
+  // The C4D month's plan: 5 intervals x 2 layouts x 5 seeds, every cell loaded.
+  const auto month = gauntlet("plan capacity scenarios/plans/c4d-month-plan.yaml --emit slurm --shards 10");
+  ASSERT_EQ(month.exit_code, 0) << month.err;
+  EXPECT_NE(month.out.find("50 cells in 10 shards"), std::string::npos) << month.out;
 }
 
 }  // namespace
