@@ -8,21 +8,33 @@
 namespace gauntlet::harness {
 namespace {
 
-// Drawn durations are whole milliseconds and numbers keep four significant
-// digits, so records and scenario files read the value that ran.
+// Drawn onsets and durations are whole milliseconds, duration parameters
+// keep three significant digits and numbers four, so records and scenario
+// files read the value that ran.
 constexpr double kNanosPerMilli = 1e6;
 
-std::string number_text(double value) {
+std::string significant_text(double value, int digits) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.4g", value);
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
   return buffer;
 }
+
+std::string number_text(double value) { return significant_text(value, 4); }
 
 std::int64_t whole_millis_ns(double ns) {
   return static_cast<std::int64_t>(std::llround(ns / kNanosPerMilli)) * static_cast<std::int64_t>(kNanosPerMilli);
 }
 
 std::string duration_text(std::int64_t ns) { return std::to_string(ns / static_cast<std::int64_t>(kNanosPerMilli)) + "ms"; }
+
+// In the largest unit that holds it exactly: 20s, 1500ms, 104us.
+std::string exact_duration_text(std::int64_t ns) {
+  constexpr std::pair<std::int64_t, const char*> kUnits[] = {
+      {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}, {1, "ns"}};
+  for (const auto& [size, unit] : kUnits)
+    if (ns % size == 0) return std::to_string(ns / size) + unit;
+  return std::to_string(ns) + "ns";
+}
 
 DrawnFault draw_fault(const SuiteFault& entry, const std::vector<std::string>& candidates, sim::Rng& rng) {
   DrawnFault fault;
@@ -37,8 +49,9 @@ DrawnFault draw_fault(const SuiteFault& entry, const std::vector<std::string>& c
     }
     const double value = param.draw->sample(rng);
     if (param.draw->is_duration) {
-      const std::int64_t ns = whole_millis_ns(value);
-      fault.params.emplace_back(param.name, duration_text(ns));
+      // Three significant digits, down to nanoseconds (an RTT's extra latency).
+      const std::int64_t ns = value == 0 ? 0 : std::llround(std::stod(significant_text(value, 3)));
+      fault.params.emplace_back(param.name, exact_duration_text(ns));
       if (param.name == entry.magnitude) fault.magnitude = static_cast<double>(ns) / 1e9;
     } else {
       const std::string text = number_text(value);

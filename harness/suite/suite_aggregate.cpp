@@ -64,7 +64,7 @@ ClassFigures class_figures(const std::string& name, const std::string& fault_cla
     true_alerts += d->alerts - d->false_alerts;
     if (record->type == "healthy") continue;
     ++fault_episodes;
-    if (record->magnitude) {
+    if (record->magnitude && fault_class != "all") {
       f.magnitude_param = record->magnitude_param;
       magnitudes.emplace_back(*record->magnitude, d->detected);
     }
@@ -81,7 +81,7 @@ ClassFigures class_figures(const std::string& name, const std::string& fault_cla
   f.top3 = wilson_interval(top3, f.detected);
   f.latency_p50_s = bootstrap_quantile(latencies, 0.5);
   f.latency_p95_s = bootstrap_quantile(latencies, 0.95);
-  if (fault_class != "all" && !magnitudes.empty()) {
+  if (!magnitudes.empty()) {
     f.curve = magnitude_curve(magnitudes);
     f.caught_90 = caught_90(magnitudes);
   }

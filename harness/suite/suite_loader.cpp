@@ -28,18 +28,24 @@ bool valid_name(const std::string& name) {
              std::string::npos;
 }
 
-double read_bound(const Source& source, const Field& field, bool is_duration) {
-  return is_duration ? static_cast<double>(yaml_read::read_duration(source, field, true))
-                     : yaml_read::read_number(source, field);
+enum class Unit { number, duration, signed_duration };
+
+double read_bound(const Source& source, const Field& field, Unit unit) {
+  switch (unit) {
+    case Unit::duration: return static_cast<double>(yaml_read::read_duration(source, field, true));
+    case Unit::signed_duration: return static_cast<double>(yaml_read::read_signed_duration(source, field));
+    case Unit::number: break;
+  }
+  return yaml_read::read_number(source, field);
 }
 
 // A constant, {uniform: [a, b]} or {log_uniform: [a, b]}.
-Draw read_draw(const Source& source, const Field& field, bool is_duration) {
+Draw read_draw(const Source& source, const Field& field, Unit unit) {
   Draw draw;
-  draw.is_duration = is_duration;
+  draw.is_duration = unit != Unit::number;
   draw.mark = field.value_mark;
   if (!field.value.IsMap()) {
-    draw.low = draw.high = read_bound(source, field, is_duration);
+    draw.low = draw.high = read_bound(source, field, unit);
     return draw;
   }
   MapView map(source, field);
@@ -49,8 +55,8 @@ Draw read_draw(const Source& source, const Field& field, bool is_duration) {
   draw.law = key_of(law) == "uniform" ? Draw::Law::uniform : Draw::Law::log_uniform;
   const std::vector<Field> bounds = yaml_read::read_sequence(source, law);
   if (bounds.size() != 2) source.fail(law.value_mark, key_of(law) + ": expected [low, high]");
-  draw.low = read_bound(source, bounds[0], is_duration);
-  draw.high = read_bound(source, bounds[1], is_duration);
+  draw.low = read_bound(source, bounds[0], unit);
+  draw.high = read_bound(source, bounds[1], unit);
   if (!(draw.low <= draw.high)) source.fail(bounds[1].value_mark, key_of(law) + ": high must not be below low");
   if (draw.law == Draw::Law::log_uniform && !(draw.low > 0))
     source.fail(bounds[0].value_mark, "log_uniform: low must be above 0");
@@ -100,17 +106,19 @@ SuiteFault read_fault(const Source& source, const Field& field, const injectors:
   } else if (!type->spec.targets.empty()) {
     fault.targets = {"*"};
   }
-  fault.onset = read_draw(source, map.require("onset"), true);
-  if (map.has("duration")) fault.duration = read_draw(source, map.field("duration"), true);
+  fault.onset = read_draw(source, map.require("onset"), Unit::duration);
+  if (map.has("duration")) fault.duration = read_draw(source, map.field("duration"), Unit::duration);
   for (const injectors::ParamInfo& info : type->spec.params) {
     if (!map.has(info.name)) continue;
     const Field value = map.field(info.name);
     SuiteParam param{info.name, std::nullopt, ""};
-    const bool numeric = info.kind == injectors::ParamKind::fraction ||
-                         info.kind == injectors::ParamKind::positive_number;
-    const bool duration = info.kind == injectors::ParamKind::duration;
-    if (numeric || duration) param.draw = read_draw(source, value, duration);
-    else param.text = yaml_read::read_text(source, value);
+    switch (info.kind) {
+      case injectors::ParamKind::fraction:
+      case injectors::ParamKind::positive_number: param.draw = read_draw(source, value, Unit::number); break;
+      case injectors::ParamKind::duration: param.draw = read_draw(source, value, Unit::duration); break;
+      case injectors::ParamKind::signed_duration: param.draw = read_draw(source, value, Unit::signed_duration); break;
+      default: param.text = yaml_read::read_text(source, value);
+    }
     fault.params.push_back(std::move(param));
   }
   if (map.has("magnitude")) {
