@@ -123,15 +123,15 @@ SuiteResult aggregate_suite(const SuiteSpec& spec, std::vector<EpisodeRecord> re
   for (const std::string& name : names) {
     DetectorFigures figures;
     figures.name = name;
-    std::vector<double> false_alerts, hours;
+    double false_alerts = 0, hours = 0;
     for (const EpisodeRecord* record : healthy)
       if (const DetectorEpisode* d = find_detector(*record, name)) {
-        false_alerts.push_back(d->false_alerts);
-        hours.push_back(record->sim_seconds / 3600);
+        false_alerts += d->false_alerts;
+        hours += record->sim_seconds / 3600;
       }
     for (const EpisodeRecord& record : records)
       if (const DetectorEpisode* d = find_detector(record, name); d && d->status != "ok") ++figures.failed_episodes;
-    figures.false_alerts_per_healthy_hour = bootstrap_ratio(false_alerts, hours);
+    figures.false_alerts_per_healthy_hour = poisson_rate_interval(false_alerts, hours);
     for (const std::string& fault_class : classes) figures.classes.push_back(class_figures(name, fault_class, by_class[fault_class]));
     figures.classes.push_back(class_figures(name, "all", all));
     result.detectors.push_back(std::move(figures));
@@ -179,7 +179,8 @@ std::string suite_summary_json(const SuiteResult& r) {
                         {"healthy_hours", r.healthy_hours},
                         {"intervals",
                          "95%: Wilson for proportions; percentile bootstrap over episodes (" +
-                             std::to_string(kBootstrapResamples) + " resamples, fixed seed) for quantiles and rates"},
+                             std::to_string(kBootstrapResamples) +
+                             " resamples, fixed seed) for latency quantiles; exact Poisson for false alerts per hour"},
                         {"detectors", detectors},
                         {"records", records}};
   return summary.dump(2) + "\n";

@@ -21,7 +21,7 @@ bool same_draw(const EpisodeRecord& record, const Episode& episode) {
   if (record.seed != episode.seed) return false;
   if (!episode.fault) return record.type == "healthy";
   return record.type == episode.fault->type && record.target == episode.fault->target &&
-         record.params == episode.fault->params;
+         record.params == episode.fault->params && record.magnitude == episode.fault->magnitude;
 }
 
 }  // namespace

@@ -20,7 +20,57 @@ Interval percentile_interval(double point, std::vector<double> resampled, int n)
   return interval;
 }
 
+// Regularized lower incomplete gamma P(a, x): its series below a + 1, the
+// continued fraction of the upper part (modified Lentz) above.
+double lower_gamma_regularized(double a, double x) {
+  if (x <= 0) return 0;
+  const double log_prefix = a * std::log(x) - x - std::lgamma(a);
+  if (x < a + 1) {
+    double term = 1 / a, sum = term;
+    for (int n = 1; n < 1000 && std::abs(term) > std::abs(sum) * 1e-15; ++n) {
+      term *= x / (a + n);
+      sum += term;
+    }
+    return sum * std::exp(log_prefix);
+  }
+  constexpr double kTiny = 1e-300;
+  double b = x + 1 - a, c = 1 / kTiny, d = 1 / b, h = d;
+  for (int i = 1; i < 1000; ++i) {
+    const double an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (std::abs(d) < kTiny) d = kTiny;
+    c = b + an / c;
+    if (std::abs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::abs(delta - 1) < 1e-15) break;
+  }
+  return 1 - std::exp(log_prefix) * h;
+}
+
 }  // namespace
+
+double gamma_quantile(double p, double shape) {
+  double low = 0, high = std::max(1.0, shape);
+  while (lower_gamma_regularized(shape, high) < p) high *= 2;
+  for (int i = 0; i < 200 && high - low > 1e-12 * high; ++i) {
+    const double mid = (low + high) / 2;
+    (lower_gamma_regularized(shape, mid) < p ? low : high) = mid;
+  }
+  return (low + high) / 2;
+}
+
+Interval poisson_rate_interval(double count, double exposure) {
+  Interval interval;
+  interval.n = static_cast<int>(count);
+  if (!(exposure > 0)) return interval;
+  interval.value = count / exposure;
+  interval.low = count > 0 ? gamma_quantile(0.025, count) / exposure : 0;
+  interval.high = gamma_quantile(0.975, count + 1) / exposure;
+  return interval;
+}
 
 Interval wilson_interval(double successes, int trials) {
   Interval interval;
@@ -55,26 +105,6 @@ Interval bootstrap_quantile(const std::vector<double>& values, double p) {
     resampled.push_back(quantile(sample, p));
   }
   return percentile_interval(quantile(values, p), std::move(resampled), static_cast<int>(values.size()));
-}
-
-Interval bootstrap_ratio(const std::vector<double>& numerators, const std::vector<double>& denominators) {
-  const std::size_t n = std::min(numerators.size(), denominators.size());
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < n; ++i) num += numerators[i], den += denominators[i];
-  if (n == 0 || den <= 0) return {};
-  sim::Rng rng(kBootstrapSeed);
-  std::vector<double> resampled;
-  resampled.reserve(kBootstrapResamples);
-  for (int r = 0; r < kBootstrapResamples; ++r) {
-    double a = 0, b = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t k = rng.below(n);
-      a += numerators[k];
-      b += denominators[k];
-    }
-    resampled.push_back(b > 0 ? a / b : 0);
-  }
-  return percentile_interval(num / den, std::move(resampled), static_cast<int>(n));
 }
 
 double mcnemar_exact_p(int b, int c) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace gauntlet::harness {
 namespace {
 
@@ -48,15 +50,19 @@ TEST(Bootstrap, IsDeterministicAndHoldsThePointEstimate) {
   EXPECT_DOUBLE_EQ(constant.high, 5);
 }
 
-TEST(Bootstrap, RatioOfSumsResamplesPairs) {
-  // 3 false alerts over 4 hours.
-  const Interval rate = bootstrap_ratio({0, 1, 2, 0}, {1, 1, 1, 1});
-  EXPECT_DOUBLE_EQ(*rate.value, 0.75);
-  EXPECT_GE(rate.low, 0);
-  EXPECT_LE(rate.high, 2);
-  EXPECT_LE(rate.low, 0.75);
-  EXPECT_GE(rate.high, 0.75);
-  EXPECT_FALSE(bootstrap_ratio({}, {}).value);
+TEST(PoissonRate, GarwoodIntervalsOfTheTables) {
+  // Exact 95% limits on a Poisson count: 0 -> [0, 3.689], 3 -> [0.619, 8.767].
+  const Interval none = poisson_rate_interval(0, 10);
+  EXPECT_DOUBLE_EQ(*none.value, 0);
+  EXPECT_DOUBLE_EQ(none.low, 0);
+  EXPECT_NEAR(none.high, 0.3689, 1e-4);
+  const Interval three = poisson_rate_interval(3, 4);
+  EXPECT_DOUBLE_EQ(*three.value, 0.75);
+  EXPECT_NEAR(three.low, 0.619 / 4, 1e-3);
+  EXPECT_NEAR(three.high, 8.767 / 4, 1e-3);
+  EXPECT_FALSE(poisson_rate_interval(0, 0).value);
+  // The gamma quantile itself: shape 1 is the exponential, -ln(1 - p).
+  EXPECT_NEAR(gamma_quantile(0.975, 1), -std::log(0.025), 1e-9);
 }
 
 TEST(McNemar, ExactBinomialOnTheDiscordantPairs) {
