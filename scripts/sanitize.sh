@@ -1,16 +1,48 @@
 #!/usr/bin/env bash
-# Builds the whole project with AddressSanitizer and UndefinedBehaviorSanitizer
-# in build-sanitize/ and runs the test suite there:
-#   scripts/sanitize.sh [CTEST_ARGS...]     e.g. scripts/sanitize.sh -R sweep
+# Builds with AddressSanitizer and UndefinedBehaviorSanitizer in
+# build-sanitize/ and runs tests there:
+#   scripts/sanitize.sh                      a representative subset (below)
+#   scripts/sanitize.sh --all [CTEST_ARGS]   the whole suite through ctest, e.g. --all -R Sweep
+# The subset builds only what it runs: the simulator's core (sim, models,
+# the fault injectors), every reader of user input (scenario loader, score
+# readers, chaos plans, the kept fuzz regressions), the detectors and
+# scoring, and 100 cases of the scenario fuzzer, which drive the whole
+# simulation (every fault type, detector and policy) under the sanitizers.
 # Any sanitizer report fails the test that triggers it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build-sanitize
+subset=(sim_test models_test injectors_sim_test scenario_test detectors_test reference_detectors_test scoring_test
+        chaos_test fuzz_regressions_test soak_test)
+
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGAUNTLET_SANITIZE=ON \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
-cmake --build "$build" -j2 2>&1 | tail -3
 # detect_leaks=0: forked simulation children leave by _exit on purpose.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-cd "$build"
-ctest -j2 --output-on-failure --timeout 900 "$@"
+
+if [[ ${1:-} == --all ]]; then
+  shift
+  cmake --build "$build" -j2 2>&1 | tail -3
+  cd "$build"
+  exec ctest -j2 --output-on-failure --timeout 900 "$@"
+fi
+if [[ $# -gt 0 ]]; then
+  echo "usage: scripts/sanitize.sh [--all [CTEST_ARGS...]]" >&2
+  exit 2
+fi
+cmake --build "$build" -j2 --target "${subset[@]}" scenario-fuzz 2>&1 | tail -3
+failed=()
+for test in "${subset[@]}"; do
+  binary=$(find "$build" -name "$test" -type f -perm -u+x | head -1)
+  echo "== $test"
+  # Tests read scenarios/ from the source tree, as under ctest.
+  "$binary" --gtest_brief=1 || failed+=("$test")
+done
+echo "== scenario-fuzz"
+"$build/harness/soak/scenario-fuzz" --seed 1 --cases 100 || failed+=(scenario-fuzz)
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "sanitize: failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "sanitize: the subset passed under ASan and UBSan"
