@@ -14,6 +14,7 @@
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/loader.hpp"
 #include "harness/scoring/records.hpp"
+#include "harness/suite/suite_spec.hpp"
 #include "harness/sweep/sweep_spec.hpp"
 #include "injectors/real/journal.hpp"
 #include "sim/component_id.hpp"
@@ -81,6 +82,13 @@ void read_chaos_plan(std::string_view bytes) {
 void read_sweep(std::string_view bytes) {
   try {
     harness::load_sweep(write_scratch("sweeps/fuzz.yaml", bytes), registry());
+  } catch (const InputError&) {
+  }
+}
+
+void read_suite(std::string_view bytes) {
+  try {
+    harness::load_suite(write_scratch("suite.yaml", bytes), registry());
   } catch (const InputError&) {
   }
 }
@@ -158,7 +166,7 @@ const std::vector<Reader>& readers() {
       {"scenario_loader", read_scenario},       {"chaos_plan", read_chaos_plan},
       {"sweep_loader", read_sweep},             {"score_records", read_score_records},
       {"alertmanager", read_alertmanager},      {"chaos_journal", read_chaos_journal},
-      {"detector_reply", read_detector_replies},
+      {"detector_reply", read_detector_replies}, {"suite_loader", read_suite},
   };
   return all;
 }

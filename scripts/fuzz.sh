@@ -33,6 +33,7 @@ case $target in
   scenario_loader) files=(scenarios/*.yaml scenarios/faults/*.yaml scenarios/incidents/*.yaml) ;;
   chaos_plan) files=(scenarios/chaos/*.yaml) ;;
   sweep_loader) files=(scenarios/sweeps/*.yaml) ;;
+  suite_loader) files=(suites/*.yaml) ;;
   *) files=(fuzz/seeds/"$target"/*) ;;
 esac
 files+=(fuzz/regressions/"$target"/*)
