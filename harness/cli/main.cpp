@@ -27,6 +27,8 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"chaos", {chaos_command, "chaos PLAN.yaml [--apply]: inject faults on this real host (dry-run by default)"}},
       {"report", {report_command, "report DIR...: score table and report.html for a run, or merged over many runs"}},
       {"sweep", {sweep_command, "sweep SWEEP.yaml [--jobs N] [--shard I/N] [--emit k8s|slurm]: run a grid of runs"}},
+      {"compare-engines",
+       {compare_engines_command, "compare-engines SCENARIO.yaml: the scenario on the flow and the packet engine, side by side"}},
       {"suite", {suite_command, "suite SUITE.yaml [--jobs N] [--shard I/N] [--emit k8s|slurm]: the detector benchmark"}},
       {"recover", {recover_command, "recover --journal FILE: revert whatever a chaos journal left applied"}},
   };

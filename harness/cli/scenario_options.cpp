@@ -50,6 +50,7 @@ harness::Scenario load_with_overrides(const ScenarioOptions& options, const harn
   harness::LoadOverrides overrides;
   overrides.seed = options.seed;
   if (!options.mitigation.empty()) overrides.mitigation = options.mitigation;
+  if (!options.engine.empty()) overrides.engine = options.engine;
   if (!options.detectors.empty()) {
     std::vector<std::string> names;
     std::stringstream list(options.detectors);

@@ -17,6 +17,7 @@ struct ScenarioOptions {
   std::optional<unsigned long long> seed;
   std::string detectors;   // comma-separated; empty: the scenario's own
   std::string mitigation;  // empty: the scenario's own
+  std::string engine;      // empty: the scenario's own (set by commands, not a flag)
 };
 
 void add_scenario_options(boost::program_options::options_description& options, ScenarioOptions& out);

@@ -313,6 +313,7 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   if (top.has("engine")) {
     scenario.engine = read_choice(source, top.field("engine"), {"flow", "packet"});
   }
+  if (overrides.engine) scenario.engine = *overrides.engine;
 
   const Field cluster_field = top.require("cluster");
   scenario.cluster = read_cluster(source, cluster_field);
@@ -326,7 +327,7 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
 
   if (scenario.engine == "packet" && (scenario.cluster.hosts > kPacketEngineMaxHosts ||
                                       scenario.cluster.rnics_per_host > kPacketEngineMaxRnicsPerHost))
-    source.fail(top.field("engine").value_mark,
+    source.fail(top.has("engine") ? top.field("engine").value_mark : cluster_field.key_mark,
                 "engine: packet simulates clusters of at most " + std::to_string(kPacketEngineMaxHosts) + " hosts x " +
                     std::to_string(kPacketEngineMaxRnicsPerHost) + " RNICs; this one has " +
                     std::to_string(scenario.cluster.hosts) + " x " + std::to_string(scenario.cluster.rnics_per_host) +

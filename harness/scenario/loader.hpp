@@ -74,6 +74,9 @@ struct LoadOverrides {
   std::optional<std::uint64_t> seed;
   std::optional<std::vector<std::string>> detectors;  // names, default parameters
   std::optional<std::string> mitigation;
+  // Runs the scenario on this engine instead (compare-engines); its limits
+  // then point at the scenario's `engine` key, or `cluster` without one.
+  std::optional<std::string> engine;
 };
 
 // Reads and validates the file at path; errors name the file as given.

@@ -1,0 +1,276 @@
+#include "harness/runner/engine_comparison.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "harness/runner/simulation.hpp"
+#include "sim/isolated_run.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr const char* kObserverName = "engine-measure";
+constexpr std::size_t kBusiestShown = 3;
+
+
+// Every counter both engines publish, summed per window.
+void add_counters(const telemetry::Record& r, std::map<std::string, std::uint64_t>& c) {
+  if (r.has_port()) {
+    const telemetry::PortCounters& p = r.port();
+    c["ecn_marked"] += p.ecn_marked();
+    c["pause_sent"] += p.pause_sent();
+    c["drops"] += p.drops();
+    c["crc_errors"] += p.crc_errors();
+  } else if (r.has_transport()) {
+    const telemetry::RnicTransportCounters& t = r.transport();
+    c["retransmitted"] += t.retransmitted_packets();
+    c["naks_sent"] += t.naks_sent();
+    c["out_of_sequence"] += t.out_of_sequence();
+    c["cnp_sent"] += t.cnp_sent();
+    c["timeouts"] += t.timeouts();
+  } else if (r.has_nic()) {
+    c["nic_cnp"] += r.nic().cnp();
+  }
+}
+
+// What the observer has counted per window; it outlives the run (the
+// detectors end with it).
+struct WindowTally {
+  explicit WindowTally(std::size_t windows) : measures(windows), bytes(windows), rtt_sum(windows), rtt_count(windows) {}
+  std::vector<EngineWindowMeasure> measures;
+  std::vector<std::map<std::string, double>> bytes;  // by link direction
+  std::vector<double> rtt_sum;
+  std::vector<std::uint64_t> rtt_count;
+};
+
+std::optional<std::size_t> window_of(const std::vector<ComparedWindow>& windows, sim::Nanos at) {
+  for (std::size_t w = 0; w < windows.size(); ++w)
+    if (at >= windows[w].start && at < windows[w].end) return w;
+  return std::nullopt;
+}
+
+std::string endpoint_name(const sim::Topology& topology, int e) {
+  const int per_host = topology.shape().rnics_per_host;
+  return "h" + std::to_string(e / per_host) + ".nic" + std::to_string(e % per_host);
+}
+
+// Measures a run as an operator's collectors would: port and RNIC counters
+// and probe RTTs, binned into the comparison's windows. Each observation it
+// probes every RNIC's counterpart half the cluster away (across the pods),
+// so probes cross the fabric links a fault may load.
+class EngineObserver final : public Detector {
+ public:
+  EngineObserver(const sim::Topology& topology, const std::vector<ComparedWindow>& windows, WindowTally& tally)
+      : topology_(topology), windows_(windows), tally_(tally) {}
+
+  bool reads_heartbeats() const override { return false; }
+
+  void observe(const telemetry::Batch& batch) override {
+    for (const telemetry::Record& r : batch.records()) {
+      if (r.has_port()) {
+        const std::optional<std::size_t> w = window_of(windows_, r.port().time_ns() - 1);
+        if (!w) continue;
+        add_counters(r, tally_.measures[*w].counters);
+        tally_.bytes[*w][r.port().link() + (r.port().upward() ? " up" : " down")] +=
+            static_cast<double>(r.port().tx_bytes());
+      } else if (r.has_transport() || r.has_nic()) {
+        const sim::Nanos at = r.has_transport() ? r.transport().time_ns() : r.nic().time_ns();
+        if (const auto w = window_of(windows_, at - 1)) add_counters(r, tally_.measures[*w].counters);
+      } else if (r.has_probe()) {
+        const auto w = window_of(windows_, r.probe().sent_ns());
+        if (!w) continue;
+        if (r.probe().lost()) {
+          ++tally_.measures[*w].probes_lost;
+        } else {
+          tally_.rtt_sum[*w] += static_cast<double>(r.probe().rtt_ns());
+          ++tally_.rtt_count[*w];
+        }
+      }
+    }
+    const int n = topology_.endpoints();
+    for (int e = 0; e < n; ++e)
+      request_probe({endpoint_name(topology_, e), endpoint_name(topology_, (e + n / 2) % n), false});
+  }
+
+ private:
+  const sim::Topology& topology_;
+  const std::vector<ComparedWindow>& windows_;
+  WindowTally& tally_;
+};
+
+// The windows' measures once the run is over: mean RTTs, and utilization
+// against each link direction's line rate.
+std::vector<EngineWindowMeasure> finish(WindowTally& tally, const sim::Topology& topology,
+                                        const std::vector<ComparedWindow>& windows) {
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    EngineWindowMeasure& m = tally.measures[w];
+    if (tally.rtt_count[w] > 0) m.probe_rtt_us = tally.rtt_sum[w] / static_cast<double>(tally.rtt_count[w]) / 1e3;
+    const double seconds = sim::to_seconds(windows[w].end - windows[w].start);
+    for (const auto& [direction, bytes] : tally.bytes[w]) {
+      const bool host_link = direction.find(".nic") != std::string::npos;
+      const double line_rate =
+          (host_link ? topology.shape().host_link_gbps : topology.shape().fabric_link_gbps) * 1e9 / 8;
+      m.busiest.push_back({direction, bytes / (line_rate * seconds)});
+    }
+    std::stable_sort(m.busiest.begin(), m.busiest.end(),
+                     [](const LinkUtilization& a, const LinkUtilization& b) { return a.utilization > b.utilization; });
+    if (m.busiest.size() > kBusiestShown) m.busiest.resize(kBusiestShown);
+  }
+  return tally.measures;
+}
+
+json measure_json(const EngineWindowMeasure& m) {
+  json busiest = json::array();
+  for (const LinkUtilization& u : m.busiest) busiest.push_back({{"link", u.link}, {"utilization", u.utilization}});
+  return {{"iteration_s", m.iteration_s},    {"iterations", m.iterations}, {"busiest", busiest},
+          {"probe_rtt_us", m.probe_rtt_us}, {"probes_lost", m.probes_lost}, {"counters", m.counters}};
+}
+
+EngineWindowMeasure measure_from_json(const json& j) {
+  EngineWindowMeasure m;
+  m.iteration_s = j["iteration_s"].get<double>();
+  m.iterations = j["iterations"].get<std::uint64_t>();
+  for (const json& u : j["busiest"]) m.busiest.push_back({u["link"].get<std::string>(), u["utilization"].get<double>()});
+  m.probe_rtt_us = j["probe_rtt_us"].get<double>();
+  m.probes_lost = j["probes_lost"].get<std::uint64_t>();
+  m.counters = j["counters"].get<std::map<std::string, std::uint64_t>>();
+  return m;
+}
+
+// One engine's run, in its own process (ns-3 keeps one simulator per process).
+std::vector<EngineWindowMeasure> measure_on(const Scenario& base, const std::string& engine,
+                                            const std::vector<ComparedWindow>& windows) {
+  const std::string text = sim::run_isolated([&base, &engine, &windows] {
+    Scenario scenario = base;
+    scenario.engine = engine;
+    scenario.detectors = {DetectorSpec{.name = kObserverName}};
+    const sim::Topology topology(scenario.cluster);
+    WindowTally tally(windows.size());
+    DetectorRegistry registry;
+    registry.add({kObserverName, "measures a run per comparison window", {},
+                  [&](const DetectorContext&) { return std::make_unique<EngineObserver>(topology, windows, tally); }});
+    SimulationRequest request;
+    request.fast_forward = false;  // both engines simulate every iteration alike
+    const SimulationOutcome outcome = simulate(scenario, registry, request);
+    std::vector<EngineWindowMeasure> measures = finish(tally, topology, windows);
+    for (std::size_t w = 0; w < windows.size(); ++w) {
+      double seconds = 0;
+      for (const models::IterationSpan& s : outcome.timeline)
+        for (std::uint64_t i = 0; i < s.count; ++i) {
+          const sim::Nanos start = s.start + static_cast<sim::Nanos>(i) * s.duration;
+          if (start < windows[w].start || start >= windows[w].end) continue;
+          seconds += sim::to_seconds(s.duration);
+          ++measures[w].iterations;
+        }
+      if (measures[w].iterations > 0) measures[w].iteration_s = seconds / static_cast<double>(measures[w].iterations);
+    }
+    json out = json::array();
+    for (const EngineWindowMeasure& m : measures) out.push_back(measure_json(m));
+    return out.dump();
+  });
+  std::vector<EngineWindowMeasure> measures;
+  for (const json& j : json::parse(text)) measures.push_back(measure_from_json(j));
+  return measures;
+}
+
+std::string number_or_dash(double v, const char* format) {
+  if (v < 0) return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, format, v);
+  return buffer;
+}
+
+}  // namespace
+
+std::vector<ComparedWindow> comparison_windows(const Scenario& scenario) {
+  std::vector<ComparedWindow> windows;
+  sim::Nanos first_onset = scenario.duration;
+  for (const injectors::FaultSpec& f : scenario.faults) first_onset = std::min(first_onset, f.start);
+  if (first_onset > 0) windows.push_back({.label = "healthy", .start = 0, .end = first_onset});
+  for (const injectors::FaultSpec& f : scenario.faults) {
+    const sim::Nanos end = std::min(f.end().value_or(scenario.duration), scenario.duration);
+    std::string label = f.id + " " + f.type;
+    if (!f.target.empty()) label += " " + f.target;
+    windows.push_back({.label = label, .start = f.start, .end = end});
+  }
+  return windows;
+}
+
+EngineComparison compare_engines(const Scenario& scenario) {
+  EngineComparison out;
+  out.scenario = scenario.name;
+  out.windows = comparison_windows(scenario);
+  const std::vector<EngineWindowMeasure> flow = measure_on(scenario, "flow", out.windows);
+  const std::vector<EngineWindowMeasure> packet = measure_on(scenario, "packet", out.windows);
+  for (std::size_t w = 0; w < out.windows.size(); ++w) {
+    out.windows[w].flow = flow[w];
+    out.windows[w].packet = packet[w];
+  }
+  return out;
+}
+
+std::optional<double> iteration_gap(const ComparedWindow& window) {
+  if (window.flow.iteration_s <= 0 || window.packet.iteration_s <= 0) return std::nullopt;
+  return window.packet.iteration_s / window.flow.iteration_s - 1.0;
+}
+
+std::string format_comparison(const EngineComparison& comparison) {
+  std::string out = "scenario " + comparison.scenario + ": flow engine vs packet engine, per window\n";
+  char line[512];
+  for (const ComparedWindow& w : comparison.windows) {
+    std::snprintf(line, sizeof line, "\n%s (%s - %s)\n", w.label.c_str(), sim::format_duration(w.start).c_str(),
+                  sim::format_duration(w.end).c_str());
+    out += line;
+    std::snprintf(line, sizeof line, "  %-26s %18s %18s\n", "", "flow", "packet");
+    out += line;
+    auto row = [&](const std::string& name, const std::string& a, const std::string& b) {
+      std::snprintf(line, sizeof line, "  %-26s %18s %18s\n", name.c_str(), a.c_str(), b.c_str());
+      out += line;
+    };
+    row("iteration time (s)", number_or_dash(w.flow.iteration_s, "%.4f"), number_or_dash(w.packet.iteration_s, "%.4f"));
+    row("iterations started", std::to_string(w.flow.iterations), std::to_string(w.packet.iterations));
+    if (const auto gap = iteration_gap(w)) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%+.1f%%", 100 * *gap);
+      row("packet vs flow", "", b);
+    }
+    row("probe RTT (us)", number_or_dash(w.flow.probe_rtt_us, "%.2f"), number_or_dash(w.packet.probe_rtt_us, "%.2f"));
+    row("probes lost", std::to_string(w.flow.probes_lost), std::to_string(w.packet.probes_lost));
+    for (std::size_t i = 0; i < kBusiestShown; ++i) {
+      auto cell = [i](const EngineWindowMeasure& m) {
+        if (i >= m.busiest.size()) return std::string("-");
+        char b[96];
+        std::snprintf(b, sizeof b, "%s %.0f%%", m.busiest[i].link.c_str(), 100 * m.busiest[i].utilization);
+        return std::string(b);
+      };
+      std::snprintf(line, sizeof line, "  %-26s %s | %s\n", ("busiest link #" + std::to_string(i + 1)).c_str(),
+                    cell(w.flow).c_str(), cell(w.packet).c_str());
+      out += line;
+    }
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> counters;
+    for (const auto& [k, v] : w.flow.counters) counters[k].first = v;
+    for (const auto& [k, v] : w.packet.counters) counters[k].second = v;
+    for (const auto& [k, v] : counters) row(k, std::to_string(v.first), std::to_string(v.second));
+  }
+  return out;
+}
+
+nlohmann::ordered_json comparison_json(const EngineComparison& comparison) {
+  json windows = json::array();
+  for (const ComparedWindow& w : comparison.windows) {
+    const auto gap = iteration_gap(w);
+    windows.push_back({{"label", w.label},
+                       {"start_s", sim::to_seconds(w.start)},
+                       {"end_s", sim::to_seconds(w.end)},
+                       {"flow", measure_json(w.flow)},
+                       {"packet", measure_json(w.packet)},
+                       {"iteration_gap", gap ? json(*gap) : json(nullptr)}});
+  }
+  return {{"scenario", comparison.scenario}, {"windows", windows}};
+}
+
+}  // namespace gauntlet::harness

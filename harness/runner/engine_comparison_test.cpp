@@ -1,0 +1,67 @@
+// The two engines side by side on one small scenario: they agree where both
+// model the same physics (healthy steps, a background load's share of a
+// link) and the packet engine alone counts what only packets show.
+#include "harness/runner/engine_comparison.hpp"
+
+#include <gtest/gtest.h>
+
+#include "harness/scenario/loader.hpp"
+
+namespace gauntlet::harness {
+namespace {
+
+constexpr const char* kScenario = R"(name: compare
+seed: 5
+duration: 3s
+cluster: {spines: 2, leaves: 4, hosts: 4, gpus_per_host: 2, rnics_per_host: 2}
+job:
+  name: llm
+  gpus: 8
+  parallelism: {tp: 2, pp: 1, dp: 4, ep: 1}
+  compute_per_iteration: 20ms
+  gradient_bytes: 512KB
+  checkpoint_interval: 10m
+  restart_cost: 1m
+faults:
+  - {type: link_loss, target: h1.nic0~leaf0, at: 1s, duration: 1s, rate: 0.01}
+  - {type: congestion, target: leaf0~spine0, at: 2s, duration: 1s, load: 0.7}
+)";
+
+// Each run costs seconds of packets, so one test reads one comparison.
+TEST(EngineComparison, AgreeOnSharedPhysicsAndOnlyPacketsCountWhatOnlyPacketsShow) {
+  const EngineComparison comparison = compare_engines(parse_scenario(kScenario, "compare.yaml", builtin_detectors()));
+
+  // The windows: the healthy stretch, then each fault's.
+  const std::vector<ComparedWindow>& w = comparison.windows;
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(w[0].label, "healthy");
+  EXPECT_EQ(w[0].end, sim::kSecond);
+  EXPECT_EQ(w[1].label, "f1 link_loss h1.nic0~leaf0");
+  EXPECT_EQ(w[2].start, 2 * sim::kSecond);
+  EXPECT_EQ(w[2].end, 3 * sim::kSecond);
+
+  // Healthy steps take the same time on both.
+  const ComparedWindow& healthy = w[0];
+  ASSERT_GT(healthy.flow.iterations, 0u);
+  ASSERT_TRUE(iteration_gap(healthy));
+  EXPECT_LT(std::abs(*iteration_gap(healthy)), 0.05);
+
+  // Only the packet engine counts a lossy link's errors and resends.
+  const ComparedWindow& loss = w[1];
+  EXPECT_EQ(loss.flow.counters.count("crc_errors") ? loss.flow.counters.at("crc_errors") : 0u, 0u);
+  ASSERT_TRUE(loss.packet.counters.count("crc_errors"));
+  EXPECT_GT(loss.packet.counters.at("crc_errors"), 0u);
+  EXPECT_GT(loss.packet.counters.at("retransmitted"), loss.packet.counters.at("crc_errors"));
+
+  // Both put the background load on the congested link.
+  const ComparedWindow& congested = w[2];
+  for (const EngineWindowMeasure* m : {&congested.flow, &congested.packet}) {
+    ASSERT_FALSE(m->busiest.empty());
+    EXPECT_EQ(m->busiest[0].link.rfind("leaf0~spine0", 0), 0u) << m->busiest[0].link;
+    // 70% of the line rate is other tenants' traffic; the job adds little.
+    EXPECT_NEAR(m->busiest[0].utilization, 0.7, 0.05);
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::harness
