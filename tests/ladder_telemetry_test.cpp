@@ -6,6 +6,7 @@
 // and the even split back once the compute times show the GPU healthy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "harness/mitigation/falcon_ladder.hpp"
@@ -39,8 +40,8 @@ struct LadderSeen {
 };
 
 // h3.gpu2 at `speed` from 30 s to 150 s; a fail-slow alert naming it at 40 s.
-LadderSeen run_ladder(double speed) {
-  const std::string text = sim::run_isolated([speed] {
+LadderSeen run_ladder(double speed, harness::LadderThresholds thresholds = {}) {
+  const std::string text = sim::run_isolated([speed, thresholds] {
     sim::Topology topology(cluster());
     sim::FlowEngine engine(topology, 7);
     sim::TelemetryBus bus;
@@ -49,7 +50,7 @@ LadderSeen run_ladder(double speed) {
     models::JobConsole console(training, measured);
     harness::LadderCosts costs;
     costs.rebalance = 5 * kSecond;
-    harness::FalconLadderPolicy ladder(costs);
+    harness::FalconLadderPolicy ladder(costs, thresholds);
     // The throttle's edges are announced, as the fault scheduler does.
     training.set_change_horizon([&engine] {
       for (sim::Nanos edge : {30 * kSecond, 150 * kSecond})
@@ -108,6 +109,22 @@ TEST(LadderFromTelemetry, RebalancesAsTheStoredSpeedWouldAndUndoesItOnceMeasured
     EXPECT_GE(seen.actions[1].first, 150);
     EXPECT_LE(seen.actions[1].first, 150 + 2 * 3.0 + 1);
   }
+}
+
+// The speed below which a measured GPU counts as slow is the
+// ladder.slow_gpu_speed attribute: at 0.6, a GPU measured at 0.7 is left
+// alone and one at 0.5 is still balanced around.
+TEST(LadderFromTelemetry, TheSlowGpuThresholdIsTheCalibrationAttribute) {
+  sim::Calibration calibration;
+  calibration.set(harness::kLadderSlowGpuSpeed, 0.6);
+  const harness::LadderThresholds thresholds = harness::LadderThresholds::from(calibration);
+  ASSERT_EQ(thresholds.slow_gpu_speed, 0.6);
+  auto rebalanced = [](const LadderSeen& seen) {
+    return std::any_of(seen.actions.begin(), seen.actions.end(),
+                       [](const auto& a) { return a.second == "rebalance-microbatches"; });
+  };
+  EXPECT_FALSE(rebalanced(run_ladder(0.7, thresholds)));
+  EXPECT_TRUE(rebalanced(run_ladder(0.5, thresholds)));
 }
 
 }  // namespace

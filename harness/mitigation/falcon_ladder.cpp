@@ -10,14 +10,6 @@
 namespace gauntlet::harness {
 namespace {
 
-// Below this a GPU counts as slow, and iterations this much longer than the
-// healthy ones count as a slowdown: well above the run-to-run jitter of
-// steady iterations, well below the slowdowns worth a lever.
-constexpr double kSlowMeasuredSpeed = 0.97;
-constexpr double kSlowIteration = 1.05;
-// A localization that missed twice is not worth more communicator rebuilds.
-constexpr long kMaxRepairs = 2;
-
 constexpr LadderLever kOrder[] = {LadderLever::rebalance, LadderLever::relayout, LadderLever::repair,
                                   LadderLever::restart};
 
@@ -64,12 +56,12 @@ void FalconLadderPolicy::on_alert(const Alert& alert, models::JobControl& /*job*
 
 bool FalconLadderPolicy::compute_slow(const models::JobControl& job) const {
   const std::vector<double> speeds = job.measurements().measured_replica_speeds(job.placement());
-  return std::any_of(speeds.begin(), speeds.end(), [](double s) { return s < kSlowMeasuredSpeed; });
+  return std::any_of(speeds.begin(), speeds.end(), [this](double s) { return s < thresholds_.slow_gpu_speed; });
 }
 
 bool FalconLadderPolicy::iterations_slow(const models::JobControl& job) const {
   if (job.timeline().empty() || healthy_ == 0) return false;
-  return static_cast<double>(job.timeline().back().duration) > kSlowIteration * static_cast<double>(healthy_);
+  return static_cast<double>(job.timeline().back().duration) > thresholds_.slow_iteration * static_cast<double>(healthy_);
 }
 
 void FalconLadderPolicy::on_tick(models::JobControl& job, sim::Nanos now) {
@@ -143,7 +135,7 @@ bool FalconLadderPolicy::lever_applies(const models::JobControl& job, LadderLeve
     case LadderLever::rebalance:
     case LadderLever::relayout: return compute_slow(job) && planned_split(job, lever).has_value();
     case LadderLever::repair:
-      return !compute_slow(job) && std::count(taken_.begin(), taken_.end(), LadderLever::repair) < kMaxRepairs &&
+      return !compute_slow(job) && std::count(taken_.begin(), taken_.end(), LadderLever::repair) < thresholds_.max_repairs &&
              next_repair(job).has_value();
     case LadderLever::restart:
       return std::find(taken_.begin(), taken_.end(), LadderLever::restart) == taken_.end() && job.spares_left() > 0 &&
@@ -296,7 +288,7 @@ bool FalconLadderPolicy::move_pays(const models::JobControl& job) const {
   if (job.timeline().empty() || healthy_ == 0) return false;
   const double healthy = static_cast<double>(healthy_);
   const double communication = std::max(0.0, healthy - static_cast<double>(job.spec().compute_per_iteration));
-  return static_cast<double>(job.timeline().back().duration) > kSlowIteration * (healthy + communication);
+  return static_cast<double>(job.timeline().back().duration) > thresholds_.slow_iteration * (healthy + communication);
 }
 
 // What a restart swaps out: the first suspect on a host the job uses;
@@ -309,7 +301,7 @@ std::string FalconLadderPolicy::restart_target(const models::JobControl& job) co
   }
   if (!compute_slow(job)) return "";
   std::string target;
-  double slowest = kSlowMeasuredSpeed;
+  double slowest = thresholds_.slow_gpu_speed;
   for (int r = 0; r < job.placement().ranks(); ++r) {
     const double speed = job.measurements().measured_rank_speed(job.placement(), r);
     if (speed < slowest) {

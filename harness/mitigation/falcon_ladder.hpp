@@ -52,6 +52,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/mitigation/ladder_calibration.hpp"
 #include "harness/mitigation/policy.hpp"
 
 namespace gauntlet::harness {
@@ -73,7 +74,8 @@ enum class LadderLever { rebalance, relayout, repair, restart };
 
 class FalconLadderPolicy final : public MitigationPolicy {
  public:
-  explicit FalconLadderPolicy(LadderCosts costs) : costs_(costs) {}
+  explicit FalconLadderPolicy(LadderCosts costs, LadderThresholds thresholds = {})
+      : costs_(costs), thresholds_(thresholds) {}
   void on_alert(const Alert& alert, models::JobControl& job, sim::Nanos now) override;
   void on_tick(models::JobControl& job, sim::Nanos now) override;
   bool reads_measurements() const override { return true; }
@@ -105,6 +107,7 @@ class FalconLadderPolicy final : public MitigationPolicy {
   void end_episode(models::JobControl& job, sim::Nanos now);
 
   LadderCosts costs_;
+  LadderThresholds thresholds_;
   std::optional<sim::Nanos> episode_start_;
   std::vector<std::string> suspects_;  // every suspect named in the episode, first seen first
   std::set<std::string> named_by_network_;  // those a network alert named

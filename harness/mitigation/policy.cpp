@@ -37,7 +37,8 @@ void IsolateRestartPolicy::on_alert(const Alert& alert, models::JobControl& job,
 }
 
 std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const models::JobSpec& job,
-                                              const std::map<std::string, sim::Nanos>& costs) {
+                                              const std::map<std::string, sim::Nanos>& costs,
+                                              const sim::Calibration& calibration) {
   if (name == "none") return nullptr;
   if (name == "isolate-restart") {
     if (!costs.empty()) throw std::invalid_argument("isolate-restart takes no step costs; set job.restart_cost");
@@ -53,7 +54,7 @@ std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const mod
       else if (step == "restart") ladder.restart = cost;
       else throw std::invalid_argument("falcon-ladder has no step '" + step + "'; steps are rebalance, relayout, repair, restart");
     }
-    return std::make_unique<FalconLadderPolicy>(ladder);
+    return std::make_unique<FalconLadderPolicy>(ladder, LadderThresholds::from(calibration));
   }
   throw std::invalid_argument("mitigation '" + name + "' is not simulated; use none, isolate-restart or falcon-ladder");
 }

@@ -15,6 +15,7 @@
 
 #include "harness/detectors/alert.hpp"
 #include "models/job_control.hpp"
+#include "sim/calibration.hpp"
 #include "sim/time.hpp"
 
 namespace gauntlet::harness {
@@ -65,9 +66,11 @@ class IsolateRestartPolicy final : public MitigationPolicy {
 
 // Policies the simulator can run: "none" gives nullptr; unknown names throw
 // std::invalid_argument. `costs` overrides a policy's step costs by step
-// name (falcon-ladder: rebalance, relayout, repair, restart); unknown names throw.
+// name (falcon-ladder: rebalance, relayout, repair, restart); unknown names
+// throw. The ladder's thresholds come from the run's calibration.
 std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const models::JobSpec& job,
-                                              const std::map<std::string, sim::Nanos>& costs = {});
+                                              const std::map<std::string, sim::Nanos>& costs = {},
+                                              const sim::Calibration& calibration = {});
 
 // The host an alert's component id belongs to ("h3.gpu2" -> 3), or -1 for
 // switches and fabric links.

@@ -189,7 +189,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     });
     detectors = make_detectors(observed, registry, topology, request.observe_interval);
   }
-  const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job, scenario.mitigation_costs);
+  const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job, scenario.mitigation_costs, calibration);
   // Policies and services see the job through its levers and its telemetry.
   models::JobMeasurements measured(scenario.job);
   models::JobConsole console(job, measured);

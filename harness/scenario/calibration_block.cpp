@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 
+#include "harness/mitigation/ladder_calibration.hpp"
 #include "models/calibration.hpp"
 
 namespace gauntlet::harness {
@@ -58,7 +59,7 @@ double read_value(const Source& source, const Field& field, const Attribute& att
 }  // namespace
 
 const sim::AttributeRegistry& calibration_attributes() {
-  static const sim::AttributeRegistry registry{models::calibration::kAll};
+  static const sim::AttributeRegistry registry{models::calibration::kAll, kLadderAttributes};
   return registry;
 }
 
