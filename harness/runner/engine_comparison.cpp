@@ -15,6 +15,7 @@ using json = nlohmann::ordered_json;
 
 constexpr const char* kObserverName = "engine-measure";
 constexpr std::size_t kBusiestShown = 3;
+constexpr const char* kHealthyLabel = "healthy";
 
 
 // Every counter both engines publish, summed per window.
@@ -141,6 +142,14 @@ EngineWindowMeasure measure_from_json(const json& j) {
   return m;
 }
 
+// An iteration counts in a fault's window when it overlaps it (the fault
+// acted on it), and in the healthy stretch only when it ended before the
+// first onset: one that straddles the onset is the fault's.
+bool counts_in(const ComparedWindow& window, sim::Nanos start, sim::Nanos end) {
+  if (window.label == kHealthyLabel) return start >= window.start && end <= window.end;
+  return start < window.end && end > window.start;
+}
+
 // One engine's run, in its own process (ns-3 keeps one simulator per process).
 std::vector<EngineWindowMeasure> measure_on(const Scenario& base, const std::string& engine,
                                             const std::vector<ComparedWindow>& windows) {
@@ -162,7 +171,7 @@ std::vector<EngineWindowMeasure> measure_on(const Scenario& base, const std::str
       for (const models::IterationSpan& s : outcome.timeline)
         for (std::uint64_t i = 0; i < s.count; ++i) {
           const sim::Nanos start = s.start + static_cast<sim::Nanos>(i) * s.duration;
-          if (start < windows[w].start || start >= windows[w].end) continue;
+          if (!counts_in(windows[w], start, start + s.duration)) continue;
           seconds += sim::to_seconds(s.duration);
           ++measures[w].iterations;
         }
@@ -190,7 +199,7 @@ std::vector<ComparedWindow> comparison_windows(const Scenario& scenario) {
   std::vector<ComparedWindow> windows;
   sim::Nanos first_onset = scenario.duration;
   for (const injectors::FaultSpec& f : scenario.faults) first_onset = std::min(first_onset, f.start);
-  if (first_onset > 0) windows.push_back({.label = "healthy", .start = 0, .end = first_onset});
+  if (first_onset > 0) windows.push_back({.label = kHealthyLabel, .start = 0, .end = first_onset});
   for (const injectors::FaultSpec& f : scenario.faults) {
     const sim::Nanos end = std::min(f.end().value_or(scenario.duration), scenario.duration);
     std::string label = f.id + " " + f.type;
@@ -232,7 +241,7 @@ std::string format_comparison(const EngineComparison& comparison) {
       out += line;
     };
     row("iteration time (s)", number_or_dash(w.flow.iteration_s, "%.4f"), number_or_dash(w.packet.iteration_s, "%.4f"));
-    row("iterations started", std::to_string(w.flow.iterations), std::to_string(w.packet.iterations));
+    row("iterations", std::to_string(w.flow.iterations), std::to_string(w.packet.iterations));
     if (const auto gap = iteration_gap(w)) {
       char b[32];
       std::snprintf(b, sizeof b, "%+.1f%%", 100 * *gap);

@@ -26,7 +26,9 @@ struct LinkUtilization {
 };
 
 struct EngineWindowMeasure {
-  double iteration_s = -1;  // mean over iterations that started in the window; -1: none did
+  // Mean over the iterations a fault's window overlaps, or that ended within
+  // the healthy stretch; -1: none.
+  double iteration_s = -1;
   std::uint64_t iterations = 0;
   std::vector<LinkUtilization> busiest;  // at most three, busiest first
   double probe_rtt_us = -1;              // mean over probes answered in the window; -1: none
