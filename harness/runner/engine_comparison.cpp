@@ -1,7 +1,6 @@
 #include "harness/runner/engine_comparison.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 

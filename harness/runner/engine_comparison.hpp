@@ -10,6 +10,7 @@
 // the end of its second).
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 

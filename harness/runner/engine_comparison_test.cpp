@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "harness/scenario/loader.hpp"
 
 namespace gauntlet::harness {
