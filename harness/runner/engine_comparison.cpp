@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "harness/runner/simulation.hpp"
+#include "sim/component_id.hpp"
 #include "sim/isolated_run.hpp"
 
 namespace gauntlet::harness {
@@ -14,7 +15,6 @@ using json = nlohmann::ordered_json;
 
 constexpr const char* kObserverName = "engine-measure";
 constexpr std::size_t kBusiestShown = 3;
-constexpr const char* kHealthyLabel = "healthy";
 
 
 // Every counter both engines publish, summed per window.
@@ -54,8 +54,7 @@ std::optional<std::size_t> window_of(const std::vector<ComparedWindow>& windows,
 }
 
 std::string endpoint_name(const sim::Topology& topology, int e) {
-  const int per_host = topology.shape().rnics_per_host;
-  return "h" + std::to_string(e / per_host) + ".nic" + std::to_string(e % per_host);
+  return sim::ComponentId::make_nic(topology.host_of(e), topology.nic_of(e)).str();
 }
 
 // Measures a run as an operator's collectors would: port and RNIC counters
@@ -111,9 +110,8 @@ std::vector<EngineWindowMeasure> finish(WindowTally& tally, const sim::Topology&
     if (tally.rtt_count[w] > 0) m.probe_rtt_us = tally.rtt_sum[w] / static_cast<double>(tally.rtt_count[w]) / 1e3;
     const double seconds = sim::to_seconds(windows[w].end - windows[w].start);
     for (const auto& [direction, bytes] : tally.bytes[w]) {
-      const bool host_link = direction.find(".nic") != std::string::npos;
-      const double line_rate =
-          (host_link ? topology.shape().host_link_gbps : topology.shape().fabric_link_gbps) * 1e9 / 8;
+      const std::string link = direction.substr(0, direction.find(' '));
+      const double line_rate = topology.link_bytes_per_second(*topology.link_of(*sim::ComponentId::parse(link)));
       m.busiest.push_back({direction, bytes / (line_rate * seconds)});
     }
     std::stable_sort(m.busiest.begin(), m.busiest.end(),
@@ -145,7 +143,7 @@ EngineWindowMeasure measure_from_json(const json& j) {
 // acted on it), and in the healthy stretch only when it ended before the
 // first onset: one that straddles the onset is the fault's.
 bool counts_in(const ComparedWindow& window, sim::Nanos start, sim::Nanos end) {
-  if (window.label == kHealthyLabel) return start >= window.start && end <= window.end;
+  if (window.healthy) return start >= window.start && end <= window.end;
   return start < window.end && end > window.start;
 }
 
@@ -198,7 +196,7 @@ std::vector<ComparedWindow> comparison_windows(const Scenario& scenario) {
   std::vector<ComparedWindow> windows;
   sim::Nanos first_onset = scenario.duration;
   for (const injectors::FaultSpec& f : scenario.faults) first_onset = std::min(first_onset, f.start);
-  if (first_onset > 0) windows.push_back({.label = kHealthyLabel, .start = 0, .end = first_onset});
+  if (first_onset > 0) windows.push_back({.label = "healthy", .start = 0, .end = first_onset, .healthy = true});
   for (const injectors::FaultSpec& f : scenario.faults) {
     const sim::Nanos end = std::min(f.end().value_or(scenario.duration), scenario.duration);
     std::string label = f.id + " " + f.type;

@@ -41,6 +41,7 @@ struct ComparedWindow {
   std::string label;  // "healthy" or "f1 link_loss leaf3~spine2"
   sim::Nanos start = 0;
   sim::Nanos end = 0;
+  bool healthy = false;  // the stretch before the first fault
   EngineWindowMeasure flow;
   EngineWindowMeasure packet;
 };

@@ -25,9 +25,8 @@ void send_background(FaultEffectScope& scope, sim::PacketFaults& packets) {
   for (int link = 0; link < topology.links(); ++link) {
     const sim::ComponentId c = topology.link_component(link);
     if (c.str() != fault.target && !on_switch(id, c)) continue;
-    scope.call_at(scope.start(), [&packets, link, cause = fault.id, load] { packets.set_background_load(link, cause, load); });
-    if (scope.end() != kOpenEnded)
-      scope.call_at(scope.end(), [&packets, link, cause = fault.id] { packets.set_background_load(link, cause, 0); });
+    scope.call_during([&packets, link, cause = fault.id, load] { packets.set_background_load(link, cause, load); },
+                      [&packets, link, cause = fault.id] { packets.set_background_load(link, cause, 0); });
   }
 }
 

@@ -11,8 +11,8 @@ FaultDescriptor gpu_fail() {
     const sim::ComponentId id = *sim::ComponentId::parse(scope.fault().target);
     models::TrainingJob& job = scope.job();
     const int host = id.host, gpu = id.index;
-    scope.call_at(scope.start(), [&job, host, gpu] { job.fail_gpu(host, gpu); }, false);
-    if (scope.end() != kOpenEnded) scope.call_at(scope.end(), [&job, host, gpu] { job.repair_gpu(host, gpu); }, false);
+    scope.call_during([&job, host, gpu] { job.fail_gpu(host, gpu); }, [&job, host, gpu] { job.repair_gpu(host, gpu); },
+                      false);
   }};
   return d;
 }

@@ -17,9 +17,8 @@ void simulate(FaultEffectScope& scope) {
   models::CommunicatorModel& communicator = scope.communicator();
   if (sim::PacketFaults* packets = scope.packets()) {
     // Frames are corrupted on the wire; go-back-N makes of it what it does.
-    scope.call_at(scope.start(), [packets, link, cause = fault.id, rate] { packets->set_link_loss(link, cause, rate); });
-    if (scope.end() != kOpenEnded)
-      scope.call_at(scope.end(), [packets, link, cause = fault.id] { packets->set_link_loss(link, cause, 0); });
+    scope.call_during([packets, link, cause = fault.id, rate] { packets->set_link_loss(link, cause, rate); },
+                      [packets, link, cause = fault.id] { packets->set_link_loss(link, cause, 0); });
   } else {
     PathEffect effect;
     effect.bandwidth_factor = communicator.link_goodput(link, rate);

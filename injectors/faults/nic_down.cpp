@@ -20,8 +20,8 @@ void simulate(FaultEffectScope& scope) {
   models::TrainingJob& job = scope.job();
   const bool falls_back = fallback >= 0 && fallback != nic;
   if (falls_back) {
-    scope.call_at(scope.start(), [&job, host, nic, fallback] { job.set_nic_fallback(host, nic, fallback); });
-    if (scope.end() != kOpenEnded) scope.call_at(scope.end(), [&job, host, nic] { job.clear_nic_fallback(host, nic); });
+    scope.call_during([&job, host, nic, fallback] { job.set_nic_fallback(host, nic, fallback); },
+                      [&job, host, nic] { job.clear_nic_fallback(host, nic); });
   }
   scope.set_during(link, kLinkDown);
   if (!falls_back) scope.watch_outage(scope.start(), link);

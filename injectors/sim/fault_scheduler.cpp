@@ -27,6 +27,11 @@ void FaultEffectScope::call_at(sim::Nanos at, std::function<void()> action, bool
   scheduler_.schedule_job(at, std::move(action), bounds_steady_runs);
 }
 
+void FaultEffectScope::call_during(std::function<void()> on, std::function<void()> off, bool bounds_steady_runs) {
+  call_at(start(), std::move(on), bounds_steady_runs);
+  if (end() != kOpenEnded) call_at(end(), std::move(off), bounds_steady_runs);
+}
+
 void FaultEffectScope::watch_outage(sim::Nanos down_at, const std::string& link) {
   const sim::Topology& t = topology();
   const sim::ComponentId id = *sim::ComponentId::parse(link);

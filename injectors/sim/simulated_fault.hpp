@@ -59,6 +59,8 @@ class FaultEffectScope {
   // `effect` on the component from `at` on; nullptr removes this fault's.
   void set_at(sim::Nanos at, const std::string& component, const PathEffect* effect, bool bounds_steady_runs = true);
   void call_at(sim::Nanos at, std::function<void()> action, bool bounds_steady_runs = true);
+  // `on` at the fault's start and `off` at its end (never, open-ended).
+  void call_during(std::function<void()> on, std::function<void()> off, bool bounds_steady_runs = true);
   // The link (a link id, or an RNIC's host link) went down at `down_at`:
   // the transport's verdict on it is the communicator model's.
   void watch_outage(sim::Nanos down_at, const std::string& link);
