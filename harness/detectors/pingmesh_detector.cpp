@@ -76,6 +76,27 @@ void PingmeshDetector::analyze(sim::Nanos now) {
   healthy_rounds_ = 0;
   std::vector<Suspect> suspects = rank_underlay_suspects(*topology_, failed, healthy);
   if (suspects.empty()) return;
+  // The best suspect a host link, and every probe to each of its host's
+  // RNICs failed (two RNICs probed at least): the server is unreachable, not
+  // one of its links.
+  auto top = sim::ComponentId::parse(suspects.front().id);
+  if (top && top->kind == sim::ComponentKind::host_link) {
+    int probed_rnics = 0;
+    bool all_failed = true;
+    for (int k = 0; k < topology_->shape().rnics_per_host; ++k) {
+      const auto it = peers.find(sim::ComponentId::make_nic(top->host, k).str());
+      if (it == peers.end() || it->second.first.empty()) continue;
+      ++probed_rnics;
+      all_failed = all_failed && it->second.second.size() == it->second.first.size();
+    }
+    if (probed_rnics >= 2 && all_failed) {
+      const double best = suspects.front().score;
+      for (Suspect& s : suspects) s.score *= 0.9;
+      suspects.insert(suspects.begin(), {sim::ComponentId::make_host(top->host).str(), best});
+      if (auto a = network_alert_once(sim::to_seconds(now), std::move(suspects), alerted_)) raise(std::move(*a));
+      return;
+    }
+  }
   // Many peers failing to reach one RNIC whose own link is the best suspect:
   // the RNIC itself (a NIC fault and its host link look alike from outside).
   auto id = sim::ComponentId::parse(suspects.front().id);

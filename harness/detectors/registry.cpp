@@ -285,6 +285,8 @@ DetectorRegistry builtin_detectors() {
       declare("missed_heartbeats", K::integer, "3", "heartbeat intervals of silence that make an agent silent", 1.0),
       declare("min_repeats", K::integer, "3", "bursts at one period a flow needs to join the skeleton", 2.0),
       declare("stale_after", K::duration, "2m", "silence (while other flows burst) after which a flow leaves the skeleton", 0.001),
+      declare("tie_probes", K::integer, "4", "identifying probes per suspect tied on top", 1.0),
+      declare("tie_rounds", K::integer, "2", "times a tie is probed apart before it is alerted as a tie", 0.0),
   };
   skeleton.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
     SkeletonDetector::Config config = SkeletonDetector::config_from(ctx.params);

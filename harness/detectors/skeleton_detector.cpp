@@ -30,6 +30,8 @@ SkeletonDetector::Config SkeletonDetector::config_from(const DetectorParams& par
   c.missed_heartbeats = static_cast<int>(params.integer("missed_heartbeats"));
   c.min_repeats = static_cast<int>(params.integer("min_repeats"));
   c.stale_after = params.duration("stale_after");
+  c.tie_probes = static_cast<int>(params.integer("tie_probes"));
+  c.tie_rounds = static_cast<int>(params.integer("tie_rounds"));
   return c;
 }
 
@@ -61,6 +63,7 @@ void SkeletonDetector::observe(const telemetry::Batch& batch) {
           if (auto link = topology_->link_of(*id)) links.push_back(*link);
       if (src >= 0 && dst >= 0 && !links.empty()) learned_routes_[{src, dst}] = std::move(links);
       if (!p.overlay()) awaited_.erase({src, dst});
+      note_reachability(p);
     }
   }
   const sim::Nanos now = batch.until_ns();
@@ -92,12 +95,56 @@ void SkeletonDetector::check_heartbeats(sim::Nanos now) {
       continue;
     }
     if (!silent_.insert(host).second) continue;
+    check_reachability(host);
+  }
+  // Verdicts on silent hosts whose reachability probes are all back.
+  for (auto it = reach_pending_.begin(); it != reach_pending_.end();) {
+    if (!it->second.empty()) {
+      ++it;
+      continue;
+    }
+    const int host = it->first;
     Alert a;
     a.time_s = sim::to_seconds(now);
-    a.kind = "monitor";
-    a.suspects = {{sim::ComponentId::make_agent(host).str(), 1.0}};
+    if (reach_answered_[host]) {
+      a.kind = "monitor";
+      a.suspects = {{sim::ComponentId::make_agent(host).str(), 1.0}};
+    } else {
+      a.kind = "fail_stop";
+      a.suspects = {{sim::ComponentId::make_host(host).str(), 1.0}};
+    }
     raise(std::move(a));
+    reach_answered_.erase(host);
+    it = reach_pending_.erase(it);
   }
+}
+
+void SkeletonDetector::check_reachability(int host) {
+  // From the nearest peers: another host's RNIC under the same leaf, so a
+  // lost answer is the host's (or its host link's) and no fabric link's.
+  const sim::Topology& t = *topology_;
+  auto& pending = reach_pending_[host];
+  reach_answered_[host] = false;
+  for (int nic = 0; nic < t.shape().rnics_per_host; ++nic) {
+    const int target = t.endpoint(host, nic);
+    for (int peer = 0; peer < t.endpoints(); ++peer) {
+      if (t.leaf_of(peer) != t.leaf_of(target) || silent_.count(t.host_of(peer))) continue;
+      pending.insert({peer, target});
+      request_probe({nic_of(t, peer), nic_of(t, target), false});
+      break;
+    }
+  }
+  // No peer to ask: the silence is all there is to go on.
+  if (pending.empty()) reach_answered_[host] = true;
+}
+
+void SkeletonDetector::note_reachability(const telemetry::ProbeResult& r) {
+  if (r.overlay()) return;
+  const int src = endpoint_of_nic(*topology_, r.src()), dst = endpoint_of_nic(*topology_, r.dst());
+  if (src < 0 || dst < 0) return;
+  auto it = reach_pending_.find(topology_->host_of(dst));
+  if (it == reach_pending_.end() || !it->second.erase({src, dst})) return;
+  if (!r.lost()) reach_answered_[it->first] = true;
 }
 
 void SkeletonDetector::replan() {
@@ -149,12 +196,50 @@ bool SkeletonDetector::anomalous(const telemetry::ProbeResult& r) {
   return r.rtt_ns() > limit;
 }
 
+bool SkeletonDetector::break_tie(const std::vector<Suspect>& links) {
+  const std::vector<std::string> tied = top_tied(links);
+  if (tied.size() < 2 || tie_attempts_ >= config_.tie_rounds || common_host(tied)) return false;
+  for (const std::string& id : tied)
+    if (alerted_.count(id)) return false;  // this incident is alerted already
+  const std::vector<PlannedProbe> probes = identifying_probes(*topology_, tied, learned_routes_, config_.tie_probes);
+  if (probes.empty()) return false;
+  ++tie_attempts_;
+  checks_.insert(checks_.end(), probes.begin(), probes.end());
+  return true;
+}
+
+std::vector<Suspect> SkeletonDetector::explain_links(std::vector<Suspect> links) const {
+  const std::vector<std::string> tied = top_tied(links);
+  const double best = links.front().score;
+  if (auto host = common_host(tied)) {
+    links.insert(links.begin(), {sim::ComponentId::make_host(*host).str(), best});
+    for (std::size_t i = 1; i < links.size(); ++i) links[i].score *= 0.9;
+    return links;
+  }
+  // A dark host link whose RNIC's flows moved to a sibling: the RNIC failed.
+  for (const std::string& id : tied) {
+    auto c = sim::ComponentId::parse(id);
+    if (!c || c->kind != sim::ComponentKind::host_link) continue;
+    const int endpoint = topology_->endpoint(c->host, c->index);
+    if (!inference_.failed_over(endpoint)) continue;
+    for (Suspect& s : links) s.score *= 0.9;
+    links.insert(links.begin(), {nic_of(*topology_, endpoint), best});
+    return links;
+  }
+  return links;
+}
+
 void SkeletonDetector::alert(sim::Nanos now, std::vector<Suspect> suspects) {
   if (auto a = network_alert_once(sim::to_seconds(now), std::move(suspects), alerted_)) raise(std::move(*a));
 }
 
 void SkeletonDetector::analyze(sim::Nanos now) {
-  const std::vector<telemetry::ProbeResult> results = std::exchange(window_, {});
+  std::vector<telemetry::ProbeResult> results = std::exchange(window_, {});
+  // A silent host explains its own probes (a dead one loses them all).
+  std::erase_if(results, [this](const telemetry::ProbeResult& r) {
+    const int src = endpoint_of_nic(*topology_, r.src()), dst = endpoint_of_nic(*topology_, r.dst());
+    return (src >= 0 && silent_.count(topology_->host_of(src))) || (dst >= 0 && silent_.count(topology_->host_of(dst)));
+  });
   for (int overlay = 0; overlay < 2; ++overlay) {  // each layer's typical best RTT, once per window
     std::vector<sim::Nanos> layer;
     for (const auto& [key, rtt] : baseline_)
@@ -183,7 +268,10 @@ void SkeletonDetector::analyze(sim::Nanos now) {
   if (failed.empty()) {
     // Healthy for two full windows: a recurrence is a new incident. (One
     // window may hold only a few probes that miss the faulty component.)
-    if (!results.empty() && ++healthy_windows_ >= 2) alerted_.clear();
+    if (!results.empty() && ++healthy_windows_ >= 2) {
+      alerted_.clear();
+      tie_attempts_ = 0;
+    }
     return;
   }
   healthy_windows_ = 0;
@@ -253,7 +341,16 @@ void SkeletonDetector::analyze(sim::Nanos now) {
   std::vector<Suspect> links;
   if (!unexplained.empty()) links = rank_underlay_suspects(*topology_, accused, cleared);
   if (!links.empty()) {
-    alert(now, std::move(links));
+    if (break_tie(links)) {
+      // Judge again with the identifying probes' answers, this window's
+      // results still in hand (and not twice in the history).
+      history_.resize(earlier);
+      for (const telemetry::ProbeResult& r : results)
+        if (r.sent_ns() >= recent) window_.push_back(r);
+      return;
+    }
+    tie_attempts_ = 0;
+    alert(now, explain_links(std::move(links)));
     return;
   }
   // 3. Neither layer explains it: the RNIC boundary the failures share most.

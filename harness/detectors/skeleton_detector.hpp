@@ -9,10 +9,19 @@
 //      name that RNIC's flow table (underlay probes are sent to check);
 //   2. underlay, assuming the overlay healthy: links on failed paths that lie
 //      on no healthy path, ranked by failed paths sharing them;
+//      Suspects tied on top are told apart before the alert: probes that
+//      each cross one of them and none of the others (identifying_probes),
+//      up to `tie_rounds` times. Host links of several RNICs of one host
+//      failing together name the host. A host link whose RNIC's traffic
+//      moved to a sibling RNIC (SkeletonInference::failed_over) names that
+//      RNIC first: the port went dark and NCCL fell back off it.
 //   3. neither: the RNIC boundary of the endpoint most failed probes share.
-// A monitoring agent whose heartbeats stop is reported as `monitor` on
-// h<N>.agent; the probes it no longer sends are missing, not lost, so a
-// silent agent never reads as a network fault.
+// A monitoring agent whose heartbeats stop is either hung or on a dead host.
+// Peers under the same leaves probe the host's RNICs: if any answers, the
+// agent alone is reported, as `monitor` on h<N>.agent; if none does, the
+// host is down (`fail_stop` on h<N>). While a host is silent its probes'
+// failures are its own, never a link's: the probes it no longer sends are
+// missing, not lost, so a silent agent never reads as a network fault.
 #include <map>
 #include <set>
 #include <string>
@@ -37,6 +46,8 @@ class SkeletonDetector : public Detector {
     int missed_heartbeats = 3;
     int min_repeats = 3;
     sim::Nanos stale_after = 2 * sim::kMinute;
+    int tie_probes = 4;  // identifying probes per tied suspect
+    int tie_rounds = 2;  // times a tie is probed before it is alerted as one
   };
   static Config config_from(const DetectorParams& params);
 
@@ -58,6 +69,10 @@ class SkeletonDetector : public Detector {
   void analyze(sim::Nanos now);
   bool anomalous(const telemetry::ProbeResult& r);
   void alert(sim::Nanos now, std::vector<Suspect> suspects);
+  void check_reachability(int host);
+  void note_reachability(const telemetry::ProbeResult& r);
+  bool break_tie(const std::vector<Suspect>& links);
+  std::vector<Suspect> explain_links(std::vector<Suspect> links) const;
 
   Config config_;
   const sim::Topology* topology_;
@@ -72,6 +87,9 @@ class SkeletonDetector : public Detector {
   std::map<std::pair<int, int>, std::vector<int>> learned_routes_;       // link numbers from reported paths
   std::vector<sim::Nanos> last_heartbeat_;
   std::set<int> silent_;
+  std::map<int, std::set<std::pair<int, int>>> reach_pending_;  // silent host -> its reachability probes out
+  std::map<int, bool> reach_answered_;                          // silent host -> did any of its RNICs answer
+  int tie_attempts_ = 0;
   std::set<std::string> alerted_;
   int healthy_windows_ = 0;
   std::vector<std::pair<telemetry::ProbeResult, bool>> history_;  // earlier windows' results, anomalous?

@@ -89,10 +89,47 @@ TEST(SkeletonDetectorRun, SilentAgentIsAMonitorAlertNotANetworkFault) {
   const auto monitor = alerts_of(o, "skeleton", "monitor");
   ASSERT_EQ(monitor.size(), 1u);
   EXPECT_EQ(monitor.front().suspects.front().id, "h2.agent");
-  // The last heartbeat left at 50 s; silence beyond three 10 s intervals.
+  // The last heartbeat left at 50 s; silence beyond three 10 s intervals,
+  // then one ping train (2 s) to its RNICs, which answer.
   EXPECT_GT(monitor.front().time_s, 80.0);
-  EXPECT_LE(monitor.front().time_s, 82.0);
+  EXPECT_LE(monitor.front().time_s, 84.0);
+  EXPECT_TRUE(alerts_of(o, "skeleton", "fail_stop").empty());
   EXPECT_TRUE(alerts_of(o, "skeleton", "network").empty());
+}
+
+// Silent like a hung agent, but its RNICs answer no peer: the host is down,
+// and its dark host links are its own, not a network fault.
+TEST(SkeletonDetectorRun, SilentHostWhoseRnicsDoNotAnswerIsDown) {
+  const SimulationOutcome o = run("  - {type: node_crash, target: h2, at: 60s}", "[skeleton]");
+  const std::vector<Alert>& alerts = o.detectors.at("skeleton").alerts;
+  ASSERT_FALSE(alerts.empty());
+  EXPECT_EQ(alerts.front().kind, "fail_stop");
+  EXPECT_EQ(alerts.front().suspects.front().id, "h2");
+  EXPECT_LE(alerts.front().time_s, 60.0 + 30 + 4);
+  EXPECT_TRUE(alerts_of(o, "skeleton", "monitor").empty());
+}
+
+// The host link of h1.nic1 goes dark and NCCL moves its ring edge to h1.nic0:
+// the flow tables say the RNIC was abandoned, so it is named before its link.
+TEST(SkeletonDetectorRun, DarkHostLinkWhoseTrafficFellBackNamesTheRnic) {
+  const SimulationOutcome o = run("  - {type: nic_down, target: h1.nic1, at: 60s, duration: 2m}", "[skeleton]");
+  const auto network = alerts_of(o, "skeleton", "network");
+  ASSERT_FALSE(network.empty());
+  ASSERT_GE(network.front().suspects.size(), 2u);
+  EXPECT_EQ(network.front().suspects[0].id, "h1.nic1");
+  EXPECT_EQ(network.front().suspects[1].id, "h1.nic1~leaf1");
+  EXPECT_GT(network.front().suspects[0].score, network.front().suspects[1].score);
+}
+
+// Pingmesh sees no agent: every probe to each of a host's RNICs failing is
+// the server, ranked above the host link that carried most failures.
+TEST(PingmeshDetectorRun, AHostWhoseEveryRnicIsUnreachableIsTheHost) {
+  const SimulationOutcome o = run("  - {type: node_crash, target: h2, at: 60s}", "[pingmesh]");
+  const auto network = alerts_of(o, "pingmesh", "network");
+  ASSERT_FALSE(network.empty());
+  EXPECT_EQ(network.front().suspects.front().id, "h2");
+  ASSERT_GE(network.front().suspects.size(), 2u);
+  EXPECT_GT(network.front().suspects[0].score, network.front().suspects[1].score);
 }
 
 TEST(ProbingDetectorsRegistry, DefaultsResolveAndBadValuesAreRefused) {

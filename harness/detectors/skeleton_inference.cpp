@@ -44,10 +44,42 @@ int SkeletonInference::endpoint_of(const std::string& name, bool table) {
 SkeletonInference::FlowEvidence* SkeletonInference::evidence_of(const std::string& table, const std::string& peer) {
   const int src = endpoint_of(table, true), dst = endpoint_of(peer, false);
   if (src < 0 || dst < 0) return nullptr;
-  return &evidence_[{src, dst}];
+  FlowEvidence& e = evidence_[{src, dst}];
+  e.src = src;
+  e.dst = dst;
+  return &e;
+}
+
+void SkeletonInference::note_new_flow(const FlowEvidence& e, Interval interval) {
+  // A sender that stopped within an iteration (its flow's period) of the new
+  // flow's start, or a few intervals when it has none yet, handed its peer over.
+  constexpr Interval kHandover = 5;
+  const int host = topology_->host_of(e.src);
+  for (int nic = 0; nic < topology_->shape().rnics_per_host; ++nic) {
+    const sim::EndpointId sibling = topology_->endpoint(host, nic);
+    if (sibling == e.src) continue;
+    auto old = evidence_.find({sibling, e.dst});
+    if (old == evidence_.end() || !old->second.seen) continue;
+    const Interval window = std::max(kHandover, static_cast<Interval>(std::ceil(1.5 * old->second.period)));
+    if (old->second.last_seen <= interval && old->second.last_seen + window >= interval)
+      taken_over_[sibling] = std::max(taken_over_[sibling], interval);
+  }
+}
+
+bool SkeletonInference::failed_over(sim::EndpointId endpoint) const {
+  auto taken = taken_over_.find(endpoint);
+  if (taken == taken_over_.end()) return false;
+  auto sent = last_sent_.find(endpoint);
+  return sent == last_sent_.end() || sent->second <= taken->second;
 }
 
 void SkeletonInference::add_interval(FlowEvidence& e, Interval interval, double bytes) {
+  if (!e.seen) {
+    e.seen = true;
+    note_new_flow(e, interval);
+  }
+  Interval& sent = last_sent_[e.src];
+  sent = std::max(sent, interval);
   e.changed = true;
   e.last_seen = std::max(e.last_seen, interval);
   newest_ = std::max(newest_, interval);

@@ -68,6 +68,14 @@ class SkeletonInference {
   // Recomputes the skeleton as of `now`; true when its version changed.
   bool refresh(sim::Nanos now);
 
+  // Whether `endpoint`'s traffic moved to a sibling RNIC of its host and it
+  // has sent nothing since: a peer it used to send to started receiving from
+  // the sibling within a few intervals of its last burst there (NCCL's silent
+  // fallback off a dead RNIC, the seed's "the remaining adapter sends far
+  // more"). Healthy rings never cross rails, so a sibling reaching the same
+  // peer is new.
+  bool failed_over(sim::EndpointId endpoint) const;
+
   int version() const { return version_; }
   // Groups of RNIC endpoints, each sorted; the groups in lexicographic order.
   const std::vector<std::vector<sim::EndpointId>>& groups() const { return groups_; }
@@ -89,6 +97,8 @@ class SkeletonInference {
     double onset = 0;          // fitted onset of the latest burst, in intervals
     double volume = 0;         // bytes per burst, from the latest fit
     bool changed = true;       // bursts changed since the latest fit
+    sim::EndpointId src = -1, dst = -1;
+    bool seen = false;         // any interval added yet
   };
   struct Fit {
     double period = 0, onset = 0, volume = 0;
@@ -97,6 +107,7 @@ class SkeletonInference {
 
   FlowEvidence* evidence_of(const std::string& table, const std::string& peer);
   void add_interval(FlowEvidence& e, Interval interval, double bytes);
+  void note_new_flow(const FlowEvidence& e, Interval interval);
   bool fit(const FlowEvidence& e, Fit* out) const;
   int endpoint_of(const std::string& name, bool table);
   void group(const std::vector<std::pair<FlowKey, const FlowEvidence*>>& members,
@@ -111,6 +122,8 @@ class SkeletonInference {
   Interval newest_ = 0;                             // the latest interval any flow was seen in
   bool members_changed_ = false;                    // flows joined or left since the latest refresh
   std::map<sim::EndpointId, Interval> stopped_;     // RNIC -> when a container on it last stopped
+  std::map<sim::EndpointId, Interval> last_sent_;   // RNIC -> the latest interval it sent in
+  std::map<sim::EndpointId, Interval> taken_over_;  // RNIC -> when a sibling took over one of its peers
   int version_ = 0;
   std::vector<std::vector<sim::EndpointId>> groups_;
   std::set<std::pair<sim::EndpointId, sim::EndpointId>> edges_;

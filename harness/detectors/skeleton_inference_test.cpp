@@ -78,6 +78,32 @@ TEST(SkeletonInference, GroupsFlowsByBurstSignatureAndConnectivity) {
   EXPECT_EQ(inference.version(), 1);
 }
 
+// NCCL's fallback off a dead RNIC: its ring peer starts receiving from a
+// sibling RNIC of the same host the moment it stops sending.
+TEST(SkeletonInference, AnRnicWhosePeerASiblingTookOverFailedOver) {
+  const sim::Topology t = small_topology();
+  SkeletonInference inference(&t, 3, 60 * kSecond);
+  iterations(inference, t, 0, 4);
+  ASSERT_TRUE(inference.refresh(31 * kSecond));
+  const sim::EndpointId dead = t.endpoint(1, 1), fallback = t.endpoint(1, 0), peer = t.endpoint(2, 1);
+  for (sim::EndpointId e = 0; e < t.endpoints(); ++e) EXPECT_FALSE(inference.failed_over(e)) << e;
+  // From the fifth iteration h1.nic1's ring edge leaves from h1.nic0.
+  for (int i = 4; i < 7; ++i) {
+    const long long start = 8LL * i;
+    for (int h = 0; h < 4; ++h) {
+      if (h != 1) inference.add(sample(t, t.endpoint(h, 1), {t.endpoint((h + 1) % 4, 1)}, start + 6));
+      if (h != 1) inference.add(sample(t, t.endpoint(h, 0), {t.endpoint((h + 1) % 4, 0)}, start + 6));
+    }
+    inference.add(sample(t, fallback, {t.endpoint(2, 0), peer}, start + 6));
+  }
+  EXPECT_TRUE(inference.failed_over(dead));
+  EXPECT_FALSE(inference.failed_over(fallback));
+  EXPECT_FALSE(inference.failed_over(t.endpoint(0, 1)));
+  // Back up: it sends again, so it no longer counts as failed over.
+  inference.add(sample(t, dead, {peer}, 8LL * 7 + 6));
+  EXPECT_FALSE(inference.failed_over(dead));
+}
+
 TEST(SkeletonInference, TwoBurstsAreNotYetAPeriod) {
   const sim::Topology t = small_topology();
   SkeletonInference inference(&t, 3, 60 * kSecond);

@@ -70,6 +70,77 @@ std::vector<Suspect> rank_underlay_suspects(const sim::Topology& topology,
   return out;
 }
 
+std::vector<std::string> top_tied(const std::vector<Suspect>& ranked) {
+  std::vector<std::string> out;
+  for (const Suspect& s : ranked)
+    if (s.score >= ranked.front().score) out.push_back(s.id);
+  return out;
+}
+
+std::vector<PlannedProbe> identifying_probes(const sim::Topology& topology, const std::vector<std::string>& tied,
+                                             const LearnedRoutes& routes, int per_link) {
+  std::set<int> tied_links;
+  for (const std::string& name : tied)
+    if (auto id = sim::ComponentId::parse(name))
+      if (auto link = topology.link_of(*id)) tied_links.insert(*link);
+  std::vector<PlannedProbe> out;
+  for (const int link : tied_links) {
+    int planned = 0;
+    if (!topology.is_fabric_link(link)) {
+      const int target = link;  // a host link's number is its endpoint's
+      for (int peer = 0; peer < topology.endpoints() && planned < per_link; ++peer) {
+        if (topology.leaf_of(peer) != topology.leaf_of(target) || topology.host_of(peer) == topology.host_of(target) ||
+            tied_links.count(topology.host_link(peer)))
+          continue;
+        out.push_back({peer, target, false});
+        ++planned;
+      }
+      continue;
+    }
+    for (const auto& [pair, route] : routes) {
+      if (planned >= per_link) break;
+      const bool crosses = std::find(route.begin(), route.end(), link) != route.end();
+      const bool others = std::any_of(route.begin(), route.end(),
+                                      [&](int l) { return l != link && tied_links.count(l) > 0; });
+      if (crosses && !others) {
+        out.push_back({pair.first, pair.second, false});
+        ++planned;
+      }
+    }
+    if (planned >= per_link) continue;
+    // Too few known routes: pairs from this link's leaf to leaves no other
+    // tied link touches. ECMP sends about one in `spines` of them over this
+    // link, and each reports the path it took.
+    const int leaf = (link - topology.endpoints()) / topology.spines();
+    std::set<int> other_leaves{leaf};
+    for (const int l : tied_links)
+      if (topology.is_fabric_link(l)) other_leaves.insert((l - topology.endpoints()) / topology.spines());
+    std::vector<int> near, far;
+    for (int e = 0; e < topology.endpoints(); ++e) {
+      if (tied_links.count(topology.host_link(e))) continue;
+      if (topology.leaf_of(e) == leaf) near.push_back(e);
+      else if (!other_leaves.count(topology.leaf_of(e))) far.push_back(e);
+    }
+    if (near.empty() || far.empty()) continue;
+    const std::size_t wanted = static_cast<std::size_t>((per_link - planned) * topology.spines());
+    for (std::size_t i = 0; i < wanted && i < far.size(); ++i)
+      out.push_back({near[i % near.size()], far[(i * 7919) % far.size()], false});
+  }
+  return out;
+}
+
+std::optional<int> common_host(const std::vector<std::string>& links) {
+  std::set<int> hosts, rnics;
+  for (const std::string& name : links) {
+    auto id = sim::ComponentId::parse(name);
+    if (!id || id->kind != sim::ComponentKind::host_link) return std::nullopt;
+    hosts.insert(id->host);
+    rnics.insert(id->index);
+  }
+  if (hosts.size() != 1 || rnics.size() < 2) return std::nullopt;
+  return *hosts.begin();
+}
+
 std::optional<Alert> network_alert_once(double now_s, std::vector<Suspect> suspects, std::set<std::string>& alerted) {
   if (suspects.empty()) return std::nullopt;
   std::vector<std::string> best;

@@ -7,12 +7,14 @@
 // when it reported none, the links it may have crossed: its two host links
 // and, between leaves, every leaf~spine link of either leaf. Such a guessed
 // path can accuse links but exonerates only its host links.
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "harness/detectors/alert.hpp"
+#include "harness/probe_plan/probe_plan.hpp"
 #include "sim/proto/telemetry.pb.h"
 #include "sim/topology.hpp"
 
@@ -31,6 +33,28 @@ ProbeLinks probe_links(const sim::Topology& topology, const telemetry::ProbeResu
 std::vector<Suspect> rank_underlay_suspects(const sim::Topology& topology,
                                             const std::vector<const telemetry::ProbeResult*>& failed,
                                             const std::vector<const telemetry::ProbeResult*>& healthy);
+
+// The suspects sharing the best score (the list ranked best first).
+std::vector<std::string> top_tied(const std::vector<Suspect>& ranked);
+
+// Known probe routes: (src, dst) endpoints -> the link numbers a probe
+// between them reported crossing.
+using LearnedRoutes = std::map<std::pair<int, int>, std::vector<int>>;
+
+// Probes that tell tied links apart: for each link, up to `per_link` probes
+// whose paths cross it and none of the others, so that only the faulty one's
+// probes keep failing. A host link is isolated by probing its RNIC from
+// other hosts under the same leaf (the path is the two host links); a fabric
+// link by pairs whose learned route crosses it and no other tied link, else
+// by `spines` times as many pairs from its leaf to leaves no other tied link
+// touches (ECMP spreads them over the spines; each reports its path). A link
+// with no such probe gets none.
+std::vector<PlannedProbe> identifying_probes(const sim::Topology& topology, const std::vector<std::string>& tied,
+                                             const LearnedRoutes& routes, int per_link);
+
+// The host whose RNICs' host links are all of `links` when they are the host
+// links of at least two RNICs of one host: what they share is the host.
+std::optional<int> common_host(const std::vector<std::string>& links);
 
 // The endpoint number of an RNIC id (h<N>.nic<K>), or -1.
 int endpoint_of_nic(const sim::Topology& topology, const std::string& nic);
