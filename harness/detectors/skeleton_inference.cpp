@@ -131,6 +131,13 @@ void SkeletonInference::add(const telemetry::FlowTableRun& run) {
   flows.reserve(static_cast<std::size_t>(run.bursts_size()));
   for (const telemetry::FlowBurst& burst : run.bursts())
     flows.push_back(burst.bytes() > 0 ? evidence_of(burst.table(), burst.peer()) : nullptr);
+  // A flow new in this stretch started at its first repeat, skipped or not.
+  for (int k = 0; k < run.bursts_size(); ++k) {
+    FlowEvidence* e = flows[static_cast<std::size_t>(k)];
+    if (!e || e->seen) continue;
+    e->seen = true;
+    note_new_flow(*e, run.bursts(k).from_ns() / interval_ + 1);
+  }
   for (std::uint64_t i = skip; i < run.repeats(); ++i) {
     const sim::Nanos shift = static_cast<sim::Nanos>(i) * run.period_ns();
     for (int k = 0; k < run.bursts_size(); ++k) {
