@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/detectors/small_topology_test_util.hpp"
 #include "sim/component_id.hpp"
 
 namespace gauntlet::harness {
@@ -11,16 +12,7 @@ using sim::kSecond;
 using Pairs = std::set<std::pair<sim::EndpointId, sim::EndpointId>>;
 using Groups = std::vector<std::vector<sim::EndpointId>>;
 
-// 4 hosts x 2 GPUs x 2 RNICs, two pods.
-sim::Topology small_topology() {
-  sim::ClusterShape shape;
-  shape.spines = 2;
-  shape.leaves = 4;
-  shape.hosts = 4;
-  shape.gpus_per_host = 2;
-  shape.rnics_per_host = 2;
-  return sim::Topology(shape);
-}
+sim::Topology small_topology() { return small_two_pod_topology(); }
 
 std::string table(const sim::Topology& t, sim::EndpointId e) {
   return sim::ComponentId::make_flow_table(t.host_of(e), t.nic_of(e)).str();

@@ -6,23 +6,13 @@
 
 #include <algorithm>
 
+#include "harness/detectors/small_topology_test_util.hpp"
 #include "sim/component_id.hpp"
 
 namespace gauntlet::harness {
 namespace {
 
-// 4 hosts x 2 RNICs, rail-optimized in two pods: leaf0 holds h0.nic0 and
-// h1.nic0, leaf1 their nic1s, leaf2 and leaf3 the same for h2 and h3.
-sim::Topology two_pods() {
-  sim::ClusterShape shape;
-  shape.spines = 2;
-  shape.leaves = 4;
-  shape.hosts = 4;
-  shape.gpus_per_host = 2;
-  shape.rnics_per_host = 2;
-  shape.rail_optimized = true;
-  return sim::Topology(shape);
-}
+sim::Topology two_pods() { return small_two_pod_topology(); }
 
 std::string host_link(const sim::Topology& t, int endpoint) { return t.link_name(t.host_link(endpoint)); }
 
