@@ -117,7 +117,7 @@ void SkeletonInference::add_interval(FlowEvidence& e, Interval interval, double 
 void SkeletonInference::add(const telemetry::FlowTableSample& sample) {
   const Interval interval = sample.time_ns() / interval_;
   for (const telemetry::FlowTableEntry& entry : sample.entries()) {
-    if (entry.bytes() == 0) continue;
+    if (entry.bytes() < kMinBurstBytes) continue;
     if (FlowEvidence* e = evidence_of(sample.table(), entry.peer()))
       add_interval(*e, interval, static_cast<double>(entry.bytes()));
   }
@@ -130,7 +130,7 @@ void SkeletonInference::add(const telemetry::FlowTableRun& run) {
   std::vector<FlowEvidence*> flows;  // per burst, looked up once
   flows.reserve(static_cast<std::size_t>(run.bursts_size()));
   for (const telemetry::FlowBurst& burst : run.bursts())
-    flows.push_back(burst.bytes() > 0 ? evidence_of(burst.table(), burst.peer()) : nullptr);
+    flows.push_back(burst.bytes() >= kMinBurstBytes ? evidence_of(burst.table(), burst.peer()) : nullptr);
   // A flow new in this stretch started at its first repeat, skipped or not.
   for (int k = 0; k < run.bursts_size(); ++k) {
     FlowEvidence* e = flows[static_cast<std::size_t>(k)];

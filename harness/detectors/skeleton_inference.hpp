@@ -6,7 +6,8 @@
 // bytes per entry (sender RNIC -> receiver RNIC) per second. No ranks,
 // communicator names or collective records.
 //
-// Bursts. An entry's consecutive seconds with traffic form one burst; its
+// Bursts. An entry's consecutive seconds with traffic (a packet's payload,
+// 4 KiB, or more) form one burst; its
 // onset is the first of them. A flow is periodic when its latest (at least
 // min_repeats) onsets fit one period of at least two seconds: onset k lies
 // within one sampling interval (the counters' resolution) of the fitted
@@ -104,6 +105,9 @@ class SkeletonInference {
     double period = 0, onset = 0, volume = 0;
   };
   static constexpr std::size_t kKeptBursts = 16;
+  // Less than one RoCE packet's payload in a second is a trickle (a transfer
+  // stuck on a dead link creeping on), not a burst of collective traffic.
+  static constexpr std::uint64_t kMinBurstBytes = 4096;
 
   FlowEvidence* evidence_of(const std::string& table, const std::string& peer);
   void add_interval(FlowEvidence& e, Interval interval, double bytes);
