@@ -3,6 +3,7 @@
 // failure-handling settings.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/time.hpp"
 
@@ -38,6 +39,11 @@ struct JobSpec {
   std::uint64_t alltoall_bytes = 0;  // EP all-to-all per iteration, per rank (sent)
   int channels = 1;                  // NCCL channels a connection's bytes are split over
   int layers = 0;                    // model layers over all pipeline stages; 0: 8 per stage
+  // Where the job runs when it shares the cluster with other jobs: its hosts
+  // (one per slot) and its spares, ascending. Empty: the job alone, placed
+  // by spare_layout from host 0 on.
+  std::vector<int> hosts;
+  std::vector<int> spares;
   int total_layers() const { return layers > 0 ? layers : 8 * parallelism.pp; }
 };
 

@@ -18,6 +18,7 @@ int hosts_per_pod(const sim::Topology& topology) {
 }  // namespace
 
 HostPlan plan_hosts(const JobSpec& job, const sim::Topology& topology) {
+  if (!job.hosts.empty()) return {job.hosts, job.spares};  // placed beside other jobs
   const int needed = Placement::hosts_needed(job, topology);
   HostPlan plan;
   if (job.spare_layout == SpareLayout::tail) {

@@ -23,6 +23,7 @@ struct HostPlan {
   std::vector<int> spares;     // ascending
 };
 
+// A job with hosts of its own (JobSpec::hosts) keeps them and its spares.
 // per_pod throws std::invalid_argument when the job and its spares do not fit.
 HostPlan plan_hosts(const JobSpec& job, const sim::Topology& topology);
 

@@ -71,9 +71,17 @@ RunEstimate estimate_run(const Scenario& scenario) {
   const auto fault_types = fault_types_of(scenario);
   for (const injectors::FaultSpec& fault : scenario.faults)
     e.fault_events += fault_events(*fault_types, fault, scenario.duration);
-  const double flows = static_cast<double>(scenario.job.gpus) * scenario.job.channels * 4;  // ring neighbours, both ways
-  // Every fault event changes the iteration and so the flows of the next one.
+  double flows = 0;  // ring neighbours, both ways
+  double iteration_flows = 0;
+  for (const JobSpec& job : scenario.jobs.empty() ? std::vector<JobSpec>{scenario.job} : scenario.jobs) {
+    const double job_flows = static_cast<double>(job.gpus) * job.channels * 4;
+    flows += job_flows;
+    iteration_flows += job_flows * seconds / std::max(sim::to_seconds(job.compute_per_iteration), 1e-6);
+  }
+  // Every fault event changes the iteration and so the flows of the next one;
+  // jobs sharing the fabric simulate every iteration (none fast-forwards).
   e.events = e.telemetry_blocks + e.fault_events * (1 + flows / 1024);
+  if (scenario.jobs.size() > 1) e.events += iteration_flows;
   e.bytes = kBytesBase + e.components * kBytesPerComponent + flows * kBytesPerFlow +
             static_cast<double>(scenario.faults.size()) * kBytesPerFault;
   return e;
@@ -95,9 +103,8 @@ void check_cluster_limits(const Source& source, const Field& cluster_field, cons
                                                           sim::format_duration(kMaxLinkLatency));
 }
 
-void check_scenario_limits(const Source& source, const MapView& top, const Scenario& scenario) {
-  const MapView job(source, top.field("job"));
-  const JobSpec& j = scenario.job;
+void check_job_limits(const Source& source, const Field& job_field, const JobSpec& j) {
+  const MapView job(source, job_field);
   require_at_most(source, job, "gpus", j.gpus, kMaxJobGpus);
   require_at_most(source, job, "channels", j.channels, kMaxChannels);
   require_at_most(source, job, "microbatches", j.microbatches, kMaxMicrobatches);
@@ -106,7 +113,9 @@ void check_scenario_limits(const Source& source, const MapView& top, const Scena
                             {"tp_bytes", j.tp_bytes},
                             {"alltoall_bytes", j.alltoall_bytes}})
     require_at_most(source, job, key, static_cast<double>(bytes), static_cast<double>(kMaxTransferBytes));
+}
 
+void check_scenario_limits(const Source& source, const MapView& top, const Scenario& scenario) {
   const double seconds = std::max(sim::to_seconds(scenario.duration), 1.0);
   const YAML::Mark faults_mark = top.has("faults") ? top.field("faults").key_mark : top.mark();
   const auto fault_types = fault_types_of(scenario);

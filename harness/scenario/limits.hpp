@@ -41,5 +41,7 @@ RunEstimate estimate_run(const Scenario& scenario);
 void check_cluster_limits(const yaml_read::Source& source, const yaml_read::Field& cluster_field,
                           const sim::ClusterShape& shape);
 void check_scenario_limits(const yaml_read::Source& source, const yaml_read::MapView& top, const Scenario& scenario);
+// A job entry's sizes (`job:` or one of `jobs:`).
+void check_job_limits(const yaml_read::Source& source, const yaml_read::Field& job, const JobSpec& spec);
 
 }  // namespace gauntlet::harness

@@ -14,6 +14,7 @@
 #include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/scenario/calibration_block.hpp"
 #include "harness/scenario/fault_entries.hpp"
+#include "harness/scenario/job_entries.hpp"
 #include "injectors/faults/fault_catalog.hpp"
 #include "models/spare_layout.hpp"
 #include "harness/scenario/input_error.hpp"
@@ -28,11 +29,6 @@ namespace {
 using namespace yaml_read;
 using sim::Nanos;
 
-constexpr long long kIntMax = std::numeric_limits<int>::max();
-
-int read_count(const Source& source, const MapView& map, std::string_view key, int min) {
-  return static_cast<int>(read_integer(source, map.field(key), min, kIntMax));
-}
 
 sim::ClusterShape read_cluster(const Source& source, const Field& cluster_field) {
   const MapView map(source, cluster_field);
@@ -57,85 +53,6 @@ sim::ClusterShape read_cluster(const Source& source, const Field& cluster_field)
   }
   if (map.has("link_latency")) shape.link_latency = read_duration(source, map.field("link_latency"), true);
   return shape;
-}
-
-JobSpec read_job(const Source& source, const Field& job_field, const sim::ClusterShape& cluster) {
-  const MapView map(source, job_field);
-  map.allow_only({"name", "gpus", "parallelism", "compute_per_iteration", "gradient_bytes", "activation_bytes",
-                  "microbatches", "checkpoint_interval", "restart_cost", "spare_hosts", "spare_layout", "collective_timeout",
-                  "checkpoint_cost", "tp_bytes", "alltoall_bytes", "channels", "layers"});
-  JobSpec job;
-  if (map.has("name")) job.name = read_text(source, map.field("name"));
-  const Field gpus_field = map.require("gpus");
-  job.gpus = static_cast<int>(read_integer(source, gpus_field, 1, kIntMax));
-
-  const Field parallelism_field = map.require("parallelism");
-  const MapView parallelism(source, parallelism_field);
-  parallelism.allow_only({"tp", "pp", "dp", "ep"});
-  ParallelismSpec& par = job.parallelism;
-  const std::initializer_list<std::pair<std::string_view, int*>> factors = {
-      {"tp", &par.tp}, {"pp", &par.pp}, {"dp", &par.dp}, {"ep", &par.ep}};
-  for (auto [key, slot] : factors)
-    if (parallelism.has(key)) *slot = read_count(source, parallelism, key, 1);
-
-  job.compute_per_iteration = read_duration(source, map.require("compute_per_iteration"), false);
-  if (map.has("gradient_bytes")) job.gradient_bytes = read_bytes(source, map.field("gradient_bytes"));
-  else if (par.dp > 1) map.fail_missing("gradient_bytes", " (dp > 1 needs the allreduce size)");
-  if (map.has("activation_bytes")) job.activation_bytes = read_bytes(source, map.field("activation_bytes"));
-  else if (par.pp > 1) map.fail_missing("activation_bytes", " (pp > 1 needs the send/recv size)");
-  if (map.has("microbatches")) job.microbatches = read_count(source, map, "microbatches", 1);
-  if (map.has("checkpoint_interval")) job.checkpoint_interval = read_duration(source, map.field("checkpoint_interval"), false);
-  if (map.has("restart_cost")) job.restart_cost = read_duration(source, map.field("restart_cost"), true);
-  if (map.has("spare_hosts")) job.spare_hosts = read_count(source, map, "spare_hosts", 0);
-  if (map.has("spare_layout")) {
-    const Field layout_field = map.field("spare_layout");
-    const auto layout = models::spare_layout_from_name(read_text(source, layout_field));
-    if (!layout) source.fail(layout_field.value_mark, "spare_layout must be tail or per_pod");
-    job.spare_layout = *layout;
-  }
-  if (map.has("collective_timeout")) job.collective_timeout = read_duration(source, map.field("collective_timeout"), false);
-  if (map.has("checkpoint_cost")) job.checkpoint_cost = read_duration(source, map.field("checkpoint_cost"), true);
-  if (map.has("tp_bytes")) job.tp_bytes = read_bytes(source, map.field("tp_bytes"));
-  if (map.has("alltoall_bytes")) job.alltoall_bytes = read_bytes(source, map.field("alltoall_bytes"));
-  if (map.has("channels")) job.channels = read_count(source, map, "channels", 1);
-  if (map.has("layers")) {
-    // Stages hold whole layers, the same number each under an even split.
-    job.layers = read_count(source, map, "layers", 1);
-    if (job.layers % par.pp != 0)
-      source.fail(map.field("layers").value_mark, "layers (" + std::to_string(job.layers) +
-                                                      ") must be a multiple of pp (" + std::to_string(par.pp) + ")");
-  }
-
-  // Whether the job fits the cluster.
-  const long long ranks = static_cast<long long>(par.tp) * par.pp * par.dp;
-  if (ranks != job.gpus)
-    source.fail(parallelism_field.value_mark, "tp*pp*dp = " + std::to_string(par.tp) + "*" + std::to_string(par.pp) +
-                                                  "*" + std::to_string(par.dp) + " = " + std::to_string(ranks) +
-                                                  ", but the job has " + std::to_string(job.gpus) + " GPUs");
-  if (par.dp % par.ep != 0)
-    source.fail(parallelism.field("ep").value_mark, "ep (" + std::to_string(par.ep) +
-                                                        ") must divide dp (" + std::to_string(par.dp) + ")");
-  if (par.tp > cluster.gpus_per_host)
-    source.fail(parallelism.field("tp").value_mark, "tp (" + std::to_string(par.tp) + ") exceeds gpus_per_host (" +
-                                                        std::to_string(cluster.gpus_per_host) +
-                                                        "): tensor parallelism stays inside one host");
-  const long long cluster_gpus = static_cast<long long>(cluster.hosts) * cluster.gpus_per_host;
-  if (job.gpus > cluster_gpus)
-    source.fail(gpus_field.value_mark, "the job needs " + std::to_string(job.gpus) + " GPUs but the cluster has " +
-                                           std::to_string(cluster_gpus));
-  const long long job_hosts = (job.gpus + cluster.gpus_per_host - 1) / cluster.gpus_per_host;
-  if (job_hosts + job.spare_hosts > cluster.hosts)
-    source.fail(map.has("spare_hosts") ? map.field("spare_hosts").value_mark : gpus_field.value_mark,
-                "the job occupies " + std::to_string(job_hosts) + " hosts; with " + std::to_string(job.spare_hosts) +
-                    " spares it needs more than the cluster's " + std::to_string(cluster.hosts));
-  if (job.spare_layout == models::SpareLayout::per_pod) {
-    try {
-      models::plan_hosts(job, sim::Topology(cluster));
-    } catch (const std::invalid_argument& e) {
-      source.fail(map.field("spare_layout").value_mark, std::string("spare_layout per_pod: ") + e.what());
-    }
-  }
-  return job;
 }
 
 std::string param_text(const Source& source, const Field& field) {
@@ -301,7 +218,8 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
                                  describe(root));
   const MapView top(source, Field{"", root, root.Mark(), root.Mark()});
   top.allow_only(
-      {"name", "seed", "duration", "engine", "cluster", "job", "faults", "detectors", "mitigation", "calibration"});
+      {"name", "seed", "duration", "engine", "cluster", "job", "jobs", "detectors_scope", "faults", "detectors",
+       "mitigation", "calibration"});
   Scenario scenario;
   scenario.source_path = source.file_name();
   scenario.fault_types = std::move(fault_types);
@@ -333,7 +251,22 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
                     std::to_string(scenario.cluster.hosts) + " x " + std::to_string(scenario.cluster.rnics_per_host) +
                     " (use engine: flow)");
 
-  scenario.job = read_job(source, top.require("job"), scenario.cluster);
+  if (top.has("job") && top.has("jobs"))
+    source.fail(top.field("jobs").key_mark, "a scenario has either 'job' (a job alone) or 'jobs' (several), not both");
+  if (top.has("jobs")) {
+    scenario.jobs = detail::read_jobs(source, top.field("jobs"), scenario.cluster);
+    scenario.job = scenario.jobs.front();
+    if (scenario.jobs.size() == 1) scenario.jobs.clear();  // a job alone, on the hosts it named
+  } else {
+    if (!top.has("job")) top.fail_missing("job", " (or 'jobs')");
+    scenario.job = detail::read_job(source, top.field("job"), scenario.cluster, false);
+  }
+  if (top.has("detectors_scope")) {
+    const Field scope_field = top.field("detectors_scope");
+    if (read_choice(source, scope_field, {"tenant", "cluster"}) == "cluster") scenario.detectors_scope = DetectorScope::cluster;
+    if (!scenario.shared())
+      source.fail(scope_field.key_mark, "'detectors_scope' chooses between tenants; this scenario has one job");
+  }
   if (top.has("faults"))
     scenario.faults = detail::read_faults(source, top.field("faults"), *topology, scenario.duration, scenario.seed,
                                           *scenario.fault_types, scenario.engine);

@@ -39,13 +39,25 @@ struct DetectorSpec {
   const std::string& run_name() const { return as.empty() ? name : as; }
 };
 
+// Who detectors watch when several jobs share the cluster: each tenant's
+// own detectors, seeing its telemetry and the shared fabric's (a cloud
+// tenant's view), or one set seeing the whole cluster (its operator's).
+enum class DetectorScope { tenant, cluster };
+
 struct Scenario {
   std::string name;
   std::uint64_t seed = 0;
   sim::Nanos duration = 0;
   std::string engine = "flow";
   sim::ClusterShape cluster;
+  // The job this run observes: detectors, mitigation and scoring are its.
   JobSpec job;
+  // Every job sharing the cluster (`jobs:`), in file order, when there are
+  // several (empty: `job` alone). All of them run in every simulation;
+  // `job` is jobs[observed_job] (tenant_view picks another).
+  std::vector<JobSpec> jobs;
+  std::size_t observed_job = 0;
+  DetectorScope detectors_scope = DetectorScope::tenant;
   std::vector<injectors::FaultSpec> faults;  // concrete: globs and Poisson onsets already drawn
   // The fault types the faults were read with; the run applies them.
   std::shared_ptr<const injectors::FaultCatalog> fault_types;
@@ -57,6 +69,16 @@ struct Scenario {
   // Calibration attributes the scenario sets; the others keep their defaults.
   sim::Calibration calibration;
   std::string source_path;
+
+  bool shared() const { return jobs.size() > 1; }
 };
+
+// The same scenario observing tenant `index` of its jobs.
+inline Scenario tenant_view(const Scenario& scenario, std::size_t index) {
+  Scenario view = scenario;
+  view.observed_job = index;
+  view.job = scenario.jobs.at(index);
+  return view;
+}
 
 }  // namespace gauntlet::harness

@@ -125,6 +125,10 @@ long long read_integer(const Source& source, const Field& field, long long min, 
   return value;
 }
 
+int read_count(const Source& source, const MapView& map, std::string_view key, int min) {
+  return static_cast<int>(read_integer(source, map.field(key), min, std::numeric_limits<int>::max()));
+}
+
 std::uint64_t read_unsigned(const Source& source, const Field& field) {
   std::uint64_t value = 0;
   bool ok = is_plain_scalar(field.value);

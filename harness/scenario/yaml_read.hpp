@@ -71,6 +71,8 @@ inline constexpr std::size_t kMaxTextChars = 4096;
 std::string read_text(const Source& source, const Field& field);
 long long read_integer(const Source& source, const Field& field, long long min, long long max);
 std::uint64_t read_unsigned(const Source& source, const Field& field);
+// An int of at least `min` under `key` of the map (which must have it).
+int read_count(const Source& source, const MapView& map, std::string_view key, int min);
 double read_number(const Source& source, const Field& field);
 bool read_bool(const Source& source, const Field& field);
 sim::Nanos read_duration(const Source& source, const Field& field, bool allow_zero);
