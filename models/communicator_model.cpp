@@ -4,8 +4,9 @@
 
 namespace gauntlet::models {
 
-CommunicatorModel::CommunicatorModel(sim::NetworkEngine& engine, TrainingJob& job, RoceTransportParams transport)
-    : engine_(engine), job_(job), transport_(transport) {}
+CommunicatorModel::CommunicatorModel(sim::NetworkEngine& engine, std::vector<TrainingJob*> jobs,
+                                     RoceTransportParams transport)
+    : engine_(engine), jobs_(std::move(jobs)), transport_(transport) {}
 
 sim::Nanos CommunicatorModel::round_trip() const {
   // A cross-spine path has four hops each way.
@@ -23,14 +24,17 @@ void CommunicatorModel::watch_outage(sim::Nanos down_at, sim::LinkId link) {
   const sim::Nanos verdict = down_at + transport_timeout_;
   verdict_times_.push_back(verdict);
   engine_.schedule_at(verdict, [this, link] {
-    if (!engine_.link_state(link).up && job_.uses_link(link)) job_.fail_collective("NCCL Error");
+    if (engine_.link_state(link).up) return;
+    for (TrainingJob* job : jobs_)
+      if (job->uses_link(link)) job->fail_collective("NCCL Error");
   });
 }
 
 void CommunicatorModel::watch_retry_exhaustion(sim::Nanos from, sim::Nanos until, sim::LinkId link) {
   for (sim::Nanos t = from + transport_timeout_; t < until; t += transport_timeout_)
     engine_.schedule_at(t, [this, link] {
-      if (job_.uses_link(link)) job_.fail_collective("NCCL Error");
+      for (TrainingJob* job : jobs_)
+        if (job->uses_link(link)) job->fail_collective("NCCL Error");
     });
 }
 

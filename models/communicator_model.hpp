@@ -33,9 +33,13 @@ constexpr std::optional<int> nccl_fallback_rnic(int failed_nic, int rnics_per_ho
   return std::nullopt;
 }
 
+// Jobs sharing the cluster each have communicators of their own: a verdict
+// on a link fails the collective of every job whose traffic crosses it.
 class CommunicatorModel {
  public:
-  CommunicatorModel(sim::NetworkEngine& engine, TrainingJob& job, RoceTransportParams transport = {});
+  CommunicatorModel(sim::NetworkEngine& engine, std::vector<TrainingJob*> jobs, RoceTransportParams transport = {});
+  CommunicatorModel(sim::NetworkEngine& engine, TrainingJob& job, RoceTransportParams transport = {})
+      : CommunicatorModel(engine, std::vector<TrainingJob*>{&job}, transport) {}
 
   void set_transport_timeout(sim::Nanos timeout) { transport_timeout_ = timeout; }
   sim::Nanos transport_timeout() const { return transport_timeout_; }
@@ -46,7 +50,7 @@ class CommunicatorModel {
   bool exhausts_retries(double loss) const;
 
   // The link went down at `down_at`: one transport timeout later, if it is
-  // still down and the job's traffic crosses it, the collective fails.
+  // still down, the collective of each job whose traffic crosses it fails.
   void watch_outage(sim::Nanos down_at, sim::LinkId link);
   // The link loses enough to exhaust retries from `from` to `until`: each
   // transport timeout the job spends crossing it, its collective fails
@@ -62,7 +66,7 @@ class CommunicatorModel {
   sim::Nanos round_trip() const;
 
   sim::NetworkEngine& engine_;
-  TrainingJob& job_;
+  std::vector<TrainingJob*> jobs_;
   RoceTransportParams transport_;
   sim::Nanos transport_timeout_ = kDefaultTransportTimeout;
   std::vector<sim::Nanos> verdict_times_;

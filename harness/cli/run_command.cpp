@@ -103,15 +103,30 @@ int run_command(const Args& args) {
       return kExitRunFailed;
     }
   }
-  std::printf("scenario %s, seed %llu: %llu iterations fault-free, %llu with faults (%.1f s wall)\n",
-              scenario.name.c_str(), static_cast<unsigned long long>(scenario.seed),
-              static_cast<unsigned long long>(report.fault_free.iterations()),
-              static_cast<unsigned long long>(report.faulty.iterations()), report.wall_seconds);
-  std::printf("%s", harness::score_table(report).c_str());
-  std::printf("%s", harness::fault_window_table(harness::fault_window_times(report.faults, report.faulty.timeline,
-                                                                            report.fault_free.timeline,
-                                                                            sim::to_seconds(scenario.duration)))
-                        .c_str());
+  if (report.tenants.empty()) {
+    std::printf("scenario %s, seed %llu: %llu iterations fault-free, %llu with faults (%.1f s wall)\n",
+                scenario.name.c_str(), static_cast<unsigned long long>(scenario.seed),
+                static_cast<unsigned long long>(report.fault_free.iterations()),
+                static_cast<unsigned long long>(report.faulty.iterations()), report.wall_seconds);
+  } else {
+    std::printf("scenario %s, seed %llu: %zu jobs (%.1f s wall)\n", scenario.name.c_str(),
+                static_cast<unsigned long long>(scenario.seed), report.tenants.size(), report.wall_seconds);
+  }
+  std::vector<const harness::RunReport*> views;
+  for (const harness::RunReport& tenant : report.tenants) views.push_back(&tenant);
+  if (views.empty()) views.push_back(&report);
+  for (const harness::RunReport* tenant : views) {
+    const harness::RunReport& view = *tenant;
+    if (!report.tenants.empty())
+      std::printf("job %s: %llu iterations fault-free, %llu with faults\n", view.scenario.job.name.c_str(),
+                  static_cast<unsigned long long>(view.fault_free.iterations()),
+                  static_cast<unsigned long long>(view.faulty.iterations()));
+    std::printf("%s", harness::score_table(view).c_str());
+    std::printf("%s", harness::fault_window_table(harness::fault_window_times(view.faults, view.faulty.timeline,
+                                                                              view.fault_free.timeline,
+                                                                              sim::to_seconds(scenario.duration)))
+                          .c_str());
+  }
   std::printf("results: %s\n", out_dir.c_str());
   if (!metrics_dir.empty()) std::printf("metrics: %s/metrics.om\n", metrics_dir.c_str());
   const std::vector<std::string> failed = harness::failed_detectors(report);

@@ -30,7 +30,9 @@ json calibration_json(const sim::Calibration& calibration) {
 
 }  // namespace
 
-std::string summary_json(const RunReport& report) {
+namespace {
+
+Summary summary_of(const RunReport& report) {
   const Scenario& s = report.scenario;
   Summary summary;
   summary.scenario = s.name;
@@ -53,6 +55,30 @@ std::string summary_json(const RunReport& report) {
     summary.detectors.push_back({name, run.status, report.scores.at(name), facts});
   }
   summary.faults = report.faults;
+  return summary;
+}
+
+json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+
+}  // namespace
+
+std::string summary_json(const RunReport& report) {
+  Summary summary = summary_of(report);
+  if (report.tenants.empty()) return harness::summary_json(summary);
+  summary.faults = report.cluster_faults;
+  summary.tenants = json::object();
+  for (const RunReport& tenant : report.tenants) {
+    const json view = json::parse(harness::summary_json(summary_of(tenant)));
+    summary.tenants[tenant.scenario.job.name] = {
+        {"iterations", view["iterations"]}, {"detectors", view["detectors"]}, {"faults", view["faults"]}};
+  }
+  summary.overall = json::object();
+  for (const auto& [name, t] : tenant_totals(report))
+    summary.overall[name] = {{"alerts", t.alerts},           {"false_alerts", t.false_alerts},
+                             {"precision", optional_number(t.precision)}, {"scored_faults", t.scored_faults},
+                             {"detected", t.detected},       {"recall", optional_number(t.recall)}};
+  summary.notes.push_back("several jobs share the cluster: 'iterations' and 'detectors' above are job '" +
+                          report.scenario.job.name + "''s; 'tenants' holds every job's, 'overall' sums them");
   return harness::summary_json(summary);
 }
 
@@ -72,14 +98,21 @@ std::string timeline_csv(const SimulationOutcome& run) {
 
 void write_run_outputs(const RunReport& report, const ClaimedFolder& out, const FileList& extra_files) {
   std::ostringstream faults, alerts;
-  for (const FaultEpisode& f : report.faults) write_fault_line(faults, f);
+  for (const FaultEpisode& f : report.tenants.empty() ? report.faults : report.cluster_faults) write_fault_line(faults, f);
   // In time order over all detectors (ties in the scenario's detector order),
-  // as a real alert stream arrives.
-  std::vector<const Alert*> in_time;
-  for (const std::string& name : report.detector_order)
-    for (const Alert& a : report.faulty.detectors.at(name).alerts) in_time.push_back(&a);
-  std::stable_sort(in_time.begin(), in_time.end(), [](const Alert* a, const Alert* b) { return a->time_s < b->time_s; });
-  for (const Alert* a : in_time) write_alert_line(alerts, *a);
+  // as a real alert stream arrives; a tenant's detectors go by JOB/NAME.
+  std::vector<Alert> in_time;
+  auto add_alerts = [&in_time](const RunReport& view, const std::string& prefix) {
+    for (const std::string& name : view.detector_order)
+      for (Alert a : view.faulty.detectors.at(name).alerts) {
+        a.detector = prefix + a.detector;
+        in_time.push_back(std::move(a));
+      }
+  };
+  if (report.tenants.empty()) add_alerts(report, "");
+  for (const RunReport& tenant : report.tenants) add_alerts(tenant, tenant.scenario.job.name + "/");
+  std::stable_sort(in_time.begin(), in_time.end(), [](const Alert& a, const Alert& b) { return a.time_s < b.time_s; });
+  for (const Alert& a : in_time) write_alert_line(alerts, a);
   FileList files = {{"summary.json", summary_json(report)},
                                                              {"faults.jsonl", faults.str()},
                                                              {"alerts.jsonl", alerts.str()},

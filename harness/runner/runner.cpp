@@ -123,7 +123,9 @@ bool pauses_training(const std::string& detector, const DetectorRegistry& regist
 
 }  // namespace
 
-RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options) {
+namespace {
+
+RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options) {
   const auto fault_types = fault_types_of(scenario);
   // The loader admits only what the simulator can run.
   GAUNTLET_INVARIANT(scenario.engine == "flow" || scenario.engine == "packet", "engine '" + scenario.engine + "'");
@@ -179,6 +181,13 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   report.faulty = SimulationOutcome::from_json(results[0]);
   report.fault_free = SimulationOutcome::from_json(results[1]);
   report.faults = fault_episodes(scenario, report.faulty, report.fault_free);
+  for (FaultEpisode& f : report.faults)
+    if (const auto jobs = report.faulty.fault_jobs.find(f.id); jobs != report.faulty.fault_jobs.end()) f.jobs = jobs->second;
+  if (scenario.shared()) report.cluster_faults = report.faults;
+  if (scenario.shared() && scenario.detectors_scope == DetectorScope::tenant)
+    std::erase_if(report.faults, [&](const FaultEpisode& f) {
+      return std::find(f.jobs.begin(), f.jobs.end(), scenario.job.name) == f.jobs.end();
+    });
 
   ScoringOptions scoring;
   scoring.run_end_s = sim::to_seconds(scenario.duration);
@@ -209,8 +218,45 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   return report;
 }
 
+}  // namespace
+
+RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options) {
+  if (!scenario.shared() || scenario.detectors_scope == DetectorScope::cluster)
+    return run_view(scenario, registry, options);
+  // Each tenant's detectors watch the same physical runs (every job runs in
+  // each), seeing only their tenant; one view per tenant.
+  const auto wall_start = std::chrono::steady_clock::now();
+  std::vector<RunReport> views;
+  for (std::size_t i = 0; i < scenario.jobs.size(); ++i)
+    views.push_back(run_view(tenant_view(scenario, i), registry, options));
+  RunReport report = views.front();
+  report.tenants = std::move(views);
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return report;
+}
+
+std::map<std::string, TenantTotals> tenant_totals(const RunReport& report) {
+  std::map<std::string, TenantTotals> totals;
+  for (const RunReport& tenant : report.tenants)
+    for (const auto& [name, score] : tenant.scores) {
+      TenantTotals& t = totals[name];
+      t.alerts += score.alerts;
+      t.false_alerts += score.false_alerts;
+      t.scored_faults += score.overall.scored_faults;
+      t.detected += score.overall.detected;
+    }
+  for (auto& [name, t] : totals) {
+    if (t.alerts > 0) t.precision = static_cast<double>(t.alerts - t.false_alerts) / t.alerts;
+    if (t.scored_faults > 0) t.recall = static_cast<double>(t.detected) / t.scored_faults;
+  }
+  return totals;
+}
+
 std::vector<std::string> failed_detectors(const RunReport& report) {
   std::vector<std::string> out;
+  for (const RunReport& tenant : report.tenants)
+    for (const std::string& line : failed_detectors(tenant)) out.push_back(tenant.scenario.job.name + "/" + line);
+  if (!report.tenants.empty()) return out;
   for (const std::string& name : report.detector_order) {
     const std::string& status = report.faulty.detectors.at(name).status;
     if (status.starts_with("failed: ")) out.push_back(name + " FAILED: " + status.substr(8));

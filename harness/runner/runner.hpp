@@ -3,6 +3,7 @@
 // and, in a process of its own, the fault-free counterfactual from the same
 // seed; then scores each detector against the ground truth.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,25 @@ struct RunReport {
   std::vector<FaultEpisode> faults;
   std::map<std::string, DetectorScore> scores;  // in scenario order via detector_order
   std::vector<std::string> detector_order;
+  // Jobs sharing the cluster, detectors per tenant: each tenant's own report
+  // (its view of the same runs, scored against the faults that touch it;
+  // the fields above are the first tenant's), and every fault with the jobs
+  // it touches.
+  std::vector<RunReport> tenants;
+  std::vector<FaultEpisode> cluster_faults;
 };
+
+// Scores summed over tenants, per detector: alerts and false alerts of every
+// tenant's run, faults over (tenant, fault) pairs.
+struct TenantTotals {
+  int alerts = 0;
+  int false_alerts = 0;
+  int scored_faults = 0;
+  int detected = 0;
+  std::optional<double> precision;
+  std::optional<double> recall;
+};
+std::map<std::string, TenantTotals> tenant_totals(const RunReport& report);
 
 RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options);
 

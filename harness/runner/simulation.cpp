@@ -16,6 +16,8 @@
 #include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/probe_plan/probe_wiring.hpp"
 #include "harness/runner/containers_csv.hpp"
+#include "harness/runner/tenants.hpp"
+#include "harness/runner/tenant_telemetry.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/loader.hpp"
 #include "injectors/faults/fault_catalog.hpp"
@@ -168,13 +170,15 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   const EngineSetup setup = make_engine(scenario, topology);
   sim::NetworkEngine& engine = *setup.engine;
   sim::TelemetryBus bus;
-  models::TrainingJob job(scenario.job, topology, engine, bus);
+  Tenants tenants(scenario, topology, engine, bus);
+  models::TrainingJob& job = tenants.observed();
   // Packets and their counters exist only in simulated iterations, so the
-  // packet engine simulates every one.
-  job.set_fast_forward(request.fast_forward && !setup.packet);
+  // packet engine simulates every one; so do jobs sharing the fabric, since
+  // each one's traffic changes the other's iterations from step to step.
+  tenants.set_fast_forward(request.fast_forward && !setup.packet && !scenario.shared());
   const sim::Calibration& calibration = scenario.calibration;
   const auto fault_types = fault_types_of(scenario);
-  injectors::FaultScheduler scheduler(engine, job, *fault_types);
+  injectors::FaultScheduler scheduler(engine, tenants.all(), *fault_types);
   scheduler.communicator().set_transport_timeout(calibration.duration(models::calibration::kTransportTimeout));
   if (request.inject_faults) scheduler.arm(scenario.faults, scenario.duration);
 
@@ -263,13 +267,14 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     for (const injectors::FaultSpec& f : scenario.faults) targets.push_back(f.target);
     collectives.emplace(sample_workers(job.placement(), targets), job.placement().ranks());
   }
-  job.start(0, scenario.duration);
+  tenants.start(scenario.duration);
   Progress progress(request.show_progress, scenario.duration);
   for (sim::Nanos t = 0; t < scenario.duration;) {
     t = std::min(t + request.observe_interval, scenario.duration);
     engine.run_until(t);
     sim::ArenaBatch drained = bus.drain_on_arena(t);  // freed at once at the end of the step
     telemetry::Batch& batch = drained.batch();
+    tenants.drop_unobserved(t);
     profiler.observe(batch);  // finished windows publish into the next batch
     if (measure) measured.observe(batch);
     if (collectives) collectives->observe(batch);
@@ -294,7 +299,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
       }
     }
     if (skewed) models::apply_host_clocks(effects, &batch);  // as the hosts' clocks stamp it
-    if (exporters) exporters->observe(batch);
+    if (exporters) exporters->observe(batch);  // the cluster's exporters see every host
+    if (const auto& hosts = tenants.visible_hosts()) keep_tenant_telemetry(batch, *hosts);
     for (ActiveDetector& d : detectors) {
       d.detector->observe(batch);
       if (std::vector<models::ProbeOrder> orders = probe_orders(d.detector->take_probe_requests(), topology);
@@ -337,6 +343,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   if (policy)
     for (const ActiveDetector& d : detectors) outcome.detectors[d.name].actions = policy->actions();
   outcome.timeline = job.timeline();
+  if (scenario.shared()) outcome.fault_jobs = tenants.fault_jobs(scenario.faults);
   outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes() +
                                                    (fabric ? fabric->published_bytes() : 0) +
                                                    (packet_counters ? packet_counters->published_bytes() : 0) +
@@ -365,6 +372,7 @@ std::string SimulationOutcome::to_json() const {
   j["telemetry_bytes"] = telemetry_bytes;
   j["simulated_iterations"] = simulated_iterations;
   j["containers_csv"] = containers_csv;
+  if (!fault_jobs.empty()) j["fault_jobs"] = fault_jobs;
   if (!openmetrics.empty()) j["openmetrics"] = openmetrics;
   if (!collectives.workers.empty()) {
     json slices = json::array();
@@ -407,6 +415,7 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
   out.simulated_iterations = j["simulated_iterations"].get<std::uint64_t>();
   out.containers_csv = j.value("containers_csv", std::string());
   out.openmetrics = j.value("openmetrics", std::string());
+  if (j.contains("fault_jobs")) out.fault_jobs = j["fault_jobs"].get<std::map<std::string, std::vector<std::string>>>();
   if (j.contains("collectives")) {
     const json& c = j["collectives"];
     CollectiveSample& sample = out.collectives;

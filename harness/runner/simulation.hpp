@@ -57,6 +57,8 @@ struct SimulationOutcome {
   CollectiveSample collectives;             // when the request asked for it
   std::string containers_csv;               // the job's container lifetimes (containers_csv.hpp)
   std::string openmetrics;                  // when the request asked for it (harness/metrics/openmetrics.hpp)
+  // Jobs sharing the cluster: the jobs each fault touches, by fault id (tenants.hpp).
+  std::map<std::string, std::vector<std::string>> fault_jobs;
 
   std::uint64_t iterations() const;
   std::string to_json() const;

@@ -84,6 +84,7 @@ void write_fault_line(std::ostream& out, const FaultEpisode& fault) {
   j["end_s"] = fault.end_s ? json(*fault.end_s) : json(nullptr);
   j["affected_job"] = fault.affected_job;
   j["benign"] = fault.benign;
+  if (!fault.jobs.empty()) j["jobs"] = fault.jobs;
   out << j.dump() << '\n';
 }
 
@@ -119,6 +120,11 @@ FaultRecords read_fault_records(std::istream& in, const std::string& file_name) 
       if (*f.end_s < f.start_s) line.fail("end_s", "'end_s' is before 'start_s'");
     }
     f.affected_job = line.flag(j, "affected_job", true);
+    if (auto jobs = j.find("jobs"); jobs != j.end() && !jobs->is_null()) {
+      if (!jobs->is_array() || !std::all_of(jobs->begin(), jobs->end(), [](const json& n) { return n.is_string(); }))
+        line.fail("jobs", "'jobs' must be a list of job names");
+      f.jobs = jobs->get<std::vector<std::string>>();
+    }
     // A reconfigure is benign by definition; other types only when the file says so.
     f.benign = line.flag(j, "benign", f.type == "reconfigure");
     if (auto t = j.find("t0_unix_s"); t != j.end() && !t->is_null()) {

@@ -21,6 +21,9 @@ struct FaultEpisode {
   // impactful ones, and as much a fault as they are
   bool affected_job = true;
   bool benign = false;  // ground truth says "no fault" (reconfigure): alerts on it are false
+  // Jobs sharing the cluster: the jobs the fault touched (harness/runner/tenants.hpp);
+  // empty for a job alone.
+  std::vector<std::string> jobs;
 };
 
 struct LatencyStats {

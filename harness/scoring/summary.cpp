@@ -115,7 +115,11 @@ std::string summary_json(const Summary& summary) {
                       {"class", fault_class(f)},
                       {"affected_job", f.affected_job},
                       {"benign", f.benign}});
+  for (std::size_t i = 0; i < summary.faults.size(); ++i)
+    if (!summary.faults[i].jobs.empty()) faults[i]["jobs"] = summary.faults[i].jobs;
   j["faults"] = std::move(faults);
+  if (!summary.tenants.is_null()) j["tenants"] = summary.tenants;
+  if (!summary.overall.is_null()) j["overall"] = summary.overall;
   j["notes"] = summary.notes;
   j["calibration"] = sim ? sim->calibration : json(nullptr);
   return j.dump(2) + "\n";

@@ -12,7 +12,8 @@
 //                         "probes_sent", "telemetry_bytes", "profiling_seconds",
 //                         "profiling_overhead_s", "benchmarks", "benchmark_pause_s",
 //                         "mitigation_actions"}},
-//    "faults": [{"id", "type", "target", "start_s", "end_s", "class", "affected_job", "benign"}],
+//    "faults": [{"id", "type", "target", "start_s", "end_s", "class", "affected_job", "benign", "jobs"}],
+//    "tenants": {JOB: {"iterations", "detectors", "faults"}}, "overall": {NAME: {...}},  (several jobs)
 //    "notes": [text],
 //    "calibration": {NAME: {"value", "unit", "set_by": "default" | "scenario"}}}   (simulated)
 //   CLASS = "scored_faults", "detected", "localized", "recall", "detection_latency_s",
@@ -67,6 +68,11 @@ struct Summary {
   std::vector<SummaryDetector> detectors;  // in table order
   std::vector<FaultEpisode> faults;
   std::vector<std::string> notes;  // what a reader of the scores must know
+  // Jobs sharing the cluster: {NAME: {"iterations", "detectors", "faults"}}
+  // per tenant, and {DETECTOR: {"alerts", "false_alerts", "precision",
+  // "scored_faults", "detected", "recall"}} summed over tenants; null otherwise.
+  nlohmann::ordered_json tenants;
+  nlohmann::ordered_json overall;
 };
 
 std::string summary_json(const Summary& summary);

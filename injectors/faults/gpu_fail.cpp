@@ -9,10 +9,10 @@ FaultDescriptor gpu_fail() {
   d.spec = {.name = "gpu_fail", .summary = "a GPU failing", .targets = {sim::ComponentKind::gpu}, .fail_stop = true};
   d.simulated = SimulatedFault{.apply = [](FaultEffectScope& scope) {
     const sim::ComponentId id = *sim::ComponentId::parse(scope.fault().target);
-    models::TrainingJob& job = scope.job();
+    const auto& jobs = scope.jobs();
     const int host = id.host, gpu = id.index;
-    scope.call_during([&job, host, gpu] { job.fail_gpu(host, gpu); }, [&job, host, gpu] { job.repair_gpu(host, gpu); },
-                      false);
+    scope.call_during([&jobs, host, gpu] { for (models::TrainingJob* job : jobs) job->fail_gpu(host, gpu); },
+                      [&jobs, host, gpu] { for (models::TrainingJob* job : jobs) job->repair_gpu(host, gpu); }, false);
   }};
   return d;
 }

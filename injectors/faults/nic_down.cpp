@@ -17,11 +17,12 @@ void simulate(FaultEffectScope& scope) {
                            ? sim::ComponentId::parse(configured)->index
                            : models::nccl_fallback_rnic(nic, topology.shape().rnics_per_host).value_or(-1);
   const std::string link = topology.link_name(topology.host_link(topology.endpoint(host, nic)));
-  models::TrainingJob& job = scope.job();
+  const auto& jobs = scope.jobs();
   const bool falls_back = fallback >= 0 && fallback != nic;
   if (falls_back) {
-    scope.call_during([&job, host, nic, fallback] { job.set_nic_fallback(host, nic, fallback); },
-                      [&job, host, nic] { job.clear_nic_fallback(host, nic); });
+    scope.call_during(
+        [&jobs, host, nic, fallback] { for (models::TrainingJob* job : jobs) job->set_nic_fallback(host, nic, fallback); },
+        [&jobs, host, nic] { for (models::TrainingJob* job : jobs) job->clear_nic_fallback(host, nic); });
   }
   scope.set_during(link, kLinkDown);
   if (!falls_back) scope.watch_outage(scope.start(), link);

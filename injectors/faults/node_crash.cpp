@@ -9,15 +9,16 @@ void simulate(FaultEffectScope& scope) {
   const FaultSpec& fault = scope.fault();
   const sim::Topology& topology = scope.topology();
   const int host = sim::ComponentId::parse(fault.target)->host;
-  models::TrainingJob& job = scope.job();
+  const auto& jobs = scope.jobs();
   // The job stops first, so its links going down does not cut a steady run short.
-  scope.call_at(scope.start(), [&job, host] { job.fail_host(host); }, false);
+  scope.call_at(scope.start(), [&jobs, host] { for (models::TrainingJob* job : jobs) job->fail_host(host); }, false);
   for (int nic = 0; nic < topology.shape().rnics_per_host; ++nic) {
     const std::string link = topology.link_name(topology.host_link(topology.endpoint(host, nic)));
     scope.set_at(scope.start(), link, &kLinkDown, false);
     if (scope.end() != kOpenEnded) scope.set_at(scope.end(), link, nullptr);
   }
-  if (scope.end() != kOpenEnded) scope.call_at(scope.end(), [&job, host] { job.repair_host(host); }, false);
+  if (scope.end() != kOpenEnded)
+    scope.call_at(scope.end(), [&jobs, host] { for (models::TrainingJob* job : jobs) job->repair_host(host); }, false);
 }
 
 }  // namespace

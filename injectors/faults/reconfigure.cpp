@@ -8,8 +8,9 @@ FaultDescriptor reconfigure() {
   FaultDescriptor d;
   d.spec = {.name = "reconfigure", .summary = "a planned reconfiguration of the job", .benign = true};
   d.simulated = SimulatedFault{.apply = [](FaultEffectScope& scope) {
-    models::TrainingJob& job = scope.job();
-    scope.call_at(scope.start(), [&job] { job.reconfigure(); });
+    // A planned change re-places every job on the cluster.
+    const auto& jobs = scope.jobs();
+    scope.call_at(scope.start(), [&jobs] { for (models::TrainingJob* job : jobs) job->reconfigure(); });
   }};
   return d;
 }

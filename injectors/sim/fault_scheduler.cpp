@@ -9,7 +9,7 @@
 namespace gauntlet::injectors {
 
 const sim::Topology& FaultEffectScope::topology() const { return scheduler_.engine_.topology(); }
-models::TrainingJob& FaultEffectScope::job() { return scheduler_.job_; }
+const std::vector<models::TrainingJob*>& FaultEffectScope::jobs() { return scheduler_.jobs_; }
 models::CommunicatorModel& FaultEffectScope::communicator() { return scheduler_.communicator_; }
 sim::PacketFaults* FaultEffectScope::packets() { return scheduler_.engine_.packet_faults(); }
 
@@ -40,9 +40,9 @@ void FaultEffectScope::watch_outage(sim::Nanos down_at, const std::string& link)
   communicator().watch_outage(down_at, link_id);
 }
 
-FaultScheduler::FaultScheduler(sim::NetworkEngine& engine, models::TrainingJob& job, const SimulatedFaults& types,
-                               models::RoceTransportParams transport)
-    : engine_(engine), job_(job), types_(types), communicator_(engine, job, transport) {}
+FaultScheduler::FaultScheduler(sim::NetworkEngine& engine, std::vector<models::TrainingJob*> jobs,
+                               const SimulatedFaults& types, models::RoceTransportParams transport)
+    : engine_(engine), jobs_(std::move(jobs)), types_(types), communicator_(engine, jobs_, transport) {}
 
 void FaultScheduler::arm(const std::vector<FaultSpec>& faults, sim::Nanos horizon) {
   for (const FaultSpec& fault : faults) {
@@ -110,7 +110,9 @@ void FaultScheduler::refresh(const std::string& component) {
     case sim::ComponentKind::host_link:
     case sim::ComponentKind::fabric_link: engine_.set_link_state(*topology.link_of(id), state); break;
     case sim::ComponentKind::flow_table: engine_.set_endpoint_state(topology.endpoint(id.host, id.index), state); break;
-    case sim::ComponentKind::gpu: job_.set_gpu_speed(id.host, id.index, total.speed_factor); break;
+    case sim::ComponentKind::gpu:
+      for (models::TrainingJob* job : jobs_) job->set_gpu_speed(id.host, id.index, total.speed_factor);
+      break;
     default: break;
   }
 }

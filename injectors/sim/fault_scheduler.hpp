@@ -19,10 +19,15 @@
 
 namespace gauntlet::injectors {
 
+// Jobs sharing the cluster all live through the same faults: a fault's
+// effect reaches every job, and each reacts if it uses the component.
 class FaultScheduler {
  public:
-  FaultScheduler(sim::NetworkEngine& engine, models::TrainingJob& job, const SimulatedFaults& types,
+  FaultScheduler(sim::NetworkEngine& engine, std::vector<models::TrainingJob*> jobs, const SimulatedFaults& types,
                  models::RoceTransportParams transport = {});
+  FaultScheduler(sim::NetworkEngine& engine, models::TrainingJob& job, const SimulatedFaults& types,
+                 models::RoceTransportParams transport = {})
+      : FaultScheduler(engine, std::vector<models::TrainingJob*>{&job}, types, transport) {}
 
   // Schedules every fault's changes up to `horizon` (where open-ended faults
   // stop). Throws std::invalid_argument for a fault type that is not
@@ -51,7 +56,7 @@ class FaultScheduler {
   void refresh(const std::string& component);
 
   sim::NetworkEngine& engine_;
-  models::TrainingJob& job_;
+  std::vector<models::TrainingJob*> jobs_;
   const SimulatedFaults& types_;
   models::CommunicatorModel communicator_;
   std::map<std::string, std::map<std::string, PathEffect>> active_;  // component -> fault id -> effect

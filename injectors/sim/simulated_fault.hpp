@@ -48,7 +48,9 @@ class FaultEffectScope {
   sim::Nanos end() const { return fault_.end().value_or(kOpenEnded); }  // kOpenEnded: no end
   sim::Nanos horizon() const { return horizon_; }                        // where open-ended faults stop
   const sim::Topology& topology() const;
-  models::TrainingJob& job();
+  // Every job on the cluster (one, or the tenants sharing it); each decides
+  // for itself whether a change touches it.
+  const std::vector<models::TrainingJob*>& jobs();
   models::CommunicatorModel& communicator();
   // The engine's packet-level faults, or null on an engine without packets.
   sim::PacketFaults* packets();
