@@ -267,6 +267,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     for (const injectors::FaultSpec& f : scenario.faults) targets.push_back(f.target);
     collectives.emplace(sample_workers(job.placement(), targets), job.placement().ranks());
   }
+  if (scenario.shared()) outcome.fault_jobs = tenants.fault_jobs(scenario.faults);  // as placed at the start
   tenants.start(scenario.duration);
   Progress progress(request.show_progress, scenario.duration);
   for (sim::Nanos t = 0; t < scenario.duration;) {
@@ -343,7 +344,6 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   if (policy)
     for (const ActiveDetector& d : detectors) outcome.detectors[d.name].actions = policy->actions();
   outcome.timeline = job.timeline();
-  if (scenario.shared()) outcome.fault_jobs = tenants.fault_jobs(scenario.faults);
   outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes() +
                                                    (fabric ? fabric->published_bytes() : 0) +
                                                    (packet_counters ? packet_counters->published_bytes() : 0) +
