@@ -41,9 +41,16 @@ int validate_command(const Args& args) {
   if (int status = parse_command_line(args, options, vm, scenario_options); status >= 0) return status;
   try {
     const harness::Scenario s = load_with_overrides(scenario_options, harness::builtin_detectors());
-    std::printf("%s: ok: scenario %s, seed %llu, %s simulated, %d hosts, %d-GPU job, %zu faults, %zu detectors\n",
+    std::string jobs = std::to_string(s.job.gpus) + "-GPU job";
+    if (s.shared()) {
+      jobs = std::to_string(s.jobs.size()) + " jobs (";
+      for (std::size_t i = 0; i < s.jobs.size(); ++i)
+        jobs += (i > 0 ? ", " : "") + s.jobs[i].name + " " + std::to_string(s.jobs[i].gpus) + " GPUs";
+      jobs += s.detectors_scope == harness::DetectorScope::tenant ? "; detectors per job)" : "; detectors cluster-wide)";
+    }
+    std::printf("%s: ok: scenario %s, seed %llu, %s simulated, %d hosts, %s, %zu faults, %zu detectors\n",
                 scenario_options.path.c_str(), s.name.c_str(), static_cast<unsigned long long>(s.seed),
-                sim::format_duration(s.duration).c_str(), s.cluster.hosts, s.job.gpus, s.faults.size(),
+                sim::format_duration(s.duration).c_str(), s.cluster.hosts, jobs.c_str(), s.faults.size(),
                 s.detectors.size());
     const harness::RunEstimate estimate = harness::estimate_run(s);
     std::printf("  estimate: %.3g events, %.0f MiB at most (limits %.3g events, %.0f MiB)\n", estimate.events,
