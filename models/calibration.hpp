@@ -95,19 +95,22 @@ inline constexpr Attribute kProfilerJitter{"profiler.jitter", AttributeUnit::rat
 // RNIC and switch counters (telemetry/fabric_counters.hpp, flow_table_sampler.hpp).
 inline constexpr Attribute kRnicMtu{"rnic.mtu", AttributeUnit::bytes, 4096, 256, 65536,
                                     "RoCE payload per packet, for packet counters", "RoCE's 4 KiB MTU"};
+// The switches' ECN setting picks the network calibration table's load
+// profile measured nearest it (sim/network_calibration.hpp).
 inline constexpr Attribute kEcnKmin{"fabric.ecn_kmin", AttributeUnit::bytes, 100e3, 0, 1e9,
                                     "switch queue depth at which ECN marking starts", "400G switch settings"};
 inline constexpr Attribute kEcnKmax{"fabric.ecn_kmax", AttributeUnit::bytes, 400e3, 0, 1e9,
-                                    "switch queue depth at which the marking probability reaches its maximum",
+                                    "switch queue depth at which the marking probability reaches fabric.ecn_pmax",
                                     "400G switch settings"};
-inline constexpr Attribute kCnpInterval{"fabric.cnp_interval", AttributeUnit::duration, 50 * kUs, 1 * kUs, 1 * kS,
-                                        "least gap between two CNPs for one congested flow", ""};
+inline constexpr Attribute kEcnPmax{"fabric.ecn_pmax", AttributeUnit::ratio, 0.01, 0, 1,
+                                    "ECN marking probability at fabric.ecn_kmax",
+                                    "DCQCN's deployment guideline (Zhu et al., SIGCOMM 2015)"};
 
 inline constexpr const Attribute* kAll[] = {
     &kProbePingInterval, &kProbePings, &kProbeConcurrency, &kProbePingSize, &kProbeProcessing, &kProbeOverlayProcessing,
     &kAgentHeartbeat, &kGpuClock, &kGpuSmBusy, &kGpuIdlePower, &kGpuBusyPower, &kGpuIdleTemperature,
     &kGpuBusyTemperature, &kGpuHotTemperature, &kGpuHotSlowdown, &kGpuThermalTimeConstant, &kCpuIdle, &kCpuBusy,
-    &kCpuContended, &kProfilerOverhead, &kProfilerJitter, &kRnicMtu, &kEcnKmin, &kEcnKmax, &kCnpInterval,
+    &kCpuContended, &kProfilerOverhead, &kProfilerJitter, &kRnicMtu, &kEcnKmin, &kEcnKmax, &kEcnPmax,
     &kTransportTimeout, &kBenchmarkGemmTime, &kBenchmarkAllreduceSize, &kBenchmarkTimeout, &kBenchmarkJitter};
 
 }  // namespace gauntlet::models::calibration

@@ -8,14 +8,9 @@ CommunicatorModel::CommunicatorModel(sim::NetworkEngine& engine, std::vector<Tra
                                      RoceTransportParams transport)
     : engine_(engine), jobs_(std::move(jobs)), transport_(transport) {}
 
-sim::Nanos CommunicatorModel::round_trip() const {
-  // A cross-spine path has four hops each way.
-  return 8 * engine_.topology().shape().link_latency;
-}
-
-double CommunicatorModel::link_goodput(sim::LinkId link, double loss) const {
+sim::LossResponse CommunicatorModel::link_loss(sim::LinkId link, double loss) const {
   const double rate = engine_.topology().link_bytes_per_second(link);
-  return go_back_n_goodput(loss, window_packets(rate, round_trip(), transport_));
+  return calibration_->loss_response(loss, bdp_packets(rate, cross_spine_round_trip(engine_.topology()), transport_));
 }
 
 bool CommunicatorModel::exhausts_retries(double loss) const { return loss >= retry_exhaustion_loss(transport_); }

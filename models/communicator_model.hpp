@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/roce_transport.hpp"
+#include "sim/network_calibration.hpp"
 #include "sim/network_engine.hpp"
 
 namespace gauntlet::models {
@@ -44,8 +45,15 @@ class CommunicatorModel {
   void set_transport_timeout(sim::Nanos timeout) { transport_timeout_ = timeout; }
   sim::Nanos transport_timeout() const { return transport_timeout_; }
 
-  // Goodput fraction RoCE's go-back-N leaves a link at this loss rate.
-  double link_goodput(sim::LinkId link, double loss) const;
+  // The packet engine's measurements the transport's verdicts read
+  // (default: the shipped table); it must outlive this model.
+  void set_network_calibration(const sim::NetworkCalibration& table) { calibration_ = &table; }
+  const sim::NetworkCalibration& network_calibration() const { return *calibration_; }
+
+  // What RoCE's go-back-N makes of this loss rate on a link, per the table:
+  // the goodput fraction it leaves and the retransmissions and NAKs it costs.
+  sim::LossResponse link_loss(sim::LinkId link, double loss) const;
+  double link_goodput(sim::LinkId link, double loss) const { return link_loss(link, loss).goodput; }
   // Whether loss this high exhausts the queue pairs' retries.
   bool exhausts_retries(double loss) const;
 
@@ -63,11 +71,10 @@ class CommunicatorModel {
   const std::vector<sim::Nanos>& verdict_times() const { return verdict_times_; }
 
  private:
-  sim::Nanos round_trip() const;
-
   sim::NetworkEngine& engine_;
   std::vector<TrainingJob*> jobs_;
   RoceTransportParams transport_;
+  const sim::NetworkCalibration* calibration_ = &sim::shipped_network_calibration();
   sim::Nanos transport_timeout_ = kDefaultTransportTimeout;
   std::vector<sim::Nanos> verdict_times_;
 };

@@ -11,6 +11,7 @@
 #include "models/roce_transport.hpp"
 #include "models/training_job.hpp"
 #include "sim/flow/flow_engine.hpp"
+#include "sim/network_calibration.hpp"
 #include "sim/isolated_run.hpp"
 
 namespace gauntlet::models {
@@ -275,10 +276,11 @@ TEST(NetworkLevers, DrainingALossyFabricLinkBringsTheRingBackToHealthySpeed) {
   const LeverDurations d = lever_durations(
       [](sim::FlowEngine& engine) {
         const sim::LinkId link = crossing_uplink(engine);
-        // 1% loss under go-back-N on a 400 Gb/s cross-spine path.
-        const double rtt_ns = 8.0 * sim::kMicrosecond;
-        const double goodput = go_back_n_goodput(
-            0.01, window_packets(engine.topology().link_bytes_per_second(link), static_cast<sim::Nanos>(rtt_ns), {}));
+        // 1% loss under go-back-N on a 400 Gb/s cross-spine path, as the packet engine measured it.
+        const double goodput = sim::shipped_network_calibration()
+                                   .loss_response(0.01, bdp_packets(engine.topology().link_bytes_per_second(link),
+                                                                    8 * sim::kMicrosecond, {}))
+                                   .goodput;
         engine.set_link_state(link, {goodput, 0, true});
       },
       [](TrainingJob& job, sim::FlowEngine& engine) {

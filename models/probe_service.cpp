@@ -96,9 +96,9 @@ ProbeOutcome ProbeService::evaluate(const ProbeOrder& order, sim::Rng& rng) cons
     const sim::PathState& s = engine_.link_state(link);
     out.path.push_back(topology.link_name(link));
     up = up && s.up;
-    // A probe waits in the queues the engine's traffic builds (none on a
-    // flow engine without queues).
-    const sim::Nanos one_way = topology.shape().link_latency + s.extra_latency + engine_.queueing_delay(link);
+    // A probe waits in the queues the traffic builds.
+    const sim::Nanos queued = queueing_delay_ ? queueing_delay_(link) : engine_.queueing_delay(link);
+    const sim::Nanos one_way = topology.shape().link_latency + s.extra_latency + queued;
     rtt += 2 * one_way;
     const double p = loss_rate(out.path.back(), now);
     delivered *= (1.0 - p) * (1.0 - p);  // the ping and its reply both cross the link

@@ -85,6 +85,11 @@ class ProbeService {
   // VF on its destination RNIC (none there: the source vSwitch has nowhere
   // to send it and it is lost). Unset, every RNIC is taken to carry one.
   void set_overlay(const OverlayDirectory* overlay) { overlay_ = overlay; }
+  // Where a probe reads the queueing delay it meets on a link: by default
+  // the engine's own queues (none on the flow engine, whose fabric counters
+  // know the delay its load causes instead).
+  using QueueingDelay = std::function<sim::Nanos(sim::LinkId)>;
+  void set_queueing_delay(QueueingDelay delay) { queueing_delay_ = std::move(delay); }
   // Publishes a heartbeat of every live agent every `interval` until `until`.
   void start_heartbeats(sim::Nanos interval, sim::Nanos until);
 
@@ -116,6 +121,7 @@ class ProbeService {
   sim::Rng rng_;
   ProbeCost cost_;
   const OverlayDirectory* overlay_ = nullptr;
+  QueueingDelay queueing_delay_;
   std::map<std::string, std::vector<Window>> loss_;  // by component id
   std::map<int, std::vector<Window>> agent_down_;    // by host
   std::vector<std::vector<sim::Nanos>> slot_free_;   // per endpoint, per concurrent slot

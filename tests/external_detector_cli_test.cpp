@@ -34,8 +34,11 @@ TEST(ExecDetector, ExampleIsScoredAndLocalizesTheThrottledGpu) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto& d = r.summary["detectors"]["exec:" + kExample];
   EXPECT_EQ(d["status"], "ok");
-  EXPECT_EQ(d["detected"], 1);           // the throttle; the lossy link barely moves iteration time
-  EXPECT_EQ(d["localization_top1"], 1.0);  // h5.gpu2
+  // Both: the throttle and the lossy link, whose go-back-N goodput (as the
+  // packet engine measured it) slows iterations 11%; a worker is blamed
+  // for the link, h5.gpu2 rightly for the throttle.
+  EXPECT_EQ(d["detected"], 2);
+  EXPECT_EQ(d["localization_top1"], 0.5);
   EXPECT_EQ(d["false_alerts"], 0);
   // alerts.jsonl is one stream in time order, falcon's and the example's interleaved.
   std::istringstream lines(r.alerts);
@@ -80,10 +83,10 @@ TEST(ExecDetector, CrashHangAndGarbageFailWhileTheOthersGoOn) {
   EXPECT_NE(d["exec:yes garbage"]["status"].get<std::string>().find("wrote text to stdout (\"garbage\\ngarbage"),
             std::string::npos);
   EXPECT_NE(r.err.find("detector exec:yes garbage failed"), std::string::npos) << r.err;
-  // The built-in and the healthy external detector still found the throttle.
-  EXPECT_EQ(d["falcon"]["detected"], 1);
+  // The built-in and the healthy external detector still found both faults.
+  EXPECT_EQ(d["falcon"]["detected"], 2);
   EXPECT_EQ(d["exec:" + kExample]["status"], "ok");
-  EXPECT_EQ(d["exec:" + kExample]["detected"], 1);
+  EXPECT_EQ(d["exec:" + kExample]["detected"], 2);
   EXPECT_EQ(d["exec:sleep 60"]["alerts"], 0);
 }
 
@@ -135,8 +138,8 @@ TEST(PythonDetectors, ThresholdFindsTheThrottledGpu) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto& d = r.summary["detectors"][name];
   EXPECT_EQ(d["status"], "ok") << r.err;
-  EXPECT_EQ(d["detected"], 1);             // the throttle; the lossy link moves iteration time by less than 10%
-  EXPECT_EQ(d["localization_top1"], 1.0);  // h5.gpu2
+  EXPECT_EQ(d["detected"], 2);               // the throttle, and the lossy link's 11% slowdown
+  EXPECT_EQ(d["localization_top1"], 0.5);  // h5.gpu2; a worker for the link
   EXPECT_EQ(d["false_alerts"], 0);
   EXPECT_LE(d["detection_latency_s"]["p50"].get<double>(), 10.0);
 }

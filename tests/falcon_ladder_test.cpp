@@ -195,13 +195,18 @@ TEST(FalconLadder, APersistentLossyFabricLinkIsDrainedAndTheJobRunsAtItsHealthyP
   EXPECT_LE(lost, formula + 2);
   EXPECT_EQ(pingmesh["false_isolations"].get<int>(), 0);
 
-  // c4d blames the ring edge's RNIC. Its sibling would carry two rings'
-  // edges at half rate, adding 0.56 s: no faster than the lossy link's
-  // 0.7 s by a margin worth a rebuild, so nothing is moved or restarted.
+  // c4d blames a ring edge's RNIC, never the fabric link: the ladder may
+  // try moving its GPUs to the sibling (two rings' edges at half rate
+  // against the lossy link's go-back-N pace), measures each move and undoes
+  // one that did not pay, and never restarts the job for a fabric fault.
   const nlohmann::json& c4d = s["detectors"]["c4d"];
   EXPECT_GT(c4d["alerts"].get<int>(), 0);
-  EXPECT_TRUE(c4d["mitigation_actions"].empty()) << c4d["mitigation_actions"].dump();
-  EXPECT_EQ(c4d["lost_iterations"].get<double>(), none);
+  for (const nlohmann::json& action : c4d["mitigation_actions"]) {
+    EXPECT_NE(action["action"], "checkpoint-restart") << c4d["mitigation_actions"].dump();
+    EXPECT_NE(action["action"], "drain-fabric-link") << c4d["mitigation_actions"].dump();
+  }
+  EXPECT_LE(c4d["lost_iterations"].get<double>(), none);
+  EXPECT_EQ(c4d["false_isolations"].get<int>(), 0);
 }
 
 TEST(FalconLadder, ALossyHostLinksGpusMoveToTheFallbackRnicWhichCarriesTwoRings) {
@@ -239,8 +244,9 @@ TEST(FalconLadder, ALossyHostLinksGpusMoveToTheFallbackRnicWhichCarriesTwoRings)
 
 TEST(FalconLadder, AMoveOntoACongestedRnicIsMeasuredAndMovedBack) {
   // The lossy host link's scenario with h4's RNIC 0, the fallback, also
-  // congested to half its rate: moving RNIC 3's GPUs there would put two
-  // rings on half a link.
+  // congested to a fifth of its rate: moving RNIC 3's GPUs there would put
+  // two rings on a fifth of a link, slower than the 2% lossy link's
+  // go-back-N goodput (0.18 of the line, as the packet engine measured it).
   std::ifstream in("scenarios/falcon-ladder-lossy-host-link.yaml");
   std::stringstream text;
   text << in.rdbuf();
@@ -248,7 +254,7 @@ TEST(FalconLadder, AMoveOntoACongestedRnicIsMeasuredAndMovedBack) {
   const std::string fault = "  - {type: link_loss, target: h4.nic3~leaf3, at: 10m, rate: 0.02}\n";
   ASSERT_NE(yaml.find(fault), std::string::npos);
   yaml.replace(yaml.find(fault), fault.size(),
-               fault + "  - {type: congestion, target: h4.nic0~leaf0, at: 10m, load: 0.5}\n");
+               fault + "  - {type: congestion, target: h4.nic0~leaf0, at: 10m, load: 0.8}\n");
   const fs::path path = fs::temp_directory_path() / ("gauntlet-ladder-congested-" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(path) << yaml;
   const LadderRun r = run(path.string());

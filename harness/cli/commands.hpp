@@ -20,6 +20,7 @@ int report_command(const Args& args);
 int sweep_command(const Args& args);
 int suite_command(const Args& args);
 int compare_engines_command(const Args& args);
+int calibrate_command(const Args& args);
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitRunFailed = 1;

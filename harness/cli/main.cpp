@@ -29,6 +29,8 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"sweep", {sweep_command, "sweep SWEEP.yaml [--jobs N] [--shard I/N] [--emit k8s|slurm]: run a grid of runs"}},
       {"compare-engines",
        {compare_engines_command, "compare-engines SCENARIO.yaml: the scenario on the flow and the packet engine, side by side"}},
+      {"calibrate",
+       {calibrate_command, "calibrate [--out FILE] [--quick]: the packet engine's micro-scenarios, as the flow engine's table"}},
       {"suite", {suite_command, "suite SUITE.yaml [--jobs N] [--shard I/N] [--emit k8s|slurm]: the detector benchmark"}},
       {"recover", {recover_command, "recover --journal FILE: revert whatever a chaos journal left applied"}},
   };

@@ -180,6 +180,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   const auto fault_types = fault_types_of(scenario);
   injectors::FaultScheduler scheduler(engine, tenants.all(), *fault_types);
   scheduler.communicator().set_transport_timeout(calibration.duration(models::calibration::kTransportTimeout));
+  const sim::NetworkCalibration& network_table = scenario.network_table();
+  scheduler.communicator().set_network_calibration(network_table);
   if (request.inject_faults) scheduler.arm(scenario.faults, scenario.duration);
 
   std::vector<ActiveDetector> detectors;
@@ -198,12 +200,19 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   models::JobMeasurements measured(scenario.job);
   models::JobConsole console(job, measured);
   const bool measure = policy && policy->reads_measurements();
+  // Switch port counters and RNIC CNPs measured from the job's flows, or
+  // counted off the packets under the packet engine.
+  std::optional<models::FabricSampler> fabric;
   // The hosts' monitoring agents: heartbeats throughout, and probes on
   // request. Each detector's prober starts the probe stream of the run's seed
   // afresh, so a detector draws the same losses beside others as alone.
   auto make_prober = [&] {
     auto prober = std::make_unique<models::ProbeService>(engine, bus, scenario.seed, models::ProbeCost::from(calibration));
     prober->set_overlay(&job.containers());  // overlay probes reach the job's live containers only
+    // On the flow engine probes wait as long as the fabric counters' queues say.
+    prober->set_queueing_delay([&fabric, &engine](sim::LinkId link) {
+      return fabric ? fabric->queueing_delay(link) : engine.queueing_delay(link);
+    });
     if (request.inject_faults) arm_probe_faults(*prober, scenario.faults, *fault_types, topology, scenario.duration);
     return prober;
   };
@@ -237,9 +246,6 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   });
   // GPU, CPU and RNIC samples every observe interval, for detectors only.
   models::HardwareSampler sampler(topology, effects, models::HardwareSamplerParams::from(calibration));
-  // Switch port counters and RNIC CNPs measured from the job's flows, or
-  // counted off the packets under the packet engine.
-  std::optional<models::FabricSampler> fabric;
   std::optional<sim::PacketTelemetry> packet_counters;
   // RNIC flow table statistics, measured only when a detector reads them.
   std::optional<models::FlowTableSampler> flow_tables;
@@ -255,7 +261,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     packet_counters.emplace(*setup.packet);
   } else if (sampling) {
     fabric.emplace(engine, effects,
-                   models::FabricSamplerParams{.counters = models::FabricCounterParams::from(calibration)});
+                   models::FabricSamplerParams{.counters = models::FabricCounterParams::from(calibration, network_table)});
     replays_counted = count_replayed_flows(engine, *fabric, flow_tables ? &*flow_tables : nullptr);
   }
 

@@ -219,7 +219,7 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   const MapView top(source, Field{"", root, root.Mark(), root.Mark()});
   top.allow_only(
       {"name", "seed", "duration", "engine", "cluster", "job", "jobs", "detectors_scope", "faults", "detectors",
-       "mitigation", "calibration"});
+       "mitigation", "calibration", "network_calibration"});
   Scenario scenario;
   scenario.source_path = source.file_name();
   scenario.fault_types = std::move(fault_types);
@@ -273,6 +273,12 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   if (top.has("detectors")) scenario.detectors = read_detectors(source, top.field("detectors"), detectors);
   if (top.has("mitigation")) read_mitigation(source, top.field("mitigation"), scenario);
   if (top.has("calibration")) scenario.calibration = detail::read_calibration(source, top.field("calibration"));
+  if (top.has("network_calibration")) {
+    // A table of `gauntlet calibrate`, relative to the scenario's folder.
+    scenario.network_calibration_file = source.resolve(read_text(source, top.field("network_calibration")));
+    scenario.network_calibration = std::make_shared<const sim::NetworkCalibration>(sim::parse_network_calibration(
+        read_input_file(scenario.network_calibration_file), scenario.network_calibration_file));
+  }
   if (overrides.detectors) scenario.detectors = detectors_from_option(*overrides.detectors, detectors);
   if (overrides.mitigation) {
     const std::string& m = *overrides.mitigation;

@@ -10,6 +10,7 @@
 #include "injectors/spec/fault_spec.hpp"
 #include "models/job_spec.hpp"
 #include "sim/calibration.hpp"
+#include "sim/network_calibration.hpp"
 #include "sim/time.hpp"
 #include "sim/topology.hpp"
 
@@ -68,6 +69,13 @@ struct Scenario {
   std::map<std::string, sim::Nanos> mitigation_costs;
   // Calibration attributes the scenario sets; the others keep their defaults.
   sim::Calibration calibration;
+  // The network calibration table the flow engine reads (`network_calibration:
+  // FILE`, written by `gauntlet calibrate`); null for the shipped one.
+  std::shared_ptr<const sim::NetworkCalibration> network_calibration;
+  std::string network_calibration_file;
+  const sim::NetworkCalibration& network_table() const {
+    return network_calibration ? *network_calibration : sim::shipped_network_calibration();
+  }
   std::string source_path;
 
   bool shared() const { return jobs.size() > 1; }

@@ -246,14 +246,8 @@ void check_rules(const Source& source, const TypeChoice& choice, const FaultSpec
     source.fail(choice.value.value_mark, choice.info->name + ": '" + problem->param + "' " + problem->message);
 }
 
-std::string resolve_path(const Source& source, const std::string& path) {
-  const std::filesystem::path given(path);
-  if (given.is_absolute()) return path;
-  return (std::filesystem::path(source.file_name()).parent_path() / given).lexically_normal().string();
-}
-
 FaultTrace load_entry_trace(const Source& source, const MapView& map) {
-  const std::string path = resolve_path(source, read_text(source, map.require("from_trace")));
+  const std::string path = source.resolve(read_text(source, map.require("from_trace")));
   const Field format_field = map.require("format");
   const auto format = trace_format_named(read_text(source, format_field));
   if (!format) source.fail(format_field.value_mark, "'format' must be infinitehbd or csv");

@@ -1,5 +1,7 @@
 #include "harness/scenario/yaml_read.hpp"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -27,6 +29,12 @@ std::string join(const std::vector<std::string>& items) {
 }
 
 }  // namespace
+
+std::string Source::resolve(const std::string& path) const {
+  const std::filesystem::path given(path);
+  if (given.is_absolute()) return path;
+  return (std::filesystem::path(file_name_).parent_path() / given).lexically_normal().string();
+}
 
 void Source::fail(const YAML::Mark& at, const std::string& message) const {
   const SourcePos pos = to_pos(at);

@@ -19,6 +19,8 @@ class Source {
   explicit Source(std::string file_name) : file_name_(std::move(file_name)) {}
   const std::string& file_name() const { return file_name_; }
   [[noreturn]] void fail(const YAML::Mark& at, const std::string& message) const;
+  // A path the file names, relative to the file's folder unless absolute.
+  std::string resolve(const std::string& path) const;
 
  private:
   std::string file_name_;

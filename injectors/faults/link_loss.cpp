@@ -1,6 +1,8 @@
 // link_loss{rate}: a link drops each packet with probability `rate`. RoCE's
 // go-back-N turns that into a super-linear goodput loss (on the packet
-// engine the frames themselves are corrupted, counted as CRC errors), and
+// engine the frames themselves are corrupted, counted as CRC errors; the
+// flow engine takes goodput, retransmissions and NAKs from the network
+// calibration table the packet engine wrote), and
 // from the retry exhaustion rate on (about 17.7%) the transport fails the
 // collective every transport timeout the job spends crossing the link.
 #include <algorithm>
@@ -28,6 +30,13 @@ void simulate(FaultEffectScope& scope) {
     communicator.watch_retry_exhaustion(scope.start(), std::min(scope.end(), scope.horizon()), link);
 }
 
+// The flow engine's counters read the loss off these windows.
+void telemetry(const FaultSpec& fault, sim::Nanos end, const sim::Topology& topology,
+               models::TelemetryEffects& effects) {
+  effects.add_link_loss(*topology.link_of(*sim::ComponentId::parse(fault.target)), fault.start, end,
+                        fault.params.number("rate"));
+}
+
 }  // namespace
 
 FaultDescriptor link_loss() {
@@ -40,6 +49,7 @@ FaultDescriptor link_loss() {
                         .help = "probability that a packet is lost"}}};
   d.simulated = SimulatedFault{
       .apply = simulate,
+      .telemetry = telemetry,
       .probes = [](const FaultSpec& fault, sim::Nanos end, const sim::Topology&, models::ProbeService& probes) {
         probes.add_loss(fault.target, fault.start, end, fault.params.number("rate"));
       }};

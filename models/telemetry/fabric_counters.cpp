@@ -1,12 +1,12 @@
 #include "models/telemetry/fabric_counters.hpp"
 
+#include "models/roce_transport.hpp"
+
 #include <algorithm>
 #include <unordered_map>
 
 namespace gauntlet::models {
 namespace {
-
-using Interval = std::pair<sim::Nanos, sim::Nanos>;
 
 // Times inside (from, to) where a link's background load may change.
 std::vector<sim::Nanos> cut_points(const std::vector<sim::Nanos>& changes, sim::Nanos from, sim::Nanos to) {
@@ -16,17 +16,12 @@ std::vector<sim::Nanos> cut_points(const std::vector<sim::Nanos>& changes, sim::
   return out;
 }
 
-double overlap_seconds(const std::vector<Interval>& intervals, sim::Nanos from, sim::Nanos to) {
-  sim::Nanos total = 0;
-  for (const auto& [a, b] : intervals) total += std::max<sim::Nanos>(0, std::min(b, to) - std::max(a, from));
-  return sim::to_seconds(total);
-}
-
 }  // namespace
 
-FabricCounterParams FabricCounterParams::from(const sim::Calibration& c) {
+FabricCounterParams FabricCounterParams::from(const sim::Calibration& c, const sim::NetworkCalibration& table) {
   namespace k = calibration;
-  return {c.value(k::kRnicMtu), c.value(k::kEcnKmin), c.value(k::kEcnKmax), c.duration(k::kCnpInterval)};
+  return {c.value(k::kRnicMtu), &table,
+          &table.ecn_profile(c.value(k::kEcnKmin), c.value(k::kEcnKmax), c.value(k::kEcnPmax))};
 }
 
 FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim::Topology& topology,
@@ -61,7 +56,13 @@ FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim:
     for (bool up : {true, false}) out.ports[directed_link(link, up)].tx_bytes += bytes;
   }
 
-  std::unordered_map<int, std::vector<Interval>> overloaded;
+  // Per direction, the stretches it was overloaded and the CNP rate a
+  // sender crossing it handles in each.
+  struct Congested {
+    sim::Nanos from, to;
+    double cnp_per_second;
+  };
+  std::unordered_map<int, std::vector<Congested>> overloaded;
   for (auto& [direction, events] : steps) {
     const sim::LinkId link = link_of_direction(direction);
     const double capacity = topology.link_bytes_per_second(link);
@@ -76,27 +77,45 @@ FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim:
       if (b <= a) continue;
       const double offered = demand + effects.background_load(link, a) * capacity;
       if (offered <= capacity * (1 + 1e-9)) continue;
-      const double p = 1.0 - capacity / offered;
+      const sim::LoadResponse r = sim::NetworkCalibration::load_response(*params.ecn, offered / capacity);
       const double dt = sim::to_seconds(b - a);
-      port.queue_bytes += (params.ecn_kmin_bytes + (params.ecn_kmax_bytes - params.ecn_kmin_bytes) * p) * dt;
-      port.ecn_marked += p * capacity * dt / params.mtu_bytes;
+      port.queue_bytes += sim::to_seconds(r.queueing_delay) * capacity * dt;
+      port.ecn_marked += r.ecn_marked_per_packet * capacity * dt / params.mtu_bytes;
       port.overloaded_seconds += dt;
-      auto& list = overloaded[direction];
-      if (!list.empty() && list.back().second == a)
-        list.back().second = b;
-      else
-        list.emplace_back(a, b);
+      overloaded[direction].push_back({a, b, r.cnp_per_second});
     }
     port.queue_bytes /= sim::to_seconds(to - from);
   }
 
-  const double cnp_interval = sim::to_seconds(params.cnp_interval);
   for (const FlowSegment& s : segments) {
-    double congested = 0;
+    double cnp = 0;
     for (int d : s.flow->directions)
-      if (auto it = overloaded.find(d); it != overloaded.end())
-        congested = std::max(congested, overlap_seconds(it->second, s.from, s.to));
-    if (congested > 0) out.nics[s.flow->src].cnp += std::min(congested / cnp_interval, s.bytes / params.mtu_bytes);
+      if (auto it = overloaded.find(d); it != overloaded.end()) {
+        double here = 0;
+        for (const Congested& c : it->second)
+          here += c.cnp_per_second * sim::to_seconds(std::max<sim::Nanos>(0, std::min(c.to, s.to) - std::max(c.from, s.from)));
+        cnp = std::max(cnp, here);
+      }
+    if (cnp > 0) out.nics[s.flow->src].cnp += std::min(cnp, s.bytes / params.mtu_bytes);
+  }
+
+  // Loss: CRC errors where frames are corrupted, go-back-N's cost at the ends.
+  for (auto& [direction, port] : out.ports) {
+    const double loss = effects.link_loss(link_of_direction(direction), from);
+    if (loss > 0) port.crc_errors += loss * port.tx_bytes / params.mtu_bytes;
+  }
+  const sim::Nanos round_trip = cross_spine_round_trip(topology);
+  for (const FlowSegment& s : segments) {
+    double delivered = 1;
+    for (int d : s.flow->directions) delivered *= 1 - effects.link_loss(link_of_direction(d), s.from);
+    if (delivered >= 1 || s.flow->directions.empty()) continue;
+    const double rate = topology.link_bytes_per_second(link_of_direction(s.flow->directions.front()));
+    const sim::LossResponse r =
+        params.table->loss_response(1 - delivered, bdp_packets(rate, round_trip, RoceTransportParams{params.mtu_bytes}));
+    const double packets = s.bytes / params.mtu_bytes;
+    out.nics[s.flow->src].retransmitted += r.retransmitted_per_packet * packets;
+    out.nics[s.flow->src].naks_received += r.naks_per_packet * packets;
+    out.nics[s.flow->dst].naks_sent += r.naks_per_packet * packets;
   }
   return out;
 }

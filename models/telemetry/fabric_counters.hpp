@@ -2,45 +2,53 @@
 // Switch port and RNIC counters over one sample window, from the traffic
 // ledger's flow segments and the background load of congestion faults.
 //
-// Congestion proxy (DCQCN-like). A port's offered load is what its flows'
+// Congestion and loss, as the packet engine measured them
+// (sim/network_calibration.hpp). A port's offered load is what its flows'
 // senders would push if this port did not hold them back (each flow's
-// demand, see LedgerFlow) plus background traffic. While the offered load
-// exceeds the port's capacity C the egress queue builds until ECN marking
-// throttles the senders; DCQCN holds it in the marking band, where RED marks
-// with probability p = 1 - C / offered (the share of the offered load the
-// port cannot drain), so
-//   queue      ~ Kmin + (Kmax - Kmin) * p      (time-averaged over the window)
-//   ECN marks  = integral of p * C dt / MTU    (packets marked)
-//   CNPs       = time a flow crosses an overloaded port / CNP interval
-//                (the receiver paces CNPs to one per interval per flow; they
-//                are counted at the sender's RNIC, which handles them).
-// Otherwise the queue is empty and nothing is marked: a lone flow at line
-// rate offers exactly C and is not congestion; a lossy link or a capped flow
-// table slows goodput without any queue.
+// demand, see LedgerFlow) plus background traffic. While it exceeds the
+// port's capacity C, the table's load response for the switches' ECN
+// setting (offered / C) gives, over that time,
+//   queue      = mean queueing delay x C            (time-averaged over the window)
+//   ECN marks  = marked share x the packets the port sends (C dt / MTU)
+//   CNPs       = the CNP rate x the time a flow crosses the port, per flow
+//                (counted at the sender's RNIC, which handles them).
+// Below capacity the packet engine builds no queue and marks nothing: a lone
+// flow at line rate offers exactly C and is not congestion.
+// A lossy link (link_loss) corrupts its share of the frames crossing it
+// each way, counted as CRC errors by the receiving side; a flow whose path
+// loses p costs, per packet delivered, the table's retransmissions at its
+// sender and NAKs sent by its receiver (and received by the sender), at the
+// packets in flight of a cross-spine path on its first link.
 #include <map>
 #include <vector>
 
 #include "models/calibration.hpp"
 #include "models/telemetry/telemetry_effects.hpp"
 #include "models/telemetry/traffic_ledger.hpp"
+#include "sim/network_calibration.hpp"
 #include "sim/topology.hpp"
 
 namespace gauntlet::models {
 
-// Calibration attributes rnic.mtu and fabric.* (models/calibration.hpp).
+// Calibration attributes rnic.mtu and fabric.ecn_* (models/calibration.hpp),
+// and the network calibration table that says what they do.
 struct FabricCounterParams {
-  double mtu_bytes = calibration::kRnicMtu.default_value;        // RoCE payload per packet
-  double ecn_kmin_bytes = calibration::kEcnKmin.default_value;  // marking starts
-  double ecn_kmax_bytes = calibration::kEcnKmax.default_value;  // marking probability reaches its maximum
-  sim::Nanos cnp_interval = calibration::kCnpInterval.default_duration();
+  double mtu_bytes = calibration::kRnicMtu.default_value;  // RoCE payload per packet
+  const sim::NetworkCalibration* table = &sim::shipped_network_calibration();
+  // The table's load profile nearest the switches' Kmin, Kmax and Pmax.
+  const sim::EcnProfile* ecn =
+      &sim::shipped_network_calibration().ecn_profile(calibration::kEcnKmin.default_value,
+                                                      calibration::kEcnKmax.default_value,
+                                                      calibration::kEcnPmax.default_value);
 
-  static FabricCounterParams from(const sim::Calibration& calibration);
+  static FabricCounterParams from(const sim::Calibration& calibration, const sim::NetworkCalibration& table);
 };
 
 struct PortWindow {
   double tx_bytes = 0;          // flows and background
   double queue_bytes = 0;       // mean occupancy over the window
   double ecn_marked = 0;        // packets
+  double crc_errors = 0;        // frames the receiving side discarded
   double overloaded_seconds = 0;
 };
 
@@ -48,6 +56,9 @@ struct NicWindow {
   double tx_bytes = 0;
   double rx_bytes = 0;
   double cnp = 0;  // CNPs handled as a sender
+  double retransmitted = 0;  // packets resent as a sender
+  double naks_sent = 0;      // as a receiver
+  double naks_received = 0;  // as a sender
 };
 
 struct FabricWindow {

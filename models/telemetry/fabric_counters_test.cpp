@@ -87,19 +87,30 @@ TEST(FabricCounters, LoneFlowAtLineRateIsNotCongestion) {
   EXPECT_EQ(t.cnp, 0);
 }
 
-TEST(FabricCounters, IncastMarksHalfTheDrainedPacketsAndSendersSeeCnps) {
+// What the packet engine measured at this offered load, for the default
+// ECN setting (the table FabricCounterParams reads by default).
+sim::LoadResponse measured_at(double offered_load) {
+  return sim::NetworkCalibration::load_response(*FabricCounterParams{}.ecn, offered_load);
+}
+
+TEST(FabricCounters, IncastQueuesAndMarksAsThePacketEngineMeasuredAndSendersSeeCnps) {
   // Two senders at line rate into one RNIC: the leaf's port toward it is
-  // offered 2C, so p = 1/2 for the whole second.
+  // offered 2C for the whole second.
   const Totals t = run_window([](sim::FlowEngine& engine, TelemetryEffects&) {
     const auto& topo = engine.topology();
     engine.start_transfer(topo.endpoint(0, 0), topo.endpoint(1, 0), 100e9, nullptr);
     engine.start_transfer(topo.endpoint(2, 0), topo.endpoint(1, 0), 100e9, nullptr);
   });
+  const sim::LoadResponse packets = measured_at(2.0);
   EXPECT_EQ(t.overloaded_ports, 1);
-  EXPECT_NEAR(t.ecn, 0.5 * kLineRate / 4096, 1.0);
-  EXPECT_NEAR(t.queue, 100e3 + 300e3 * 0.5, 1.0);
-  // Each sender crosses the overloaded port all second: 1 s / 50 us CNPs.
-  EXPECT_NEAR(t.cnp, 2 * 20000, 1.0);
+  EXPECT_NEAR(t.ecn, packets.ecn_marked_per_packet * kLineRate / 4096, 1.0);
+  EXPECT_NEAR(t.queue, sim::to_seconds(packets.queueing_delay) * kLineRate, 1.0);
+  // DCQCN holds the queue in the marking band's foot: above nothing, below Kmax.
+  EXPECT_GT(t.queue, 0);
+  EXPECT_LT(t.queue, calibration::kEcnKmax.default_value);
+  // Each sender crosses the overloaded port all second.
+  EXPECT_NEAR(t.cnp, 2 * packets.cnp_per_second, 1.0);
+  EXPECT_GT(t.cnp, 0);
   EXPECT_NEAR(t.rx, kLineRate, kLineRate * 1e-6);
 }
 
@@ -117,11 +128,45 @@ TEST(FabricCounters, BackgroundLoadOfCongestionFaultRaisesMarks) {
   const Totals quiet = run_window([&](sim::FlowEngine& e, TelemetryEffects& f) { flow(e, f, 0.0); });
   const Totals loaded = run_window([&](sim::FlowEngine& e, TelemetryEffects& f) { flow(e, f, 0.5); });
   EXPECT_EQ(quiet.ecn, 0);
+  EXPECT_EQ(quiet.queue, 0);
   EXPECT_EQ(loaded.overloaded_ports, 1);  // the leaf-to-spine direction only
-  // Offered = C (flow) + C/2 (background): p = 1 - 1/1.5.
-  EXPECT_NEAR(loaded.ecn, (1.0 / 3.0) * kLineRate / 4096, 1.0);
+  // Offered = C (flow) + C/2 (background).
+  EXPECT_NEAR(loaded.ecn, measured_at(1.5).ecn_marked_per_packet * kLineRate / 4096, 1.0);
+  EXPECT_GT(loaded.queue, 0);
   EXPECT_NEAR(loaded.tx, kLineRate / 2, kLineRate * 1e-6);  // the flow got the other half
   EXPECT_GT(loaded.cnp, 0);
+}
+
+TEST(FabricCounters, LossyLinkCountsCrcErrorsAndGoBackNCountsAtTheEnds) {
+  std::string out = sim::run_isolated([] {
+    sim::Topology topology(shape());
+    sim::FlowEngine engine(topology, 7);
+    TrafficLedger ledger(engine);
+    TelemetryEffects effects;
+    const sim::EndpointId a = topology.endpoint(0, 0), b = topology.endpoint(2, 0);
+    const sim::LinkId lossy = engine.route(a, b)[1];
+    effects.add_link_loss(lossy, 0, sim::kHour, 0.01);
+    engine.start_transfer(a, b, 100e9, nullptr);
+    engine.run_until(sim::kSecond);
+    ledger.snapshot(sim::kSecond);
+    const FabricWindow w = measure_fabric(ledger.segments(0, sim::kSecond), topology, effects, 0, sim::kSecond);
+    std::ostringstream o;
+    o.precision(17);
+    o << w.ports.at(directed_link(lossy, true)).crc_errors << " " << w.ports.at(directed_link(lossy, true)).tx_bytes
+      << " " << w.nics.at(a).retransmitted << " " << w.nics.at(a).naks_received << " " << w.nics.at(b).naks_sent
+      << " " << w.nics.at(a).tx_bytes;
+    return o.str();
+  });
+  std::istringstream in(out);
+  double crc, port_bytes, retransmitted, naks_received, naks_sent, sent;
+  in >> crc >> port_bytes >> retransmitted >> naks_received >> naks_sent >> sent;
+  EXPECT_NEAR(crc, 0.01 * port_bytes / 4096, 1e-6 * crc);  // 1% of the frames crossing
+  const double packets = sent / 4096;
+  // One NAK per lost packet or so, and go-back-N resends a window's worth per loss.
+  EXPECT_GT(naks_sent, 0.5 * 0.01 * packets);
+  EXPECT_LT(naks_sent, 2.0 * 0.01 * packets);
+  EXPECT_EQ(naks_received, naks_sent);
+  EXPECT_GT(retransmitted, 10 * naks_sent);
 }
 
 TEST(FabricCounters, AllHostsCrossSpineMarkOnlyPortsOfferedMoreThanCapacity) {

@@ -6,6 +6,8 @@
 #include <functional>
 #include <limits>
 
+#include "sim/component_id.hpp"
+
 namespace gauntlet::models {
 
 FabricSampler::FabricSampler(sim::NetworkEngine& engine, const TelemetryEffects& effects, FabricSamplerParams params)
@@ -76,28 +78,57 @@ FabricSampler::Rates FabricSampler::rates_of(const FabricWindow& window, double 
   Rates out;
   for (const auto& [direction, p] : window.ports)
     if (p.tx_bytes > 0 || p.ecn_marked > 0)
-      out.ports[direction] = {p.tx_bytes / seconds, p.ecn_marked / seconds, p.queue_bytes};
+      out.ports[direction] = {p.tx_bytes / seconds, p.ecn_marked / seconds, p.queue_bytes, p.crc_errors / seconds};
   out.cnp.assign(cnp_rate_.size(), 0.0);
-  for (const auto& [endpoint, n] : window.nics) out.cnp[static_cast<std::size_t>(endpoint)] = n.cnp / seconds;
+  for (const auto& [endpoint, n] : window.nics) {
+    out.cnp[static_cast<std::size_t>(endpoint)] = n.cnp / seconds;
+    if (n.retransmitted > 0 || n.naks_sent > 0 || n.naks_received > 0)
+      out.transport[endpoint] = {n.retransmitted / seconds, n.naks_sent / seconds, n.naks_received / seconds};
+  }
   return out;
 }
 
 void FabricSampler::set_rates(Rates rates) {
   const auto same_port = [](const auto& a, const auto& b) {
     return a.first == b.first && a.second.tx_bytes == b.second.tx_bytes &&
-           a.second.ecn_marked == b.second.ecn_marked && a.second.queue_bytes == b.second.queue_bytes;
+           a.second.ecn_marked == b.second.ecn_marked && a.second.queue_bytes == b.second.queue_bytes &&
+           a.second.crc_errors == b.second.crc_errors;
   };
-  const bool same = rates.cnp == cnp_rate_ && rates.ports.size() == iteration_rates_.size() &&
+  const bool same = rates.cnp == cnp_rate_ && rates.transport == transport_rates_ &&
+                    rates.ports.size() == iteration_rates_.size() &&
                     std::equal(rates.ports.begin(), rates.ports.end(), iteration_rates_.begin(), same_port);
   if (same) return;
   iteration_rates_ = std::move(rates.ports);
   cnp_rate_ = std::move(rates.cnp);
+  transport_rates_ = std::move(rates.transport);
   ++version_;
   measured_ = true;
 }
 
 double FabricSampler::cnp_rate(sim::EndpointId endpoint) const {
   return cnp_rate_[static_cast<std::size_t>(endpoint)];
+}
+
+sim::Nanos FabricSampler::queueing_delay(sim::LinkId link) const {
+  double seconds = 0;
+  for (bool up : {true, false})
+    if (auto it = iteration_rates_.find(directed_link(link, up)); it != iteration_rates_.end())
+      seconds += it->second.queue_bytes / engine_.topology().link_bytes_per_second(link);
+  return static_cast<sim::Nanos>(seconds / 2 * 1e9);
+}
+
+void FabricSampler::write_transport(sim::Nanos at, telemetry::Batch* out) {
+  const sim::Topology& topology = engine_.topology();
+  for (const auto& [endpoint, rate] : transport_rates_) {
+    auto* r = out->add_records()->mutable_transport();
+    r->set_nic(sim::ComponentId::make_nic(topology.host_of(endpoint), topology.nic_of(endpoint)).str());
+    r->set_time_ns(at);
+    r->set_retransmitted_packets(static_cast<std::uint64_t>(std::llround(rate.retransmitted)));
+    r->set_naks_sent(static_cast<std::uint64_t>(std::llround(rate.naks_sent)));
+    r->set_naks_received(static_cast<std::uint64_t>(std::llround(rate.naks_received)));
+    r->set_cnp_handled(static_cast<std::uint64_t>(std::llround(cnp_rate(endpoint))));
+    published_bytes_ += r->ByteSizeLong();
+  }
 }
 
 FabricSampler::PortValue FabricSampler::value_of(int direction, bool flowing) const {
@@ -109,6 +140,7 @@ FabricSampler::PortValue FabricSampler::value_of(int direction, bool flowing) co
   v.tx_bytes = static_cast<std::uint64_t>(std::llround(it->second.tx_bytes));
   v.tx_packets = static_cast<std::uint64_t>(std::ceil(static_cast<double>(v.tx_bytes) / params_.counters.mtu_bytes));
   v.ecn_marked = static_cast<std::uint64_t>(std::llround(it->second.ecn_marked));
+  v.crc_errors = static_cast<std::uint64_t>(std::llround(it->second.crc_errors));
   v.queue_depth = std::round(it->second.queue_bytes);
   return v;
 }
@@ -123,6 +155,7 @@ void FabricSampler::write_record(telemetry::Record* r, int direction, const Port
   p->set_queue_depth(v.queue_depth);
   p->set_ecn_marked(v.ecn_marked);
   p->set_link_up(v.link_up);
+  p->set_crc_errors(v.crc_errors);
 }
 
 void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch* out) {
@@ -147,7 +180,7 @@ void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch
       idle_rates_.clear();
       const double seconds = sim::to_seconds(at - from);
       for (const auto& [direction, p] : window.ports)
-        if (p.tx_bytes > 0) idle_rates_[direction] = {p.tx_bytes / seconds, p.ecn_marked / seconds, p.queue_bytes};
+        if (p.tx_bytes > 0) idle_rates_[direction] = {p.tx_bytes / seconds, p.ecn_marked / seconds, p.queue_bytes, 0};
     }
     const std::map<int, PortRate>& rates = traffic_flowing ? iteration_rates_ : idle_rates_;
     std::vector<int> directions;
@@ -174,6 +207,7 @@ void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch
         ports_[direction].last = v;
     }
   }
+  if (traffic_flowing) write_transport(at, out);
   if (at % params_.hold == 0) {
     for (auto& [direction, port] : ports_) close(direction, port, at);
     all_repeating_ = false;

@@ -1,6 +1,7 @@
 #pragma once
-// Per-second switch port counters and RNIC CNP counts of a simulated run,
-// from the traffic ledger through the congestion proxy of fabric_counters.
+// Per-second switch port counters, RNIC CNP counts and go-back-N counters
+// of a simulated run, from the traffic ledger through the network
+// calibration table (fabric_counters).
 //
 // Counters as rates. Each time the job completes simulated iterations, the
 // ledger's flows over their span are measured once (bytes, queue, ECN marks
@@ -70,6 +71,10 @@ class FabricSampler {
 
   // CNPs per second the RNIC handles as a sender now.
   double cnp_rate(sim::EndpointId endpoint) const;
+  // Mean queueing delay the last measured iterations left on the link, both
+  // ways averaged (what a probe's ping and reply wait), as the packet
+  // engine reports it.
+  sim::Nanos queueing_delay(sim::LinkId link) const;
   // Changes whenever any rate changes.
   std::uint64_t version() const { return version_; }
   std::uint64_t published_bytes() const { return published_bytes_; }
@@ -77,9 +82,10 @@ class FabricSampler {
  private:
   struct PortRate {
     double tx_bytes = 0, ecn_marked = 0, queue_bytes = 0;  // per second; queue as occupancy
+    double crc_errors = 0;
   };
   struct PortValue {
-    std::uint64_t tx_bytes = 0, tx_packets = 0, ecn_marked = 0;
+    std::uint64_t tx_bytes = 0, tx_packets = 0, ecn_marked = 0, crc_errors = 0;
     double queue_depth = 0;
     bool link_up = true;
     bool operator==(const PortValue&) const = default;
@@ -91,10 +97,17 @@ class FabricSampler {
     sim::Nanos repeat_from = -1;
   };
 
+  // An RNIC's go-back-N counters per second (a lossy path's).
+  struct TransportRate {
+    double retransmitted = 0, naks_sent = 0, naks_received = 0;
+    bool operator==(const TransportRate&) const = default;
+  };
   struct Rates {
     std::map<int, PortRate> ports;  // by directed link
     std::vector<double> cnp;        // per endpoint
+    std::map<sim::EndpointId, TransportRate> transport;  // endpoints with any
   };
+  void write_transport(sim::Nanos at, telemetry::Batch* out);
   Rates rates_of(const FabricWindow& window, double seconds) const;
   void set_rates(Rates rates);
   std::uint64_t traffic_key(const telemetry::Batch& batch) const;
@@ -112,6 +125,7 @@ class FabricSampler {
   std::map<int, PortRate> iteration_rates_;  // by directed link, from the last measured iterations
   std::map<int, PortRate> idle_rates_;       // background only, for the second just sampled
   std::vector<double> cnp_rate_;             // per endpoint
+  std::map<sim::EndpointId, TransportRate> transport_rates_;
   std::deque<std::pair<std::uint64_t, Rates>> known_;  // recent keys and their rates
   std::uint64_t version_ = 0;
   bool measured_ = false;  // rates changed since the last sample

@@ -24,6 +24,9 @@ void TelemetryEffects::add_background_load(sim::LinkId link, sim::Nanos start, s
   if (std::find(loaded_links_.begin(), loaded_links_.end(), link) == loaded_links_.end())
     loaded_links_.push_back(link);
 }
+void TelemetryEffects::add_link_loss(sim::LinkId link, sim::Nanos start, sim::Nanos end, double rate) {
+  add(loss_, {link, 0}, {start, end, rate});
+}
 void TelemetryEffects::add_agent_hang(int host, sim::Nanos start, sim::Nanos end) {
   add(hang_, {host, 0}, {start, end, 1.0});
 }
@@ -55,6 +58,10 @@ double TelemetryEffects::cpu_factor(int host, sim::Nanos at) const {
 
 double TelemetryEffects::background_load(sim::LinkId link, sim::Nanos at) const {
   return 1.0 - product_of_complements(find(background_, {link, 0}), at);
+}
+
+double TelemetryEffects::link_loss(sim::LinkId link, sim::Nanos at) const {
+  return 1.0 - product_of_complements(find(loss_, {link, 0}), at);
 }
 
 bool TelemetryEffects::agent_hung(int host, sim::Nanos at) const {

@@ -20,6 +20,7 @@ class TelemetryEffects {
   void add_gpu_throttle(int host, int gpu, sim::Nanos start, sim::Nanos end, double slowdown);
   void add_cpu_contention(int host, sim::Nanos start, sim::Nanos end, double slowdown);
   void add_background_load(sim::LinkId link, sim::Nanos start, sim::Nanos end, double load);
+  void add_link_loss(sim::LinkId link, sim::Nanos start, sim::Nanos end, double rate);
   void add_agent_hang(int host, sim::Nanos start, sim::Nanos end);
   void add_clock_skew(int host, sim::Nanos start, sim::Nanos end, sim::Nanos offset);
 
@@ -28,6 +29,7 @@ class TelemetryEffects {
   double clock_factor(int host, int gpu, sim::Nanos at) const;  // 1 = nominal clock
   double cpu_factor(int host, sim::Nanos at) const;             // share of the CPU the job gets
   double background_load(sim::LinkId link, sim::Nanos at) const;  // fraction of capacity, < 1
+  double link_loss(sim::LinkId link, sim::Nanos at) const;         // per-packet loss probability, each way
   bool agent_hung(int host, sim::Nanos at) const;
   sim::Nanos clock_offset(int host, sim::Nanos at) const;
 
@@ -52,6 +54,7 @@ class TelemetryEffects {
   std::map<std::pair<int, int>, std::vector<Window>> throttle_;    // (host, gpu)
   std::map<std::pair<int, int>, std::vector<Window>> contention_;  // (host, 0)
   std::map<std::pair<int, int>, std::vector<Window>> background_;  // (link, 0)
+  std::map<std::pair<int, int>, std::vector<Window>> loss_;        // (link, 0)
   std::map<std::pair<int, int>, std::vector<Window>> hang_;        // (host, 0)
   std::map<std::pair<int, int>, std::vector<Window>> skew_;        // (host, 0)
   std::vector<sim::LinkId> loaded_links_;

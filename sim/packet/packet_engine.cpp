@@ -247,6 +247,12 @@ double PacketEngine::transfer_progress(TransferId id) const {
   return std::min(it->second.bytes, impl_->fabric.rnic(it->second.src).bytes_sent(static_cast<std::uint32_t>(id)));
 }
 
+double PacketEngine::transfer_acknowledged(TransferId id) const {
+  auto it = impl_->transfers.find(id);
+  if (it == impl_->transfers.end()) return 0;
+  return std::min(it->second.bytes, impl_->fabric.rnic(it->second.src).bytes_acknowledged(static_cast<std::uint32_t>(id)));
+}
+
 double PacketEngine::transfer_rate(TransferId id) const {
   auto it = impl_->transfers.find(id);
   if (it == impl_->transfers.end()) return 0;

@@ -95,6 +95,10 @@ class PacketEngine final : public NetworkEngine, public PacketFaults {
   PacketRnicCounters rnic_counters(EndpointId endpoint) const;
   // Bytes per second a transfer's QP may send now (its DCQCN rate), or 0.
   double transfer_rate(TransferId id) const;
+  // Payload bytes of a transfer its receiver has acknowledged in order (a
+  // long stream's goodput, which transfer_progress overstates under loss:
+  // a requester keeps sending past a hole until the NAK reaches it).
+  double transfer_acknowledged(TransferId id) const;
   // ns-3 events executed so far, and frames carried over one link hop.
   std::uint64_t events_executed() const;
   std::uint64_t packet_hops() const;

@@ -53,6 +53,13 @@ void Rnic::post_send(std::uint32_t id, int dst, double bytes, std::uint16_t udp_
   pump();
 }
 
+double Rnic::bytes_acknowledged(std::uint32_t id) const {
+  auto it = sending_.find(id);
+  if (it == sending_.end()) return 0;
+  const SendQp& qp = it->second;
+  return std::min<double>(qp.acked, qp.packets) * params_.transport.mtu_payload;
+}
+
 double Rnic::bytes_sent(std::uint32_t id) const {
   auto it = sending_.find(id);
   if (it == sending_.end()) return 0;

@@ -48,6 +48,8 @@ class Rnic {
   void close_receive(std::uint32_t qp) { receiving_.erase(qp); }
   // Payload bytes of a message the requester has sent at least once.
   double bytes_sent(std::uint32_t qp) const;
+  // Payload bytes of a message the responder has acknowledged, in order.
+  double bytes_acknowledged(std::uint32_t qp) const;
   // Current DCQCN rate of a message's QP, bytes per second (0 if none).
   double rate_of(std::uint32_t qp) const;
   // Keeps sending PAUSE for the data class until `until` (a PFC storm: a
