@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sim/input_error.hpp"
+#include "sim/text_position.hpp"
 
 namespace gauntlet::sim {
 namespace {
@@ -184,17 +185,7 @@ NetworkCalibration parse_network_calibration(std::string_view text, const std::s
   try {
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    // Byte offset to line and column, 1-based.
-    const std::size_t offset = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    int line = 1, column = 1;
-    for (std::size_t i = 0; i < offset; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
+    const auto [line, column] = text_position(text, e.byte > 0 ? e.byte - 1 : 0);
     throw InputError(file_name, line, column, "malformed JSON in a network calibration table");
   }
   const Reader read(file_name);

@@ -6,26 +6,12 @@
 #include <vector>
 
 #include "harness/scenario/input_error.hpp"
+#include "sim/text_position.hpp"
 
 namespace gauntlet::harness {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-// Line and column (1-based) of byte `offset` of a text starting at first_line.
-std::pair<int, int> position(const std::string& text, std::size_t offset, int first_line) {
-  offset = std::min(offset, text.size());
-  int line = first_line, column = 1;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
 
 // nlohmann's messages start with "[json.exception.x.N] parse error at line 1, column 5: ".
 std::string plain_message(const std::string& what) {
@@ -51,7 +37,7 @@ json parse_json_text(const std::string& text, const std::string& file_name, int 
     parsed = json::parse(text, check_keys);
   } catch (const json::parse_error& e) {
     // The parser counts bytes read up to and including the bad one.
-    auto [line, column] = position(text, e.byte == 0 ? 0 : e.byte - 1, first_line);
+    auto [line, column] = sim::text_position(text, e.byte == 0 ? 0 : e.byte - 1, first_line);
     throw InputError(file_name, line, column, "invalid JSON: " + plain_message(e.what()));
   } catch (const json::exception& e) {  // a number out of a double's range
     throw InputError(file_name, first_line, 1, "invalid JSON: " + plain_message(e.what()));
@@ -61,7 +47,7 @@ json parse_json_text(const std::string& text, const std::string& file_name, int 
     const std::string quoted = "\"" + *repeated + "\"";
     std::size_t at = text.find(quoted);
     if (at != std::string::npos) at = text.find(quoted, at + 1);
-    auto [line, column] = position(text, at == std::string::npos ? 0 : at, first_line);
+    auto [line, column] = sim::text_position(text, at == std::string::npos ? 0 : at, first_line);
     throw InputError(file_name, line, column, "key '" + *repeated + "' appears twice in one object");
   }
   return parsed;
