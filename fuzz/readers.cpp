@@ -18,6 +18,7 @@
 #include "harness/sweep/sweep_spec.hpp"
 #include "injectors/real/journal.hpp"
 #include "sim/component_id.hpp"
+#include "sim/network_calibration.hpp"
 #include "sim/topology.hpp"
 
 namespace gauntlet::fuzz {
@@ -89,6 +90,13 @@ void read_sweep(std::string_view bytes) {
 void read_suite(std::string_view bytes) {
   try {
     harness::load_suite(write_scratch("suite.yaml", bytes), registry());
+  } catch (const InputError&) {
+  }
+}
+
+void read_network_calibration(std::string_view bytes) {
+  try {
+    sim::parse_network_calibration(bytes, "network.json");
   } catch (const InputError&) {
   }
 }
@@ -167,6 +175,7 @@ const std::vector<Reader>& readers() {
       {"sweep_loader", read_sweep},             {"score_records", read_score_records},
       {"alertmanager", read_alertmanager},      {"chaos_journal", read_chaos_journal},
       {"detector_reply", read_detector_replies}, {"suite_loader", read_suite},
+      {"network_calibration", read_network_calibration},
   };
   return all;
 }

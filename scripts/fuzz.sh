@@ -2,7 +2,7 @@
 # Runs one libFuzzer target for a while:
 #   scripts/fuzz.sh TARGET SECONDS
 # TARGET: scenario_loader chaos_plan sweep_loader score_records alertmanager
-# chaos_journal detector_reply (the readers of fuzz/readers.cpp). Builds
+# chaos_journal detector_reply suite_loader network_calibration (the readers of fuzz/readers.cpp). Builds
 # build-fuzz/ with clang,
 # ASan and UBSan; seeds the corpus from scenarios/ and keeps what the fuzzer
 # finds in build-fuzz/corpus/TARGET. A crashing input lands in
@@ -34,6 +34,7 @@ case $target in
   chaos_plan) files=(scenarios/chaos/*.yaml) ;;
   sweep_loader) files=(scenarios/sweeps/*.yaml) ;;
   suite_loader) files=(suites/*.yaml) ;;
+  network_calibration) files=(data/calibration/*.json) ;;
   *) files=(fuzz/seeds/"$target"/*) ;;
 esac
 files+=(fuzz/regressions/"$target"/*)
