@@ -64,6 +64,11 @@ class TrainingJob {
   // Flow sets replayed from an earlier identical set instead of simulated.
   const FlowOutcomeCache& flow_outcomes() const { return flow_outcomes_; }
   void set_change_horizon(ChangeHorizon next_change) { next_change_ = std::move(next_change); }
+  // Which of an iteration's records its steady runs repeat: all of them
+  // unless set. Copying them is most of a long run's cost, so a run whose
+  // readers use only some (a reference run) keeps only those.
+  using RecordFilter = std::function<bool(const telemetry::Record&)>;
+  void set_steady_record_filter(RecordFilter keep) { steady_filter_ = std::move(keep); }
 
   const JobSpec& spec() const { return job_; }
   const Placement& placement() const { return *placement_; }
@@ -172,6 +177,7 @@ class TrainingJob {
   void simulate_iteration();
   void finish_iteration(std::shared_ptr<IterationOutcome> outcome);
   void end_steady_run(std::uint64_t count);
+  const std::vector<const telemetry::Record*>& records_to_repeat();
   void publish_hang(sim::Nanos at);
   void after_iteration();
   FlowReuse flow_reuse();
@@ -216,6 +222,9 @@ class TrainingJob {
   std::optional<Steady> steady_;
   std::shared_ptr<IterationRun> current_;        // the simulated iteration in flight
   std::shared_ptr<IterationOutcome> last_;       // the last simulated iteration, for fast-forward
+  RecordFilter steady_filter_;
+  std::shared_ptr<const IterationOutcome> filtered_for_;  // the outcome steady_records_ point into
+  std::vector<const telemetry::Record*> steady_records_;  // its records that steady runs repeat
   bool reconfigure_pending_ = false;
   std::uint64_t steady_generation_ = 0;  // a cut steady stretch ignores its planned end
   std::uint64_t executed_at_simulation_ = 0;  // executed iterations after the last simulated one

@@ -120,14 +120,24 @@ void TrainingJob::end_steady_run(std::uint64_t count) {
     steady.set_first_iteration(run.first);
     steady.set_last_iteration(run.first + count - 1);
     steady.set_period_ns(run.duration);
-    steady.mutable_records()->Reserve(static_cast<int>(last_->records.size()));
-    for (const telemetry::Record& record : last_->records) {
+    const std::vector<const telemetry::Record*>& repeated = records_to_repeat();
+    steady.mutable_records()->Reserve(static_cast<int>(repeated.size()));
+    for (const telemetry::Record* record : repeated) {
       telemetry::Record* copy = steady.add_records();
-      *copy = record;
+      *copy = *record;
       shift_record(*copy, run.start - last_->start, run.first);
     }
   });
   ledger_.complete(run.start, run.duration, count);
+}
+
+const std::vector<const telemetry::Record*>& TrainingJob::records_to_repeat() {
+  if (filtered_for_ == last_) return steady_records_;
+  filtered_for_ = last_;
+  steady_records_.clear();
+  for (const telemetry::Record& record : last_->records)
+    if (!steady_filter_ || steady_filter_(record)) steady_records_.push_back(&record);
+  return steady_records_;
 }
 
 void TrainingJob::simulate_iteration() {

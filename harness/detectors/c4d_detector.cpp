@@ -110,21 +110,30 @@ std::vector<Suspect> c4d_localize_cells(const std::vector<C4dCell>& cells, const
   return out;
 }
 
+C4dDetector::NameId C4dDetector::Names::intern(const std::string& name) {
+  auto [it, fresh] = ids_.try_emplace(name, static_cast<NameId>(names_.size()));
+  if (fresh) names_.push_back(name);
+  return it->second;
+}
+
 void C4dDetector::add(const telemetry::CollectiveRecord& c) {
-  const Key key{c.communicator(), c.sequence()};
+  const NameId communicator = communicators_.intern(c.communicator());
+  const Key key{communicator, c.sequence()};
   if (hang_reported_.count(key)) return;
-  comms_[c.communicator()].members[c.rank()] = c.worker();
+  if (comms_.size() < communicators_.size()) comms_.resize(communicators_.size());
+  const NameId worker = workers_.intern(c.worker());
+  comms_[communicator].members[c.rank()] = worker;
   SyncPoint& point = open_[key];
   RankEntry& e = point.ranks[c.rank()];
-  e.worker = c.worker();
-  e.peer = c.peer();
+  e.worker = worker;
+  e.peer = workers_.intern(c.peer());
   e.start = c.start_ns();
   e.end = c.end_ns();
   point.last_progress = std::max({point.last_progress, c.start_ns(), c.end_ns()});
 }
 
 bool C4dDetector::complete(const Key& key, const SyncPoint& point) const {
-  const Communicator& comm = comms_.at(key.first);
+  const Communicator& comm = comms_[key.first];
   for (const auto& [rank, worker] : comm.members) {
     auto it = point.ranks.find(rank);
     if (it == point.ranks.end() || it->second.end == 0) return false;
@@ -132,11 +141,19 @@ bool C4dDetector::complete(const Key& key, const SyncPoint& point) const {
   return true;
 }
 
-std::vector<C4dCell> C4dDetector::edge_cells(const SyncPoint& point) {
-  std::map<std::string, const RankEntry*> by_worker;
+void C4dDetector::sort_by_name(std::vector<Key>* keys) const {
+  std::sort(keys->begin(), keys->end(), [this](const Key& a, const Key& b) {
+    if (a.first == b.first) return a.second < b.second;
+    return communicators_.name(a.first) < communicators_.name(b.first);
+  });
+}
+
+void C4dDetector::add_bad_edges(const SyncPoint& point, std::vector<C4dCell>* bad_cells) {
+  std::unordered_map<NameId, const RankEntry*> by_worker;
+  by_worker.reserve(point.ranks.size());
   for (const auto& [rank, e] : point.ranks) by_worker[e.worker] = &e;
   struct Edge {
-    std::string sender, receiver;
+    NameId sender, receiver;
     sim::Nanos latency;
   };
   std::vector<Edge> edges;
@@ -147,26 +164,25 @@ std::vector<C4dCell> C4dDetector::edge_cells(const SyncPoint& point) {
   for (const auto& [rank, e] : point.ranks) last_entry = std::max(last_entry, e.start);
   for (const auto& [rank, e] : point.ranks) {
     auto peer = by_worker.find(e.peer);
-    if (e.peer.empty() || peer == by_worker.end() || e.peer == e.worker) continue;
+    if (e.peer == kNoName || peer == by_worker.end() || e.peer == e.worker) continue;
     const sim::Nanos latency = peer->second->end - last_entry;
     edges.push_back({e.worker, e.peer, latency});
     latencies.push_back(latency);
   }
   const sim::Nanos median = median_of(latencies);
-  std::vector<C4dCell> cells;
   for (const Edge& edge : edges) {
-    auto [it, fresh] = best_edge_.try_emplace({edge.sender, edge.receiver}, edge.latency);
+    const std::uint64_t cell = static_cast<std::uint64_t>(edge.sender) << 32 | edge.receiver;
+    auto [it, fresh] = best_edge_.try_emplace(cell, edge.latency);
     const double peer_ratio = median > 0 ? static_cast<double>(edge.latency) / static_cast<double>(median) : 1.0;
     const double own_ratio =
         fresh || it->second <= 0 ? peer_ratio : static_cast<double>(edge.latency) / static_cast<double>(it->second);
     const bool slow = peer_ratio >= config_.comm_slow && own_ratio >= config_.comm_slow;
     if (!fresh) it->second = std::min(it->second, edge.latency);
-    cells.push_back({edge.sender, edge.receiver, slow});
+    if (slow) bad_cells->push_back({workers_.name(edge.sender), workers_.name(edge.receiver), true});
   }
-  return cells;
 }
 
-void C4dDetector::evaluate(const Key& key, const SyncPoint& point, std::vector<C4dCell>* cells,
+void C4dDetector::evaluate(const Key& key, const SyncPoint& point, std::vector<C4dCell>* bad_cells,
                            std::vector<std::string>* late) {
   ++evaluated_;
   Communicator& comm = comms_[key.first];
@@ -183,10 +199,9 @@ void C4dDetector::evaluate(const Key& key, const SyncPoint& point, std::vector<C
   if (comm.step > 0)
     for (const auto& [rank, e] : point.ranks)
       if (static_cast<double>(e.start - median_entry) > config_.compute_slow * static_cast<double>(comm.step))
-        late->push_back(e.worker);
+        late->push_back(workers_.name(e.worker));
 
-  std::vector<C4dCell> point_cells = edge_cells(point);
-  cells->insert(cells->end(), point_cells.begin(), point_cells.end());
+  add_bad_edges(point, bad_cells);
 }
 
 std::vector<Suspect> C4dDetector::compute_suspects(const std::vector<std::string>& workers) const {
@@ -216,30 +231,30 @@ std::vector<Suspect> C4dDetector::compute_suspects(const std::vector<std::string
 }
 
 void C4dDetector::check_hangs(sim::Nanos now, std::vector<Finding>* found) {
+  std::vector<Key> hung;
+  for (const auto& [key, point] : open_)
+    if (now - point.last_progress >= config_.hang_after && !complete(key, point)) hung.push_back(key);
+  sort_by_name(&hung);
   std::vector<std::string> never_entered;
   std::vector<C4dCell> stuck;
   bool comm_hang = false, unlocalized = false;
-  for (auto it = open_.begin(); it != open_.end();) {
-    const auto& [key, point] = *it;
-    if (now - point.last_progress < config_.hang_after || complete(key, point)) {
-      ++it;
-      continue;
-    }
+  for (const Key& key : hung) {
+    const SyncPoint& point = open_.at(key);
     std::vector<std::string> missing;
-    for (const auto& [rank, worker] : comms_.at(key.first).members)
-      if (!point.ranks.count(rank)) missing.push_back(worker);
+    for (const auto& [rank, worker] : comms_[key.first].members)
+      if (!point.ranks.count(rank)) missing.push_back(workers_.name(worker));
     if (!missing.empty()) {
       never_entered.insert(never_entered.end(), missing.begin(), missing.end());
     } else {
       comm_hang = true;
-      std::map<std::string, bool> finished;
+      std::unordered_map<NameId, bool> finished;
       for (const auto& [rank, e] : point.ranks) finished[e.worker] = e.end != 0;
       std::vector<C4dCell> cells;
       bool all_stuck = true;
       for (const auto& [rank, e] : point.ranks) {
         auto peer = finished.find(e.peer);
-        if (e.peer.empty() || peer == finished.end()) continue;
-        cells.push_back({e.worker, e.peer, !peer->second});
+        if (e.peer == kNoName || peer == finished.end()) continue;
+        cells.push_back({workers_.name(e.worker), workers_.name(e.peer), !peer->second});
         all_stuck = all_stuck && !peer->second;
       }
       // When every rank is stuck the ring gives no contrast to localize with.
@@ -247,7 +262,7 @@ void C4dDetector::check_hangs(sim::Nanos now, std::vector<Finding>* found) {
       else stuck.insert(stuck.end(), cells.begin(), cells.end());
     }
     hang_reported_.insert(key);
-    it = open_.erase(it);
+    open_.erase(key);
   }
   if (!never_entered.empty()) found->push_back({"fail_stop", compute_suspects(never_entered)});
   // Rings where everyone waits are the echo of a rank that never entered
@@ -268,16 +283,16 @@ void C4dDetector::observe(const telemetry::Batch& batch) {
   std::vector<Finding> hangs, slow;
   std::vector<C4dCell> cells;
   std::vector<std::string> late;
-  bool evaluated_any = false;
-  for (auto it = open_.begin(); it != open_.end();) {
-    if (!complete(it->first, it->second)) {
-      ++it;
-      continue;
-    }
-    evaluate(it->first, it->second, &cells, &late);
-    evaluated_any = true;
-    it = open_.erase(it);
+  std::vector<Key> completed;
+  for (const auto& [key, point] : open_)
+    if (complete(key, point)) completed.push_back(key);
+  sort_by_name(&completed);
+  for (const Key& key : completed) {
+    auto it = open_.find(key);
+    evaluate(key, it->second, &cells, &late);
+    open_.erase(it);
   }
+  const bool evaluated_any = !completed.empty();
   // One round's late ranks and slow cells, over every communicator, make one
   // finding each: a host's GPUs sit in different rings.
   if (!late.empty()) slow.push_back({"fail_slow", compute_suspects(late)});

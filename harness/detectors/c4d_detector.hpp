@@ -41,6 +41,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -79,10 +81,28 @@ class C4dDetector : public Detector {
   std::uint64_t evaluated_sync_points() const { return evaluated_; }
 
  private:
-  using Key = std::pair<std::string, std::uint64_t>;  // communicator, sequence
+  // Communicator and worker names are interned: a month at 4,096 GPUs adds
+  // hundreds of millions of records, and ids compare and hash in one step.
+  using NameId = std::uint32_t;
+  class Names {
+   public:
+    Names() { intern(""); }  // id 0: no name (a record without a peer)
+    NameId intern(const std::string& name);
+    const std::string& name(NameId id) const { return names_[id]; }
+    std::size_t size() const { return names_.size(); }
+
+   private:
+    std::unordered_map<std::string, NameId> ids_;
+    std::vector<std::string> names_;
+  };
+  static constexpr NameId kNoName = 0;
+  using Key = std::pair<NameId, std::uint64_t>;  // communicator, sequence
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const { return std::hash<std::uint64_t>{}(k.second * 0x9E3779B97F4A7C15ull ^ k.first); }
+  };
   struct RankEntry {
-    std::string worker;
-    std::string peer;
+    NameId worker = kNoName;
+    NameId peer = kNoName;
     sim::Nanos start = 0;
     sim::Nanos end = 0;  // 0: not finished
   };
@@ -91,7 +111,7 @@ class C4dDetector : public Detector {
     sim::Nanos last_progress = 0;
   };
   struct Communicator {
-    std::map<std::uint32_t, std::string> members;  // rank -> worker
+    std::map<std::uint32_t, NameId> members;  // rank -> worker
     std::uint64_t last_sequence = 0;
     sim::Nanos last_median_entry = -1;
     sim::Nanos step = 0;  // median entry spacing between consecutive sync points
@@ -103,17 +123,22 @@ class C4dDetector : public Detector {
 
   void add(const telemetry::CollectiveRecord& c);
   bool complete(const Key& key, const SyncPoint& point) const;
-  void evaluate(const Key& key, const SyncPoint& point, std::vector<C4dCell>* cells, std::vector<std::string>* late);
-  std::vector<C4dCell> edge_cells(const SyncPoint& point);
+  // Open sync points are kept unordered; those acted on are taken in
+  // (communicator name, sequence) order, so findings list suspects the same
+  // way whatever order the records came in.
+  void sort_by_name(std::vector<Key>* keys) const;
+  void evaluate(const Key& key, const SyncPoint& point, std::vector<C4dCell>* bad_cells, std::vector<std::string>* late);
+  void add_bad_edges(const SyncPoint& point, std::vector<C4dCell>* bad_cells);
   void check_hangs(sim::Nanos now, std::vector<Finding>* found);
   std::vector<Suspect> compute_suspects(const std::vector<std::string>& workers) const;
 
   C4dConfig config_;
   const sim::Topology* topology_;
-  std::map<Key, SyncPoint> open_;
-  std::map<std::string, Communicator> comms_;
-  std::map<std::pair<std::string, std::string>, sim::Nanos> best_edge_;  // sender, receiver -> best latency
-  std::set<Key> hang_reported_;
+  Names communicators_, workers_;
+  std::vector<Communicator> comms_;  // by communicator id
+  std::unordered_map<Key, SyncPoint, KeyHash> open_;
+  std::unordered_map<std::uint64_t, sim::Nanos> best_edge_;  // sender << 32 | receiver -> best latency
+  std::unordered_set<Key, KeyHash> hang_reported_;
   std::set<std::string> active_;  // signatures of the anomalies seen in the last evaluation round
   std::uint64_t evaluated_ = 0;
 };

@@ -46,6 +46,7 @@ class CollectiveSampler {
   CollectiveSampler(std::vector<std::string> workers, int ranks_total);
   void observe(const telemetry::Batch& batch);
   const CollectiveSample& sample() const { return sample_; }
+  bool samples(const std::string& worker) const { return sampled_.count(worker) > 0; }
 
  private:
   void add(const telemetry::CollectiveRecord& record);

@@ -195,10 +195,12 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
   for (std::size_t i = 0; i < scenario.detectors.size(); ++i) {
     const std::string& name = scenario.detectors[i].run_name();
     double progress = static_cast<double>(report.faulty.iterations());
+    long long telemetry_bytes = report.faulty.telemetry_bytes;
     if (result_of[i] != 0) {
       SimulationOutcome own = SimulationOutcome::from_json(results[result_of[i]]);
       report.faulty.detectors[name] = own.detectors.at(name);
       progress = static_cast<double>(own.iterations());
+      telemetry_bytes = own.telemetry_bytes;  // what this detector's own run published
       report.own_runs[name] = std::move(own);
     }
     const DetectorOutcome& outcome = report.faulty.detectors.at(name);
@@ -208,7 +210,7 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
     costs.lost_gpu_hours = costs.lost_iterations * iteration_hours * scenario.job.gpus;
     costs.false_isolations = false_isolations(outcome.actions, report.faults, scoring);
     costs.probes_sent = outcome.probes_sent;
-    costs.telemetry_bytes = report.faulty.telemetry_bytes;
+    costs.telemetry_bytes = telemetry_bytes;
     score.costs = costs;
     report.scores[name] = score;
     report.detector_order.push_back(name);

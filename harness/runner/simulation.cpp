@@ -273,6 +273,12 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     for (const injectors::FaultSpec& f : scenario.faults) targets.push_back(f.target);
     collectives.emplace(sample_workers(job.placement(), targets), job.placement().ranks());
   }
+  // Without detectors, exporters or a policy that measures, the collective
+  // sample is the only reader of the records steady runs repeat.
+  if (detectors.empty() && !exporters && !measure)
+    job.set_steady_record_filter([&collectives](const telemetry::Record& r) {
+      return collectives && r.has_collective() && collectives->samples(r.collective().worker());
+    });
   if (scenario.shared()) outcome.fault_jobs = tenants.fault_jobs(scenario.faults);  // as placed at the start
   tenants.start(scenario.duration);
   Progress progress(request.show_progress, scenario.duration);
