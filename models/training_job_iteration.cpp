@@ -121,6 +121,7 @@ void TrainingJob::end_steady_run(std::uint64_t count) {
     steady.set_last_iteration(run.first + count - 1);
     steady.set_period_ns(run.duration);
     const std::vector<const telemetry::Record*>& repeated = records_to_repeat();
+    steady.set_records_version(steady_records_version_);
     steady.mutable_records()->Reserve(static_cast<int>(repeated.size()));
     for (const telemetry::Record* record : repeated) {
       telemetry::Record* copy = steady.add_records();
@@ -134,6 +135,7 @@ void TrainingJob::end_steady_run(std::uint64_t count) {
 const std::vector<const telemetry::Record*>& TrainingJob::records_to_repeat() {
   if (filtered_for_ == last_) return steady_records_;
   filtered_for_ = last_;
+  steady_records_version_ = bus_.next_records_version();
   steady_records_.clear();
   for (const telemetry::Record& record : last_->records)
     if (!steady_filter_ || steady_filter_(record)) steady_records_.push_back(&record);

@@ -44,6 +44,9 @@ class TelemetryBus {
   // The same batch without copying it off its arena.
   ArenaBatch drain_on_arena(Nanos until);
   std::uint64_t published_bytes() const { return published_bytes_; }
+  // A records_version for steady runs, unique on this bus (several jobs
+  // publish to one).
+  std::uint64_t next_records_version() { return ++records_versions_; }
 
  private:
   void renew();
@@ -51,6 +54,7 @@ class TelemetryBus {
   std::unique_ptr<google::protobuf::Arena> arena_;
   telemetry::Batch* pending_ = nullptr;  // on arena_
   std::uint64_t published_bytes_ = 0;
+  std::uint64_t records_versions_ = 0;
 };
 
 }  // namespace gauntlet::sim

@@ -116,20 +116,36 @@ C4dDetector::NameId C4dDetector::Names::intern(const std::string& name) {
   return it->second;
 }
 
-void C4dDetector::add(const telemetry::CollectiveRecord& c) {
-  const NameId communicator = communicators_.intern(c.communicator());
-  const Key key{communicator, c.sequence()};
-  if (hang_reported_.count(key)) return;
+C4dDetector::RecordNames C4dDetector::intern(const telemetry::CollectiveRecord& c) {
+  const RecordNames names{communicators_.intern(c.communicator()), workers_.intern(c.worker()),
+                          workers_.intern(c.peer())};
   if (comms_.size() < communicators_.size()) comms_.resize(communicators_.size());
-  const NameId worker = workers_.intern(c.worker());
-  comms_[communicator].members[c.rank()] = worker;
+  return names;
+}
+
+void C4dDetector::add(const telemetry::CollectiveRecord& c, const RecordNames& names) {
+  const Key key{names.communicator, c.sequence()};
+  if (hang_reported_.count(key)) return;
+  comms_[names.communicator].members[c.rank()] = names.worker;
   SyncPoint& point = open_[key];
   RankEntry& e = point.ranks[c.rank()];
-  e.worker = worker;
-  e.peer = workers_.intern(c.peer());
+  e.worker = names.worker;
+  e.peer = names.peer;
   e.start = c.start_ns();
   e.end = c.end_ns();
   point.last_progress = std::max({point.last_progress, c.start_ns(), c.end_ns()});
+}
+
+void C4dDetector::add_steady(const telemetry::SteadyRun& run) {
+  const bool repeat = run.records_version() != 0 && run.records_version() == interned_version_;
+  if (!repeat) interned_.clear();
+  interned_version_ = run.records_version();
+  std::size_t i = 0;
+  for (const telemetry::Record& r : run.records()) {
+    if (!r.has_collective()) continue;
+    if (i == interned_.size()) interned_.push_back(intern(r.collective()));
+    add(r.collective(), interned_[i++]);
+  }
 }
 
 bool C4dDetector::complete(const Key& key, const SyncPoint& point) const {
@@ -274,11 +290,9 @@ void C4dDetector::check_hangs(sim::Nanos now, std::vector<Finding>* found) {
 void C4dDetector::observe(const telemetry::Batch& batch) {
   const sim::Nanos now = batch.until_ns();
   for (const telemetry::Record& r : batch.records())
-    if (r.has_collective()) add(r.collective());
+    if (r.has_collective()) add(r.collective(), intern(r.collective()));
   // A steady run repeats its first iteration: that one carries all it can say.
-  for (const telemetry::SteadyRun& run : batch.steady())
-    for (const telemetry::Record& r : run.records())
-      if (r.has_collective()) add(r.collective());
+  for (const telemetry::SteadyRun& run : batch.steady()) add_steady(run);
 
   std::vector<Finding> hangs, slow;
   std::vector<C4dCell> cells;

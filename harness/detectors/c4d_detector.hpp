@@ -121,7 +121,13 @@ class C4dDetector : public Detector {
     std::vector<Suspect> suspects;
   };
 
-  void add(const telemetry::CollectiveRecord& c);
+  struct RecordNames {
+    NameId communicator, worker, peer;
+  };
+  RecordNames intern(const telemetry::CollectiveRecord& c);
+  void add(const telemetry::CollectiveRecord& c, const RecordNames& names);
+  // A steady run repeating the last one's records reuses their interned names.
+  void add_steady(const telemetry::SteadyRun& run);
   bool complete(const Key& key, const SyncPoint& point) const;
   // Open sync points are kept unordered; those acted on are taken in
   // (communicator name, sequence) order, so findings list suspects the same
@@ -136,6 +142,8 @@ class C4dDetector : public Detector {
   const sim::Topology* topology_;
   Names communicators_, workers_;
   std::vector<Communicator> comms_;  // by communicator id
+  std::uint64_t interned_version_ = 0;       // records_version of the last steady run read
+  std::vector<RecordNames> interned_;        // the names of its collective records, in order
   std::unordered_map<Key, SyncPoint, KeyHash> open_;
   std::unordered_map<std::uint64_t, sim::Nanos> best_edge_;  // sender << 32 | receiver -> best latency
   std::unordered_set<Key, KeyHash> hang_reported_;

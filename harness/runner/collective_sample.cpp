@@ -73,8 +73,13 @@ void CollectiveSampler::observe(const telemetry::Batch& batch) {
   // A steady run repeats one iteration's records: its first iteration stands
   // for the run.
   for (const telemetry::SteadyRun& run : batch.steady()) {
-    std::size_t needed = 0;
-    for (const telemetry::Record& r : run.records()) needed += r.has_collective() && sampled(r.collective()) ? 1 : 0;
+    if (run.records_version() == 0 || run.records_version() != counted_version_) {
+      counted_slices_ = 0;
+      for (const telemetry::Record& r : run.records())
+        counted_slices_ += r.has_collective() && sampled(r.collective()) ? 1 : 0;
+      counted_version_ = run.records_version();
+    }
+    const std::size_t needed = counted_slices_;
     if (needed == 0 || !take_iteration(run.first_iteration(), needed)) continue;
     for (const telemetry::Record& r : run.records())
       if (r.has_collective() && sampled(r.collective())) add(r.collective());

@@ -55,6 +55,9 @@ class CollectiveSampler {
   CollectiveSample sample_;
   std::unordered_set<std::string> sampled_;  // sample_.workers
   std::uint64_t last_taken_ = UINT64_MAX;
+  // The sampled slices of the last steady run counted, by records_version.
+  std::uint64_t counted_version_ = 0;
+  std::size_t counted_slices_ = 0;
 };
 
 }  // namespace gauntlet::harness

@@ -115,7 +115,7 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
   // The latest iteration in the batch, from single records or a steady run
   // (whose records are one iteration repeated every period).
   const google::protobuf::RepeatedPtrField<telemetry::Record>* source = nullptr;
-  std::uint64_t iteration = 0;
+  std::uint64_t iteration = 0, version = 0;
   sim::Nanos latest_end = -1, duration = 0;
   for (const auto& r : batch.records())
     if (r.has_iteration() && r.iteration().end_ns() >= latest_end) {
@@ -123,6 +123,7 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
       iteration = r.iteration().iteration();
       duration = r.iteration().end_ns() - r.iteration().start_ns();
       source = &batch.records();
+      version = 0;
     }
   for (const auto& s : batch.steady())
     for (const auto& r : s.records())
@@ -134,10 +135,15 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
           iteration = r.iteration().iteration();
           duration = s.period_ns();
           source = &s.records();
+          version = s.records_version();
         }
         break;
       }
   if (!source || duration <= 0) return;
+  // The same iteration's records over the same period give the same rates.
+  if (version != 0 && version == traffic_version_ && duration == traffic_period_) return;
+  traffic_version_ = version;
+  traffic_period_ = duration;
   std::vector<double> share = compute_share_;
   for (const auto& r : *source) {
     if (!r.has_iteration() || r.iteration().iteration() != iteration) continue;

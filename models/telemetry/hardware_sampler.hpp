@@ -136,6 +136,8 @@ class HardwareSampler {
   std::uint64_t last_version_ = 0;
   bool last_flowing_ = false;
   bool traffic_changed_ = true;
+  std::uint64_t traffic_version_ = 0;  // records_version of the steady run the rates were read from
+  sim::Nanos traffic_period_ = 0;
   bool settling_ = true;  // some GPU's temperature still moves
   sim::Nanos period_ = sim::kSecond;
   std::vector<double> temperature_;  // per GPU of the cluster
