@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "sim/flow/flow_engine.hpp"
@@ -150,6 +151,67 @@ TEST(Placement, TensorParallelStaysInAHostAndDataParallelSpansHosts) {
   JobSpec bad = job();
   bad.parallelism.dp = 7;
   EXPECT_THROW(Placement(bad, topology), std::invalid_argument);
+}
+
+// Steady runs that share a records_version repeat the same records apart
+// from their times and sequence numbers, so readers may reuse what they
+// derived; a changed iteration (the throttle) gets a new version.
+TEST(TrainingJob, SteadyRunsOfOneSimulatedIterationShareTheirRecordsVersion) {
+  static constexpr sim::Nanos horizon = 10 * sim::kMinute, throttle = 4 * sim::kMinute + 1;
+  std::string out = sim::run_isolated([] {
+    sim::Topology topology(cluster());
+    sim::FlowEngine engine(topology, 3);
+    sim::TelemetryBus bus;
+    TrainingJob training(job(), topology, engine, bus);
+    training.set_fast_forward(true);
+    training.set_change_horizon([&engine] { return engine.now() < throttle ? throttle : horizon; });
+    engine.schedule_at(throttle, [&] { training.set_gpu_speed(3, 2, 0.7); });
+    training.start(0, horizon);
+    engine.run_until(horizon);
+    const telemetry::Batch batch = bus.drain(horizon);
+    std::ostringstream o;
+    for (const telemetry::SteadyRun& run : batch.steady()) {
+      // The records with what a repeat may change cleared.
+      std::string shape;
+      bool before_throttle = false;
+      for (telemetry::Record r : run.records()) {
+        if (r.has_iteration()) before_throttle = r.iteration().start_ns() < throttle;
+        if (r.has_iteration()) {
+          const sim::Nanos length = r.iteration().end_ns() - r.iteration().start_ns();
+          r.mutable_iteration()->set_iteration(0);
+          r.mutable_iteration()->set_start_ns(0);
+          r.mutable_iteration()->set_end_ns(length);
+        } else if (r.has_collective()) {
+          const sim::Nanos length = r.collective().end_ns() - r.collective().start_ns();
+          r.mutable_collective()->set_sequence(0);
+          r.mutable_collective()->set_start_ns(0);
+          r.mutable_collective()->set_end_ns(length);
+        }
+        shape += r.SerializeAsString();
+      }
+      o << run.records_version() << " " << std::hash<std::string>{}(shape) << " " << before_throttle << "\n";
+    }
+    return o.str();
+  });
+  std::istringstream in(out);
+  std::map<std::uint64_t, std::size_t> shape_of;
+  std::map<std::uint64_t, int> runs_of;
+  std::uint64_t version = 0, first_after_throttle_version = 0, last_before_throttle_version = 0;
+  std::size_t shape = 0;
+  bool before_throttle = false;
+  while (in >> version >> shape >> before_throttle) {
+    ASSERT_NE(version, 0u);
+    auto [it, fresh] = shape_of.try_emplace(version, shape);
+    EXPECT_EQ(it->second, shape) << "records_version " << version << " promised the same records";
+    ++runs_of[version];
+    if (before_throttle) last_before_throttle_version = version;
+    else if (first_after_throttle_version == 0) first_after_throttle_version = version;
+  }
+  // Checkpoints split stretches of one simulated iteration: versions repeat.
+  EXPECT_TRUE(std::any_of(runs_of.begin(), runs_of.end(), [](const auto& v) { return v.second >= 2; }));
+  ASSERT_NE(first_after_throttle_version, 0u);
+  EXPECT_NE(first_after_throttle_version, last_before_throttle_version);
+  EXPECT_NE(shape_of.at(first_after_throttle_version), shape_of.at(last_before_throttle_version));
 }
 
 }  // namespace
