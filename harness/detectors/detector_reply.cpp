@@ -1,5 +1,7 @@
 #include "harness/detectors/detector_reply.hpp"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <algorithm>
 
 #include "harness/detectors/external_detector.hpp"
@@ -69,10 +71,16 @@ std::string describe_stray_text(std::string_view frame_head) {
 }
 
 bool parse_reply(const std::string& payload, protocol::DetectorReply* reply, std::string* problem) {
-  const bool parsed = reply->ParseFromString(payload);
+  bool parsed = false;
+  {
+    // The problem is reported below, with the detector's name and reply
+    // number; libprotobuf would also print its own line (invalid UTF-8).
+    google::protobuf::LogSilencer quiet;
+    parsed = reply->ParseFromString(payload);
+  }
   if (parsed && !any_unknown(*reply)) return true;
   *problem = parsed ? "malformed reply: fields a DetectorReply does not have"
-                    : "malformed reply: the bytes are not a DetectorReply";
+                    : "malformed reply: the bytes are not a DetectorReply (or one of its strings is not UTF-8)";
   return false;
 }
 

@@ -40,7 +40,12 @@ TEST(ParseReply, RefusesGarbageAndUnknownFields) {
   protocol::DetectorReply reply;
   std::string problem;
   EXPECT_FALSE(parse_reply("\xff\xff\xff", &reply, &problem));
-  EXPECT_EQ(problem, "malformed reply: the bytes are not a DetectorReply");
+  EXPECT_EQ(problem, "malformed reply: the bytes are not a DetectorReply (or one of its strings is not UTF-8)");
+  // An alert whose kind is not UTF-8: refused, and nothing printed besides
+  // the problem the caller reports.
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(parse_reply(std::string("\x0a\x04\x0a\x02\xff\xfe", 6), &reply, &problem));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   // Field 9, varint 1: well-formed protobuf, not a DetectorReply field.
   EXPECT_FALSE(parse_reply(std::string("\x48\x01", 2), &reply, &problem));
   EXPECT_EQ(problem, "malformed reply: fields a DetectorReply does not have");
