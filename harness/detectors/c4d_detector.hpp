@@ -98,7 +98,9 @@ class C4dDetector : public Detector {
   static constexpr NameId kNoName = 0;
   using Key = std::pair<NameId, std::uint64_t>;  // communicator, sequence
   struct KeyHash {
-    std::size_t operator()(const Key& k) const { return std::hash<std::uint64_t>{}(k.second * 0x9E3779B97F4A7C15ull ^ k.first); }
+    std::size_t operator()(const Key& k) const {
+      return std::hash<std::uint64_t>{}(k.second * 0x9E3779B97F4A7C15ull ^ k.first);
+    }
   };
   struct RankEntry {
     NameId worker = kNoName;
@@ -133,7 +135,8 @@ class C4dDetector : public Detector {
   // (communicator name, sequence) order, so findings list suspects the same
   // way whatever order the records came in.
   void sort_by_name(std::vector<Key>* keys) const;
-  void evaluate(const Key& key, const SyncPoint& point, std::vector<C4dCell>* bad_cells, std::vector<std::string>* late);
+  void evaluate(const Key& key, const SyncPoint& point, std::vector<C4dCell>* bad_cells,
+                std::vector<std::string>* late);
   void add_bad_edges(const SyncPoint& point, std::vector<C4dCell>* bad_cells);
   void check_hangs(sim::Nanos now, std::vector<Finding>* found);
   std::vector<Suspect> compute_suspects(const std::vector<std::string>& workers) const;
