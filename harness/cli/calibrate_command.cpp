@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
 #include <vector>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/scenario_options.hpp"
 #include "harness/cli/unsigned_option.hpp"
 #include "harness/report/json_file.hpp"
 #include "harness/scenario/input_file.hpp"
@@ -82,18 +82,7 @@ int calibrate_command(const Args& args) {
       "summary", po::value<std::string>()->implicit_value(""),
       "print a table's summary as Markdown instead (the shipped one, or the table FILE), running nothing");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(options).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "%s\n\n", e.what());
-    std::cerr << options;
-    return kExitBadInput;
-  }
-  if (vm.count("help")) {
-    std::cout << options;
-    return kExitOk;
-  }
+  if (const int stop = parse_options(args, options, options, nullptr, vm); stop >= 0) return stop;
   if (vm.count("summary")) {
     const std::string file = vm["summary"].as<std::string>();
     const sim::NetworkCalibration table =
