@@ -38,7 +38,7 @@ std::optional<std::vector<int>> HostPool::restart_hosts(std::vector<int> hosts) 
 std::vector<int> HostPool::shifted(const std::vector<int>& hosts) const {
   std::vector<int> pool = hosts;
   for (int h : spare_pool_)
-    if (usable(h)) pool.push_back(h);
+    if (usable(h) && std::find(hosts.begin(), hosts.end(), h) == hosts.end()) pool.push_back(h);
   std::sort(pool.begin(), pool.end());
   std::vector<int> out;
   for (int h : hosts) {

@@ -27,7 +27,9 @@ class HostPool {
   // unusable one, counted as used; nothing when some slot finds no spare.
   std::optional<std::vector<int>> restart_hosts(std::vector<int> hosts);
   // Every host of `hosts` moved one place on within the pool (them and the
-  // usable spares, in host order): a benign re-placement.
+  // usable spares they do not already hold, in host order): a benign
+  // re-placement. Shift a placement restart_hosts has made usable: a shift
+  // first could move a slot onto the spare that later replaces a broken host.
   std::vector<int> shifted(const std::vector<int>& hosts) const;
   // The job now runs on `now` instead of `before`: spares it took leave the
   // pool, healthy hosts it left join it, broken ones rejoin once repaired.

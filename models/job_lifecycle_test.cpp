@@ -100,6 +100,27 @@ TEST(JobLifecycle, RestartsOnASpareWhenTheHardwareStaysBroken) {
   EXPECT_LE(stuck.progress * stuck.timeline.front().duration, kFail);
 }
 
+// A re-placement due while a broken host waits for its spare: the spare
+// fills the broken slot and then the usable hosts shift, each used once
+// (the scenario fuzzer found the shift moving a slot onto that spare first).
+TEST(JobLifecycle, AReconfigurationWhileWaitingForASpareUsesEachHostOnce) {
+  JobSpec spec = job();
+  spec.spare_hosts = 1;
+  const JobReport r = run_job(cluster(), spec, 30 * sim::kMinute, true, [](JobHarness& h) {
+    fail_gpu_at(h, kFail, -1);
+    TrainingJob* job = &h.job;
+    h.engine.schedule_at(kFail + sim::kSecond, [job] { job->reconfigure(); });
+  });
+  ASSERT_EQ(r.count(Kind::RESTART), 1);
+  EXPECT_EQ(r.spares_used, 1);
+  std::vector<int> hosts = r.hosts;
+  std::sort(hosts.begin(), hosts.end());
+  EXPECT_EQ(std::adjacent_find(hosts.begin(), hosts.end()), hosts.end());
+  EXPECT_EQ(std::count(r.hosts.begin(), r.hosts.end(), 3), 0);
+  // h0, h1, h2, h4..h7 and the spare h8, each moved one place on.
+  EXPECT_EQ(r.hosts, (std::vector<int>{1, 2, 4, 0, 5, 6, 7, 8}));
+}
+
 TEST(JobLifecycle, IsolationRestartsNowOnSparesAndAFalseOneStillCostsARestart) {
   JobSpec spec = job();
   spec.spare_hosts = 1;

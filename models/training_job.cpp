@@ -133,9 +133,9 @@ bool TrainingJob::affected(int host, int gpu) const {
 // job cannot be placed.
 void TrainingJob::try_restart() {
   if (state_ != JobState::waiting) return;
-  const std::optional<std::vector<int>> hosts =
-      hosts_.restart_hosts(reconfigure_pending_ ? hosts_.shifted(placement_->hosts()) : placement_->hosts());
+  std::optional<std::vector<int>> hosts = hosts_.restart_hosts(placement_->hosts());
   if (!hosts) return;  // wait for a repair
+  if (reconfigure_pending_) hosts = hosts_.shifted(*hosts);
   reconfigure_pending_ = false;
   state_ = JobState::restarting;
   const std::uint64_t epoch = epoch_;

@@ -297,10 +297,17 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
       if (packet_counters) {
         packet_counters->sample(t, &batch);
         inputs.cnp_per_second = [&packet_counters](sim::EndpointId e) { return packet_counters->cnp_rate(e); };
+        inputs.host_link_bytes_per_second = [&packet_counters, &topology](sim::EndpointId e, bool upward) {
+          return packet_counters->port_bytes_per_second(topology.host_link(e), upward);
+        };
         inputs.version = inputs.version * 1000003u + packet_counters->version();
       } else {
         fabric->observe_traffic(batch);
+        fabric->measure_second(t, inputs.traffic_flowing);
         inputs.cnp_per_second = [&fabric](sim::EndpointId e) { return fabric->cnp_rate(e); };
+        inputs.host_link_bytes_per_second = [&fabric](sim::EndpointId e, bool upward) {
+          return fabric->host_link_bytes_per_second(e, upward);
+        };
         inputs.version = inputs.version * 1000003u + fabric->version();
       }
       sampler.sample(t, inputs, &batch);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <stdexcept>
 
 #include "harness/runner/simulation.hpp"
@@ -75,7 +76,10 @@ CaseReport check_scenario_text(const std::string& yaml, const DetectorRegistry& 
   for (const injectors::FaultSpec& f : scenario.faults) first_onset = std::min(first_onset, f.start);
   add_all(report.problems, "",
           alert_problems(run, counterfactual, first_onset, SimulationRequest{}.observe_interval, scenario.duration));
-  add_all(report.problems, "", byte_balance_problems(run.openmetrics));
+  std::set<std::string> skewed_hosts;
+  for (const injectors::FaultSpec& f : scenario.faults)
+    if (f.type == "clock_skew") skewed_hosts.insert(f.target);
+  add_all(report.problems, "", byte_balance_problems(run.openmetrics, skewed_hosts));
   return report;
 }
 

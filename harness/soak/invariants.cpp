@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace gauntlet::harness::soak {
@@ -88,31 +89,106 @@ std::vector<std::string> alert_problems(const SimulationOutcome& faulty, const S
   return problems;
 }
 
-std::vector<std::string> byte_balance_problems(const std::string& openmetrics) {
-  // The last sample of each series is its total over the run.
-  std::map<std::string, double> last;
-  std::istringstream lines(openmetrics);
+namespace {
+
+// The last sample of each series in OpenMetrics text is its total over the
+// run; counts how many samples fed each total, since each was rounded to a
+// whole byte.
+struct SeriesTotal {
+  double total = 0;
   std::size_t samples = 0;
+};
+
+std::string label_value(const std::string& series, const std::string& name) {
+  const std::string key = name + "=\"";
+  const std::size_t at = series.find(key);
+  if (at == std::string::npos) return {};
+  const std::size_t from = at + key.size();
+  return series.substr(from, series.find('"', from) - from);
+}
+
+std::map<std::string, SeriesTotal> byte_totals(const std::string& openmetrics) {
+  std::map<std::string, SeriesTotal> totals;
+  std::istringstream lines(openmetrics);
   for (std::string line_text; std::getline(lines, line_text);) {
-    if (!line_text.starts_with("node_infiniband_port_data_")) continue;
+    if (!line_text.starts_with("node_infiniband_port_data_") && !line_text.starts_with("ifHCOutOctets{")) continue;
     const std::size_t close = line_text.find('}');
     if (close == std::string::npos) continue;
     std::istringstream value(line_text.substr(close + 1));
     double v = 0;
     value >> v;
-    last[line_text.substr(0, close + 1)] = v;
-    ++samples;
+    SeriesTotal& t = totals[line_text.substr(0, close + 1)];
+    t.total = v;
+    ++t.samples;
   }
-  double sent = 0, received = 0;
-  for (const auto& [series, total] : last) {
-    if (series.starts_with("node_infiniband_port_data_transmitted_bytes_total")) sent += total;
-    if (series.starts_with("node_infiniband_port_data_received_bytes_total")) received += total;
+  return totals;
+}
+
+bool balanced(const SeriesTotal& a, const SeriesTotal& b) {
+  return std::abs(a.total - b.total) <= static_cast<double>(a.samples + b.samples) + 1e-9 * std::max(a.total, b.total);
+}
+
+std::string bytes_text(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }
+
+}  // namespace
+
+std::vector<std::string> byte_balance_problems(const std::string& openmetrics,
+                                               const std::set<std::string>& skewed_hosts) {
+  const std::map<std::string, SeriesTotal> totals = byte_totals(openmetrics);
+  SeriesTotal sent, received;  // by the RNICs
+  SeriesTotal into_leaves, out_of_leaves;  // by the leaves' host-link ports
+  // Host link "hX.nicY~leafL" per direction, as the leaf's port counts it.
+  std::map<std::string, SeriesTotal> link_up, link_down;
+  std::map<std::string, SeriesTotal> nic_sent, nic_received;
+  for (const auto& [series, t] : totals) {
+    const std::string component = label_value(series, "component");
+    const auto add = [&t](SeriesTotal& into) {
+      into.total += t.total;
+      into.samples += t.samples;
+    };
+    if (series.starts_with("node_infiniband_port_data_transmitted_bytes_total")) {
+      add(sent);
+      add(nic_sent[component]);
+    } else if (series.starts_with("node_infiniband_port_data_received_bytes_total")) {
+      add(received);
+      add(nic_received[component]);
+    } else if (series.starts_with("ifHCOutOctets{")) {
+      const std::size_t tilde = component.find('~');
+      if (tilde == std::string::npos || !component.starts_with("h")) continue;  // a fabric link
+      const bool up = label_value(series, "direction") == "up";
+      add(up ? link_up[component.substr(0, tilde)] : link_down[component.substr(0, tilde)]);
+      add(up ? into_leaves : out_of_leaves);
+    }
   }
-  if (sent == 0 || received == 0) return {"the exporters showed no RNIC traffic to balance"};
-  // Each sample is rounded to a whole byte on both sides.
-  if (std::abs(sent - received) > static_cast<double>(samples) + 1e-9 * sent)
-    return {"RNICs sent " + std::to_string(sent) + " bytes and received " + std::to_string(received)};
-  return {};
+  if (sent.total == 0 || received.total == 0) return {"the exporters showed no RNIC traffic to balance"};
+  std::vector<std::string> problems;
+  // The fabric delivered what it took in, as the switches count it (their
+  // clocks are right; a host's may be skewed).
+  if (!balanced(into_leaves, out_of_leaves))
+    problems.push_back("host links carried " + bytes_text(into_leaves.total) + " bytes toward the leaves and " +
+                       bytes_text(out_of_leaves.total) + " toward the RNICs");
+  else if (skewed_hosts.empty() && !balanced(sent, received))
+    problems.push_back("RNICs sent " + bytes_text(sent.total) + " bytes and received " + bytes_text(received.total));
+  // Per link: what an RNIC sent entered its host link, and what it received
+  // left that link toward it.
+  const auto check_link = [&problems, &skewed_hosts](const std::map<std::string, SeriesTotal>& nic,
+                                      const std::map<std::string, SeriesTotal>& link, const std::string& what,
+                                      const std::string& direction) {
+    std::map<std::string, SeriesTotal> names = nic;
+    for (const auto& [name, t] : link) names.try_emplace(name);
+    for (const auto& [name, unused] : names) {
+      if (skewed_hosts.contains(name.substr(0, name.find('.')))) continue;
+      const auto n = nic.find(name), l = link.find(name);
+      const SeriesTotal at_nic = n == nic.end() ? SeriesTotal{} : n->second;
+      const SeriesTotal on_link = l == link.end() ? SeriesTotal{} : l->second;
+      if (!balanced(at_nic, on_link))
+        problems.push_back(name + " " + what + " " + bytes_text(at_nic.total) + " bytes, but its host link carried " +
+                           bytes_text(on_link.total) + " " + direction);
+    }
+  };
+  check_link(nic_sent, link_up, "sent", "toward the leaf");
+  check_link(nic_received, link_down, "received", "toward it");
+  return problems;
 }
 
 }  // namespace gauntlet::harness::soak

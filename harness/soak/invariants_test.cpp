@@ -43,10 +43,45 @@ TEST(ByteBalance, SentAndReceivedTotalsMustMatch) {
   const std::string balanced =
       "node_infiniband_port_data_transmitted_bytes_total{component=\"h0.nic0\"} 100 1\n"
       "node_infiniband_port_data_transmitted_bytes_total{component=\"h0.nic0\"} 5000 2\n"
-      "node_infiniband_port_data_received_bytes_total{component=\"h1.nic0\"} 5000 2\n";
+      "node_infiniband_port_data_received_bytes_total{component=\"h1.nic0\"} 5000 2\n"
+      "ifHCOutOctets{component=\"h0.nic0~leaf0\",direction=\"up\"} 5000 2\n"
+      "ifHCOutOctets{component=\"h1.nic0~leaf0\",direction=\"down\"} 5000 2\n";
   EXPECT_TRUE(byte_balance_problems(balanced).empty());
-  const std::string lost = balanced + "node_infiniband_port_data_transmitted_bytes_total{component=\"h1.nic0\"} 800 2\n";
-  EXPECT_EQ(byte_balance_problems(lost).size(), 1u);
+  // h1 sent 800 bytes that no RNIC received, and its link carried them.
+  const std::string lost = balanced +
+                           "node_infiniband_port_data_transmitted_bytes_total{component=\"h1.nic0\"} 800 2\n"
+                           "ifHCOutOctets{component=\"h1.nic0~leaf0\",direction=\"up\"} 800 2\n";
+  const std::vector<std::string> problems = byte_balance_problems(lost);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("host links carried 5800 bytes toward the leaves and 5000"), std::string::npos)
+      << problems[0];
+}
+
+TEST(ByteBalance, AnRnicCountsWhatItsHostLinkCarries) {
+  const auto nic = [](const std::string& name, int tx, int rx) {
+    return "node_infiniband_port_data_transmitted_bytes_total{component=\"" + name + "\"} " + std::to_string(tx) +
+           " 2\nnode_infiniband_port_data_received_bytes_total{component=\"" + name + "\"} " +
+           std::to_string(rx) + " 2\n";
+  };
+  const auto link = [](const std::string& name, const std::string& direction, int bytes) {
+    return "ifHCOutOctets{component=\"" + name + "~leaf0\",direction=\"" + direction + "\"} " +
+           std::to_string(bytes) + " 2\n";
+  };
+  const std::string links = link("h0.nic0", "up", 6000) + link("h1.nic0", "down", 6000);
+  EXPECT_TRUE(byte_balance_problems(nic("h0.nic0", 6000, 0) + nic("h1.nic0", 0, 6000) + links).empty());
+  // The link toward h1 carried a second more than h1 counted: a stall the
+  // RNIC's counters did not see, say; the RNICs' totals disagree too.
+  const std::string undercounted = nic("h0.nic0", 6000, 0) + nic("h1.nic0", 0, 5000) + links;
+  const std::vector<std::string> problems = byte_balance_problems(undercounted);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[1].find("h1.nic0 received 5000 bytes, but its host link carried 6000"), std::string::npos)
+      << problems[1];
+  // An RNIC whose host link shows nothing is as wrong.
+  EXPECT_FALSE(byte_balance_problems(nic("h0.nic0", 6000, 0) + nic("h1.nic0", 0, 6000) +
+                                     link("h0.nic0", "up", 6000) + link("h1.nic1", "down", 6000))
+                   .empty());
+  // A host whose clock is skewed stamps its samples wrongly; it is left out.
+  EXPECT_TRUE(byte_balance_problems(undercounted, {"h1"}).empty());
 }
 
 }  // namespace

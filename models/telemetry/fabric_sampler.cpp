@@ -158,14 +158,34 @@ void FabricSampler::write_record(telemetry::Record* r, int direction, const Port
   p->set_crc_errors(v.crc_errors);
 }
 
-void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch* out) {
+void FabricSampler::measure_second(sim::Nanos at, bool traffic_flowing) {
+  if (measured_at_ == at) return;
+  measured_at_ = at;
+  flowing_now_ = traffic_flowing;
   const sim::Nanos period = sim::kSecond;
   // Nothing the counters read has changed since the last second: the rates,
   // the links' states, whether the job iterates, and the background load.
-  const bool quiet = previous_ >= 0 && at - previous_ == period && !measured_ &&
-                     engine_.state_version() == previous_engine_version_ && traffic_flowing == previous_flowing_ &&
-                     effects_.next_change(previous_ - period) >= at;
-  if (quiet) {
+  quiet_now_ = previous_ >= 0 && at - previous_ == period && !measured_ &&
+               engine_.state_version() == previous_engine_version_ && traffic_flowing == previous_flowing_ &&
+               effects_.next_change(previous_ - period) >= at;
+  if (quiet_now_ || traffic_flowing) return;
+  // Background traffic of congestion faults alone, over this second.
+  const sim::Nanos from = std::max<sim::Nanos>(0, at - period);
+  const FabricWindow window = measure_fabric({}, engine_.topology(), effects_, from, at, params_.counters);
+  idle_rates_.clear();
+  const double seconds = sim::to_seconds(at - from);
+  for (const auto& [direction, p] : window.ports)
+    if (p.tx_bytes > 0) idle_rates_[direction] = {p.tx_bytes / seconds, p.ecn_marked / seconds, p.queue_bytes, 0};
+}
+
+double FabricSampler::host_link_bytes_per_second(sim::EndpointId endpoint, bool upward) const {
+  return static_cast<double>(
+      value_of(directed_link(engine_.topology().host_link(endpoint), upward), flowing_now_).tx_bytes);
+}
+
+void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch* out) {
+  measure_second(at, traffic_flowing);
+  if (quiet_now_) {
     // Touch the ports only when some of them start repeating now.
     if (!all_repeating_)
       for (auto& [direction, port] : ports_)
@@ -173,15 +193,6 @@ void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch
     all_repeating_ = true;
   } else {
     all_repeating_ = false;
-    if (!traffic_flowing) {
-      // Background traffic of congestion faults alone, over this second.
-      const sim::Nanos from = std::max<sim::Nanos>(0, at - period);
-      const FabricWindow window = measure_fabric({}, engine_.topology(), effects_, from, at, params_.counters);
-      idle_rates_.clear();
-      const double seconds = sim::to_seconds(at - from);
-      for (const auto& [direction, p] : window.ports)
-        if (p.tx_bytes > 0) idle_rates_[direction] = {p.tx_bytes / seconds, p.ecn_marked / seconds, p.queue_bytes, 0};
-    }
     const std::map<int, PortRate>& rates = traffic_flowing ? iteration_rates_ : idle_rates_;
     std::vector<int> directions;
     for (const auto& [direction, port] : ports_) directions.push_back(direction);

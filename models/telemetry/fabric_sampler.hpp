@@ -64,6 +64,13 @@ class FabricSampler {
                     int sharing) {
     ledger_.add_replayed(src, dst, from, to, bytes, sharing);
   }
+  // Settles the port rates of the second ending at `at` (sample() does it
+  // too); before it publishes them, host_link_bytes_per_second reads them.
+  void measure_second(sim::Nanos at, bool traffic_flowing);
+  // Bytes the RNIC's host link carries in the second measured last, toward
+  // the leaf (upward) or toward the RNIC: what its port counters publish, so
+  // the RNIC's own counters can count the same bytes.
+  double host_link_bytes_per_second(sim::EndpointId endpoint, bool upward) const;
   // Publishes port counters for the second ending at `at`.
   void sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch* out);
   // Closes every open repeat block into `out` (end of the run).
@@ -129,6 +136,9 @@ class FabricSampler {
   std::deque<std::pair<std::uint64_t, Rates>> known_;  // recent keys and their rates
   std::uint64_t version_ = 0;
   bool measured_ = false;  // rates changed since the last sample
+  sim::Nanos measured_at_ = -1;  // the second measure_second settled last
+  bool flowing_now_ = false;     // ... whether the job iterated in it
+  bool quiet_now_ = false;       // ... and whether nothing changed since the one before
 
   std::map<int, Port> ports_;  // published ports, by directed link
   bool all_repeating_ = false;  // every published port has an open block

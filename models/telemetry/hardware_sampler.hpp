@@ -17,10 +17,14 @@
 // seed's hot, 20% slower GPU: thermal throttling is what a hot GPU does).
 // CPU: 0.3 utilization while the job runs on the host, 1.0 (saturated) under
 // contention, 0.05 idle.
-// RNIC: the bytes each RNIC carried over the job's latest iteration (from
-// the collectives it published, attributed to the RNIC each GPU uses now,
-// after any NCCL fallback) spread evenly over that iteration's duration, so
-// counters hold steady while iterations do; zero while the job is stopped.
+// RNIC: the bytes its host link carried in the second, as the network
+// engine measured them (host_link_bytes_per_second: what the leaf's port
+// counts, stalls, retransmissions and other tenants' traffic included).
+// Without that measure, the bytes each RNIC carried over the job's latest
+// iteration (from the collectives it published, attributed to the RNIC each
+// GPU uses now, after any NCCL fallback) spread evenly over that
+// iteration's duration, so counters hold steady while iterations do; zero
+// while the job is stopped.
 // link_up is the RNIC's host link state; a downed RNIC raises no alarm.
 //
 // Compactness: a sample whose values equal the previous one of the same
@@ -72,6 +76,10 @@ struct SampleInputs {
   bool traffic_flowing = true;  // the job is iterating
   // CNPs per second each RNIC handles as a sender (none when unset).
   std::function<double(sim::EndpointId)> cnp_per_second;
+  // Bytes per second the RNIC's host link carries toward the leaf (upward)
+  // or toward the RNIC, as the network measured them; when set, the RNIC
+  // counts these bytes, the ones the leaf port it plugs into counts.
+  std::function<double(sim::EndpointId, bool upward)> host_link_bytes_per_second;
   // Changes whenever anything gpu_busy or link_up read may have changed; an
   // unchanged key lets a sample with no other change repeat without being
   // recomputed.

@@ -11,6 +11,10 @@ PacketTelemetry::PacketTelemetry(const PacketEngine& engine)
 
 double PacketTelemetry::cnp_rate(EndpointId endpoint) const { return rnics_[static_cast<std::size_t>(endpoint)].cnp_rate; }
 
+double PacketTelemetry::port_bytes_per_second(LinkId link, bool upward) const {
+  return ports_[static_cast<std::size_t>(link * 2 + (upward ? 1 : 0))].bytes_per_second;
+}
+
 void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
   const Topology& topology = engine_.topology();
   const Nanos span = at - last_at_;
@@ -39,6 +43,9 @@ void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
         p->set_crc_errors(now.crc_errors - was.crc_errors);
         published_bytes_ += static_cast<std::uint64_t>(p->ByteSizeLong());
       }
+      const double bytes_per_second = static_cast<double>(now.tx_bytes - was.tx_bytes) / to_seconds(span);
+      if (bytes_per_second != state.bytes_per_second) ++version_;
+      state.bytes_per_second = bytes_per_second;
       state.active = counted;
       state.last = now;
     }

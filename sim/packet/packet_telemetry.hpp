@@ -20,7 +20,9 @@ class PacketTelemetry {
   void sample(Nanos at, telemetry::Batch* out);
   // CNPs the RNIC handled as a sender per second, over the last interval.
   double cnp_rate(EndpointId endpoint) const;
-  // Changes whenever some RNIC's CNP rate changes.
+  // Bytes per second the port direction sent over the last interval.
+  double port_bytes_per_second(LinkId link, bool upward) const;
+  // Changes whenever some RNIC's CNP rate or some port's byte rate changes.
   std::uint64_t version() const { return version_; }
   std::uint64_t published_bytes() const { return published_bytes_; }
 
@@ -28,6 +30,7 @@ class PacketTelemetry {
   struct PortState {
     PacketPortCounters last;
     bool active = false;
+    double bytes_per_second = 0;
   };
   struct RnicState {
     PacketRnicCounters last;
