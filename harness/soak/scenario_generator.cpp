@@ -111,6 +111,29 @@ FaultDraw draw_fault(Draw& draw, const std::string& type, const sim::Topology& t
   return f;
 }
 
+// A tenant on hosts [first, end): its own parallelism, collectives and
+// timing; the neighbour sometimes sends an expert-parallel all-to-all.
+std::string tenant_yaml(Draw& draw, const std::string& name, int first, int end, const sim::ClusterShape& c) {
+  const int gpus = (end - first) * c.gpus_per_host;
+  const int tp = draw.chance(0.5) ? c.gpus_per_host : 1;
+  const int dp = gpus / tp;
+  // A small expert-parallel group: an all-to-all over dozens of ranks,
+  // simulated every iteration, costs a case tens of seconds.
+  const int ep = dp % 4 == 0 ? 4 : dp % 2 == 0 ? 2 : 1;
+  const bool alltoall = name == "neighbour" && ep > 1 && draw.chance(0.5);
+  std::ostringstream y;
+  y << "  - name: " << name << "\n    hosts: [";
+  for (int h = first; h < end; ++h) y << (h > first ? ", " : "") << "h" << h;
+  y << "]\n    gpus: " << gpus << "\n    parallelism: {tp: " << tp << ", dp: " << dp
+    << ", ep: " << (alltoall ? ep : 1) << "}\n"
+    << "    compute_per_iteration: " << draw.between(10, 30) * 100 << "ms\n"
+    << "    gradient_bytes: " << draw.between(1, 20) * 100 << "MB\n";
+  if (alltoall) y << "    alltoall_bytes: " << draw.between(1, 10) * 100 << "MB\n";
+  y << "    checkpoint_interval: " << draw.between(1, 5) << "m\n"
+    << "    restart_cost: " << draw.between(1, 6) * 10 << "s\n";
+  return y.str();
+}
+
 }  // namespace
 
 std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number) {
@@ -145,6 +168,17 @@ std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number) 
     << "  restart_cost: " << draw.between(1, 6) * 10 << "s\n";
   if (pp > 1) y << "  activation_bytes: " << draw.between(1, 50) << "MB\n";
   if (shape.spare_hosts > 0) y << "  spare_hosts: " << shape.spare_hosts << "\n";
+  // Some cases split the hosts between two tenants instead; drawn from a
+  // stream of their own, so the single-job cases stay as they were.
+  Draw tenant_draw(sim::mix_seed(seed, "scenario-fuzz-tenants", case_number));
+  if (mitigation == "none" && job_hosts >= 4 && tenant_draw.chance(0.25)) {  // two hosts each: both use the fabric
+    std::string text = y.str();
+    text.erase(text.find("job:\n"));
+    y.str(text);
+    y.seekp(0, std::ios_base::end);
+    y << "jobs:\n" << tenant_yaml(tenant_draw, "victim", 0, job_hosts / 2, c)
+      << tenant_yaml(tenant_draw, "neighbour", job_hosts / 2, job_hosts, c);
+  }
 
   // Each target takes at most one fault, so no two overlap on one component
   // and none follows a fail-stop on its host by accident.
