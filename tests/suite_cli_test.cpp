@@ -43,7 +43,7 @@ TEST_F(SmokeSuite, MergedSummaryHoldsEveryEpisodeAndIntervalsHoldTheirEstimates)
   EXPECT_NE(run_->out.find("false alerts per healthy hour"), std::string::npos);
   const Json summary = Json::parse(slurp(*out_ / "summary.json"));
   EXPECT_EQ(summary["suite"], "smoke");
-  EXPECT_EQ(summary["version"], 1);
+  EXPECT_EQ(summary["version"], 2);
   EXPECT_EQ(summary["episodes"], 8);
   EXPECT_EQ(summary["records"].size(), 8u);
   EXPECT_EQ(summary["healthy_episodes"], 2);
@@ -63,6 +63,34 @@ TEST_F(SmokeSuite, MergedSummaryHoldsEveryEpisodeAndIntervalsHoldTheirEstimates)
   const std::string html = slurp(*out_ / "report.html");
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("detection against"), std::string::npos);
+}
+
+// c4d's sweep over compute_slow (entry lateness, as a fraction of the step,
+// that makes a rank slow): a stricter threshold misses the throttles whose
+// lateness falls below it, and never catches one a laxer one missed.
+TEST_F(SmokeSuite, ThresholdSweepIsAPrecisionRecallCurveInThresholdOrder) {
+  ASSERT_EQ(run_->exit_code, 0) << run_->err;
+  const Json summary = Json::parse(slurp(*out_ / "summary.json"));
+  ASSERT_EQ(summary["sensitivity"].size(), 1u);
+  const Json& sweep = summary["sensitivity"][0];
+  EXPECT_EQ(sweep["detector"], "c4d");
+  const Json& points = sweep["points"];
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0]["value"], "0.02");
+  EXPECT_EQ(points[1]["value"], "0.05");
+  EXPECT_TRUE(points[1]["own"].get<bool>());
+  EXPECT_EQ(points[1]["detected"], summary["detectors"]["c4d"]["classes"]["all"]["detected"]);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    EXPECT_EQ(points[i]["episodes"], 6);
+    if (i > 0) EXPECT_LE(points[i]["detected"].get<int>(), points[i - 1]["detected"].get<int>()) << i;
+    if (!points[i]["precision"]["value"].is_null()) expect_interval_holds_value(points[i]["precision"], "precision");
+    expect_interval_holds_value(points[i]["recall"], "recall");
+  }
+  // The smoke suite's mildest throttle (slowdown 0.1385) is late by less than a fifth of the step.
+  EXPECT_LT(points[2]["detected"].get<int>(), points[0]["detected"].get<int>());
+  for (const Json& record : summary["records"]) EXPECT_EQ(record["sweep"].size(), 2u);
+  const std::string html = slurp(*out_ / "report.html");
+  EXPECT_NE(html.find("precision-recall over compute_slow"), std::string::npos);
 }
 
 TEST_F(SmokeSuite, ReproduceCommandGivesTheSameRecord) {

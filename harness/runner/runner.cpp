@@ -77,7 +77,7 @@ std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const Simulat
     e.target = f.target;
     e.start_s = sim::to_seconds(f.start);
     if (f.end()) e.end_s = sim::to_seconds(*f.end());
-    e.benign = fault_types->spec(f.type).benign;
+    e.benign = f.benign || fault_types->spec(f.type).benign;
     const double end = e.end_s.value_or(run_end);
     const double during = mean_duration_between(faulty, e.start_s, end);
     // A hang or crash completes fewer iterations than the fault-free run in

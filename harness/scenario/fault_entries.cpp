@@ -45,6 +45,7 @@ struct Entry {
   std::optional<RepairTime> repair_draw;  // drawn per fault instead of a fixed duration
   std::string stream;                      // the RNG stream of its draws
   FaultParams params;
+  bool benign = false;
 };
 
 struct Placed {
@@ -129,7 +130,7 @@ Entry read_entry(const Source& source, const Field& item, std::size_t index, con
   const FaultTypeInfo& info = *entry.info;
   const bool targeted = !info.targets.empty();
 
-  std::vector<std::string> allowed = {"type", "at", "duration", "every", "count"};
+  std::vector<std::string> allowed = {"type", "at", "duration", "every", "count", "benign"};
   if (targeted) allowed.push_back("target");
   std::string accepted;
   for (const ParamInfo& param : info.params) {
@@ -164,6 +165,7 @@ Entry read_entry(const Source& source, const Field& item, std::size_t index, con
     entry.every = read_duration(source, every, false);
   }
   if (map.has("count")) entry.count = read_integer(source, map.field("count"), 1, static_cast<long long>(kMaxFaults));
+  if (map.has("benign")) entry.benign = read_bool(source, map.field("benign"));
   return entry;
 }
 
@@ -188,6 +190,7 @@ void place_scheduled(const Source& source, const Entry& entry, std::size_t posit
     fault.start = entry.at + static_cast<Nanos>(n / entry.targets.size()) * entry.every.value_or(0);
     fault.duration = entry.duration;
     fault.params = entry.params;
+    fault.benign = entry.benign;
     out.push_back({std::move(fault), position, n});
   }
 }
@@ -203,6 +206,7 @@ void place_poisson(const Entry& entry, std::size_t position, Nanos run_duration,
   fault.type = entry.info->name;
   fault.duration = entry.duration;
   fault.params = entry.params;
+  fault.benign = entry.benign;
   auto eligible = [&](const std::string& target) {
     fault.target = target;
     return !conflicts.check(fault);

@@ -102,17 +102,21 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
       continue;
     }
     std::optional<std::size_t> named, any;
-    bool in_benign = false;
+    bool in_benign = false, names_benign = false;
     for (std::size_t fi : by_start) {
       const FaultEpisode& f = faults[fi];
       if (a.time_s < f.start_s || a.time_s > closes(f)) continue;
       if (f.benign) {
         in_benign = true;
+        names_benign = names_benign || names(a, f.target);
         continue;
       }
       if (!any) any = fi;
       if (!named && names(a, f.target)) named = fi;
     }
+    // An alert blaming the expected change, and no fault, reports the
+    // background, whatever else is open then.
+    if (!named && names_benign) any.reset();
     if (auto pick = named ? named : any) {
       matched[*pick].push_back(&a);
     } else {

@@ -20,7 +20,7 @@ struct FaultEpisode {
   // false: a latent fault (it slowed no iteration); scored apart from the
   // impactful ones, and as much a fault as they are
   bool affected_job = true;
-  bool benign = false;  // ground truth says "no fault" (reconfigure): alerts on it are false
+  bool benign = false;  // ground truth says "no fault" (a reconfigure, declared background): alerts on it are false
   // Jobs sharing the cluster: the jobs the fault touched (harness/runner/tenants.hpp);
   // empty for a job alone.
   std::vector<std::string> jobs;
@@ -73,7 +73,7 @@ struct RunCosts {
 struct DetectorScore {
   int alerts = 0;
   int false_alerts = 0;
-  int benign_alerts = 0;  // false alerts raised during a benign episode (a reconfigure)
+  int benign_alerts = 0;  // false alerts raised during a benign episode (a reconfigure, background noise)
   std::optional<double> precision;  // (alerts - false_alerts) / alerts; empty with no alert
   ClassScore overall;    // every non-benign fault
   ClassScore impactful;  // the faults that slowed the job
@@ -104,8 +104,9 @@ double localization_credit(const std::vector<Suspect>& suspects, const std::stri
 // run_end_s for open-ended faults; with run_end_s <= 0 they never close). An
 // alert matches the earliest-starting open non-benign episode whose target it
 // names among its suspects, else the earliest-starting open non-benign
-// episode (a detection without localization). Alerts matching nothing are
-// false, including those that fall only in benign episodes. Latent faults
+// episode (a detection without localization) unless it names the target of
+// an open benign episode. Alerts matching nothing are false, including those
+// that fall only in benign episodes or blame one. Latent faults
 // (affected_job=false) are matched and scored like the others and reported
 // in their own class.
 DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std::vector<Alert>& alerts,

@@ -104,6 +104,24 @@ TEST(Score, FirstNamingAlertDecidesLocalizationButTimeToLocalizeWaits) {
   EXPECT_DOUBLE_EQ(s.overall.time_to_localize_s->mean, 12600);
 }
 
+TEST(Score, AnAlertBlamingBackgroundNoiseIsFalseWhileAFaultIsOpen) {
+  FaultEpisode noise = fault("n", "leaf1~spine0", 100, 400);
+  noise.type = "congestion";
+  noise.benign = true;
+  FaultEpisode real = fault("f", "h1.gpu1", 150, 400);
+  std::vector<Alert> alerts = {
+      alert(200, {"leaf1~spine0"}),             // blames the noise only: false
+      alert(210, {"leaf1~spine0", "h1.gpu1"}),  // names the fault too: matches it
+      alert(220, {"h3.gpu0"}),                  // names neither: a detection without localization
+  };
+  DetectorScore s = score_detector({noise, real}, alerts, opts());
+  EXPECT_EQ(s.false_alerts, 1);
+  EXPECT_EQ(s.benign_alerts, 1);
+  EXPECT_EQ(s.faults[1].alerts, 2);
+  EXPECT_EQ(s.overall.scored_faults, 1);
+  EXPECT_DOUBLE_EQ(s.faults[1].detection_latency_s, 60);
+}
+
 TEST(Score, LatentFaultsAreScoredInTheirOwnClass) {
   FaultEpisode reconf = fault("r", "", 100, 200);
   reconf.type = "reconfigure";

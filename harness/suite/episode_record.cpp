@@ -1,6 +1,7 @@
 #include "harness/suite/episode_record.hpp"
 
 #include <cmath>
+#include <set>
 #include <stdexcept>
 
 namespace gauntlet::harness {
@@ -49,9 +50,15 @@ EpisodeRecord episode_record(const SuiteSpec& spec, const Episode& episode, cons
     record.magnitude_param = spec.faults[*episode.entry].magnitude;
     record.magnitude = fault.magnitude;
   }
-  for (const DrawnFault& fault : episode.background)
-    record.background.push_back(fault.type + (fault.target.empty() ? "" : " " + fault.target) + " at " +
-                                std::to_string(static_cast<double>(fault.onset_ns) / 1e9) + "s");
+  for (const DrawnFault& fault : episode.background) {
+    std::string text = fault.type + (fault.target.empty() ? "" : " " + fault.target) + " at " +
+                       std::to_string(static_cast<double>(fault.onset_ns) / 1e9) + "s";
+    for (const auto& [name, value] : fault.params) text += " " + name + "=" + value;
+    record.background.push_back(std::move(text));
+  }
+  std::set<std::string> copies;
+  for (const SuiteSweep& sweep : spec.sensitivity)
+    for (std::size_t i = 0; i < sweep.values.size(); ++i) copies.insert(sweep.run_name(i));
   for (const std::string& name : report.detector_order) {
     const DetectorScore& score = report.scores.at(name);
     DetectorEpisode d;
@@ -59,6 +66,7 @@ EpisodeRecord episode_record(const SuiteSpec& spec, const Episode& episode, cons
     d.status = report.faulty.detectors.at(name).status;
     d.alerts = score.alerts;
     d.false_alerts = score.false_alerts;
+    d.background_alerts = score.benign_alerts;
     if (episode.fault) {
       const FaultOutcome* outcome = own_outcome(report, score, *episode.fault);
       if (outcome == nullptr) throw std::logic_error("episode " + std::to_string(episode.index) + ": its fault is not in the run");
@@ -70,7 +78,7 @@ EpisodeRecord episode_record(const SuiteSpec& spec, const Episode& episode, cons
         d.top3 = outcome->top3;
       }
     }
-    record.detectors.push_back(std::move(d));
+    (copies.count(name) ? record.sweep : record.detectors).push_back(std::move(d));
   }
   return record;
 }
@@ -78,12 +86,19 @@ EpisodeRecord episode_record(const SuiteSpec& spec, const Episode& episode, cons
 Json record_json(const EpisodeRecord& r) {
   Json params = Json::object();
   for (const auto& [name, text] : r.params) params[name] = text;
-  Json detectors = Json::object();
-  for (const DetectorEpisode& d : r.detectors)
-    detectors[d.name] = {{"status", d.status},         {"alerts", d.alerts},
-                         {"false_alerts", d.false_alerts}, {"detected", d.detected},
-                         {"latency_s", optional_json(d.latency_s)}, {"top1", optional_json(d.top1)},
-                         {"top3", optional_json(d.top3)}};
+  auto detector_json = [](const std::vector<DetectorEpisode>& list) {
+    Json out = Json::object();
+    for (const DetectorEpisode& d : list)
+      out[d.name] = {{"status", d.status},
+                     {"alerts", d.alerts},
+                     {"false_alerts", d.false_alerts},
+                     {"background_alerts", d.background_alerts},
+                     {"detected", d.detected},
+                     {"latency_s", optional_json(d.latency_s)},
+                     {"top1", optional_json(d.top1)},
+                     {"top3", optional_json(d.top3)}};
+    return out;
+  };
   return {{"episode", r.index},
           {"seed", r.seed},
           {"shape", r.shape},
@@ -97,7 +112,8 @@ Json record_json(const EpisodeRecord& r) {
           {"background", r.background},
           {"sim_seconds", r.sim_seconds},
           {"reproduce", r.reproduce},
-          {"detectors", detectors}};
+          {"detectors", detector_json(r.detectors)},
+          {"sweep", detector_json(r.sweep)}};
 }
 
 EpisodeRecord record_from_json(const Json& j) {
@@ -118,18 +134,23 @@ EpisodeRecord record_from_json(const Json& j) {
   r.background = j.at("background").get<std::vector<std::string>>();
   r.sim_seconds = j.at("sim_seconds").get<double>();
   r.reproduce = j.at("reproduce").get<std::string>();
-  for (const auto& [name, d] : j.at("detectors").items()) {
-    DetectorEpisode de;
-    de.name = name;
-    de.status = d.at("status").get<std::string>();
-    de.alerts = d.at("alerts").get<int>();
-    de.false_alerts = d.at("false_alerts").get<int>();
-    de.detected = d.at("detected").get<bool>();
-    de.latency_s = optional_from(d.at("latency_s"));
-    de.top1 = optional_from(d.at("top1"));
-    de.top3 = optional_from(d.at("top3"));
-    r.detectors.push_back(std::move(de));
-  }
+  auto read_detectors = [](const Json& list, std::vector<DetectorEpisode>& into) {
+    for (const auto& [name, d] : list.items()) {
+      DetectorEpisode de;
+      de.name = name;
+      de.status = d.at("status").get<std::string>();
+      de.alerts = d.at("alerts").get<int>();
+      de.false_alerts = d.at("false_alerts").get<int>();
+      de.background_alerts = d.value("background_alerts", 0);  // absent in records of older versions
+      de.detected = d.at("detected").get<bool>();
+      de.latency_s = optional_from(d.at("latency_s"));
+      de.top1 = optional_from(d.at("top1"));
+      de.top3 = optional_from(d.at("top3"));
+      into.push_back(std::move(de));
+    }
+  };
+  read_detectors(j.at("detectors"), r.detectors);
+  if (j.contains("sweep")) read_detectors(j.at("sweep"), r.sweep);
   return r;
 }
 

@@ -20,6 +20,7 @@ struct DetectorEpisode {
   std::string status = "ok";  // "failed: ..." when the detector failed
   int alerts = 0;
   int false_alerts = 0;
+  int background_alerts = 0;  // of the false ones, those raised during or blaming a background fault
   bool detected = false;  // the episode's fault (never for a healthy episode)
   std::optional<double> latency_s;
   std::optional<double> top1;  // localization credit of the first naming alert
@@ -42,6 +43,7 @@ struct EpisodeRecord {
   double sim_seconds = 0;
   std::string reproduce;
   std::vector<DetectorEpisode> detectors;  // in the suite's detector order
+  std::vector<DetectorEpisode> sweep;      // the sweeps' copies (SuiteSweep::run_name), in sweep order
 };
 
 // The command that reruns episode i of the suite at `suite_path`.

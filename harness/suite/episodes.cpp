@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "harness/scenario/fault_conflicts.hpp"
 #include "harness/scenario/loader.hpp"
 #include "harness/suite/suite_spec.hpp"
 
@@ -69,7 +70,32 @@ YAML::Node fault_node(const DrawnFault& fault) {
   node["at"] = duration_text(fault.onset_ns);
   if (fault.duration_ns) node["duration"] = duration_text(*fault.duration_ns);
   for (const auto& [name, text] : fault.params) node[name] = text;
+  if (fault.benign) node["benign"] = true;
   return node;
+}
+
+// A background draw that could break a rule of the scenario with the
+// episode's fault: the same target, or the same host (an open-ended
+// fail-stop takes the host out of service for later faults).
+bool collides(const DrawnFault& background, const DrawnFault& fault) {
+  if (background.target.empty() || fault.target.empty()) return false;
+  if (background.target == fault.target) return true;
+  const int host = detail::owning_host(background.target);
+  return host >= 0 && host == detail::owning_host(fault.target);
+}
+
+// A background entry's draw for an episode: redrawn from its own stream
+// while it collides with the episode's fault; none when it keeps colliding.
+constexpr int kBackgroundDraws = 8;
+
+std::optional<DrawnFault> draw_background(const SuiteFault& entry, const std::vector<std::string>& candidates,
+                                          const std::optional<DrawnFault>& fault, sim::Rng& rng) {
+  for (int attempt = 0; attempt < kBackgroundDraws; ++attempt) {
+    DrawnFault drawn = draw_fault(entry, candidates, rng);
+    drawn.benign = true;
+    if (!fault || !collides(drawn, *fault)) return drawn;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -100,7 +126,9 @@ std::vector<Episode> expand_episodes(const SuiteSpec& spec) {
     for (std::size_t b = 0; b < spec.background.size(); ++b) {
       const bool present = rng.uniform() < spec.background[b].probability;
       sim::Rng own(sim::mix_seed(episode.seed, "suite/background", b));  // independent of the other draws
-      if (present) episode.background.push_back(draw_fault(spec.background[b], on.candidates[entries + b], own));
+      if (!present) continue;
+      if (auto drawn = draw_background(spec.background[b], on.candidates[entries + b], episode.fault, own))
+        episode.background.push_back(std::move(*drawn));
     }
     episodes.push_back(std::move(episode));
   };
@@ -118,7 +146,22 @@ YAML::Node shape_scenario_tree(const SuiteSpec& spec, const SuiteShape& shape) {
   tree["engine"] = "flow";
   tree["cluster"] = shape.cluster;
   tree["job"] = shape.job;
-  tree["detectors"] = spec.detectors;
+  tree["detectors"] = YAML::Clone(spec.detectors);  // copies are added to it
+  for (const SuiteSweep& sweep : spec.sensitivity) {
+    YAML::Node listed;
+    for (const YAML::Node& item : spec.detectors) {
+      const bool is_map = item.IsMap();
+      const std::string run = is_map ? (item["as"] ? item["as"].Scalar() : item["name"].Scalar()) : item.Scalar();
+      if (run == sweep.detector) listed = is_map ? YAML::Clone(item) : YAML::Node();
+      if (run == sweep.detector && !is_map) listed["name"] = item.Scalar();
+    }
+    for (std::size_t i = 0; i < sweep.values.size(); ++i) {
+      YAML::Node copy = YAML::Clone(listed);
+      copy["as"] = sweep.run_name(i);
+      copy[sweep.param] = sweep.values[i];
+      tree["detectors"].push_back(copy);
+    }
+  }
   if (present(spec.mitigation)) tree["mitigation"] = spec.mitigation;
   if (present(spec.calibration)) tree["calibration"] = spec.calibration;
   return tree;

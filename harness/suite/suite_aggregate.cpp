@@ -88,6 +88,49 @@ ClassFigures class_figures(const std::string& name, const std::string& fault_cla
   return f;
 }
 
+// Class "all" of the detector or sweep copy `name` among `list`.
+SweepPoint sweep_point(const std::string& name, const std::vector<EpisodeRecord>& records,
+                       const std::vector<DetectorEpisode> EpisodeRecord::*list) {
+  SweepPoint p;
+  double false_healthy = 0, hours = 0;
+  for (const EpisodeRecord& record : records)
+    for (const DetectorEpisode& d : record.*list) {
+      if (d.name != name) continue;
+      p.alerts += d.alerts;
+      p.true_alerts += d.alerts - d.false_alerts;
+      if (record.type == "healthy") {
+        false_healthy += d.false_alerts;
+        hours += record.sim_seconds / 3600;
+        continue;
+      }
+      ++p.episodes;
+      p.detected += d.detected ? 1 : 0;
+    }
+  p.precision = wilson_interval(p.true_alerts, p.alerts);
+  p.recall = wilson_interval(p.detected, p.episodes);
+  p.false_alerts_per_healthy_hour = poisson_rate_interval(false_healthy, hours);
+  return p;
+}
+
+SweepCurve sweep_curve(const SuiteSweep& sweep, const std::vector<EpisodeRecord>& records) {
+  SweepCurve curve;
+  curve.detector = sweep.detector;
+  curve.param = sweep.param;
+  SweepPoint own = sweep_point(sweep.detector, records, &EpisodeRecord::detectors);
+  own.value = sweep.own_value;
+  own.numeric = sweep.own_numeric;
+  own.own = true;
+  curve.points.push_back(own);
+  for (std::size_t i = 0; i < sweep.values.size(); ++i) {
+    SweepPoint p = sweep_point(sweep.run_name(i), records, &EpisodeRecord::sweep);
+    p.value = sweep.values[i];
+    p.numeric = sweep.numeric[i];
+    curve.points.push_back(p);
+  }
+  std::sort(curve.points.begin(), curve.points.end(), [](const auto& a, const auto& b) { return a.numeric < b.numeric; });
+  return curve;
+}
+
 Json interval_json(const Interval& i) {
   if (!i.value) return {{"value", nullptr}, {"low", nullptr}, {"high", nullptr}, {"n", i.n}};
   return {{"value", *i.value}, {"low", i.low}, {"high", i.high}, {"n", i.n}};
@@ -130,12 +173,16 @@ SuiteResult aggregate_suite(const SuiteSpec& spec, std::vector<EpisodeRecord> re
         hours += record->sim_seconds / 3600;
       }
     for (const EpisodeRecord& record : records)
-      if (const DetectorEpisode* d = find_detector(record, name); d && d->status != "ok") ++figures.failed_episodes;
+      if (const DetectorEpisode* d = find_detector(record, name)) {
+        if (d->status != "ok") ++figures.failed_episodes;
+        figures.background_alerts += d->background_alerts;
+      }
     figures.false_alerts_per_healthy_hour = poisson_rate_interval(false_alerts, hours);
     for (const std::string& fault_class : classes) figures.classes.push_back(class_figures(name, fault_class, by_class[fault_class]));
     figures.classes.push_back(class_figures(name, "all", all));
     result.detectors.push_back(std::move(figures));
   }
+  for (const SuiteSweep& sweep : spec.sensitivity) result.sweeps.push_back(sweep_curve(sweep, records));
   result.records = std::move(records);
   return result;
 }
@@ -164,8 +211,24 @@ std::string suite_summary_json(const SuiteResult& r) {
                                                          {"caught_90", c.caught_90 ? Json(*c.caught_90) : Json(nullptr)}}}};
     }
     detectors[d.name] = {{"failed_episodes", d.failed_episodes},
+                         {"background_false_alerts", d.background_alerts},
                          {"false_alerts_per_healthy_hour", interval_json(d.false_alerts_per_healthy_hour)},
                          {"classes", classes}};
+  }
+  Json sweeps = Json::array();
+  for (const SweepCurve& curve : r.sweeps) {
+    Json points = Json::array();
+    for (const SweepPoint& p : curve.points)
+      points.push_back({{"value", p.value},
+                        {"own", p.own},
+                        {"alerts", p.alerts},
+                        {"true_alerts", p.true_alerts},
+                        {"episodes", p.episodes},
+                        {"detected", p.detected},
+                        {"precision", interval_json(p.precision)},
+                        {"recall", interval_json(p.recall)},
+                        {"false_alerts_per_healthy_hour", interval_json(p.false_alerts_per_healthy_hour)}});
+    sweeps.push_back({{"detector", curve.detector}, {"param", curve.param}, {"points", points}});
   }
   Json records = Json::array();
   for (const EpisodeRecord& record : r.records) records.push_back(record_json(record));
@@ -182,6 +245,7 @@ std::string suite_summary_json(const SuiteResult& r) {
                              std::to_string(kBootstrapResamples) +
                              " resamples, fixed seed) for latency quantiles; exact Poisson for false alerts per hour"},
                         {"detectors", detectors},
+                        {"sensitivity", sweeps},
                         {"records", records}};
   return summary.dump(2) + "\n";
 }

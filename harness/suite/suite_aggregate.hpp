@@ -11,6 +11,7 @@
 //    equal count by magnitude, and the smallest magnitude m such that it
 //    detected at least 90% of the episodes at or above m (at least five).
 // Class "all" pools every fault episode (and precision the healthy ones too).
+// A threshold sweep's points are figures of class "all" at each value.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,8 +45,28 @@ struct ClassFigures {
 struct DetectorFigures {
   std::string name;
   int failed_episodes = 0;  // episodes in which it failed; their records still count
+  int background_alerts = 0;  // false alerts raised during, or blaming, a background fault
   Interval false_alerts_per_healthy_hour;
   std::vector<ClassFigures> classes;  // fault types in suite order, then "all"
+};
+
+// One value of a threshold sweep, over every episode: precision pools the
+// alerts of all episodes (healthy ones included), recall the fault episodes.
+struct SweepPoint {
+  std::string value;  // as written
+  double numeric = 0;
+  bool own = false;   // the listed detector's own value
+  int alerts = 0;
+  int true_alerts = 0;
+  int episodes = 0;   // fault episodes
+  int detected = 0;
+  Interval precision, recall, false_alerts_per_healthy_hour;
+};
+
+struct SweepCurve {
+  std::string detector;
+  std::string param;
+  std::vector<SweepPoint> points;  // by value, ascending
 };
 
 struct SuiteResult {
@@ -57,6 +78,7 @@ struct SuiteResult {
   double healthy_hours = 0;
   int healthy_episodes = 0;
   std::vector<DetectorFigures> detectors;
+  std::vector<SweepCurve> sweeps;      // in the suite's sensitivity order
   std::vector<EpisodeRecord> records;  // by episode index
 };
 

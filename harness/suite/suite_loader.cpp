@@ -1,7 +1,9 @@
 // Reading a suite file: its own keys at their positions, then every shape
 // and every episode through the scenario loader, so the limits and rules of
 // a scenario hold for each episode before any of them runs.
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -164,6 +166,67 @@ std::vector<std::string> candidates(const Source& source, const SuiteFault& faul
   return ordered;
 }
 
+// The run name a `detectors:` item goes by, and the item as a map.
+std::string listed_run_name(const YAML::Node& item) {
+  if (!item.IsMap()) return item.IsScalar() ? item.Scalar() : "";
+  if (item["as"] && item["as"].IsScalar()) return item["as"].Scalar();
+  return item["name"] && item["name"].IsScalar() ? item["name"].Scalar() : "";
+}
+
+// A sweep's value as a number: a duration in seconds, or the number itself.
+double sweep_numeric(const Source& source, const Field& field, DetectorParamKind kind) {
+  if (kind == DetectorParamKind::duration) return static_cast<double>(yaml_read::read_duration(source, field, true)) / 1e9;
+  return yaml_read::read_number(source, field);
+}
+
+SuiteSweep read_sweep(const Source& source, const Field& field, const YAML::Node& detectors,
+                      const DetectorRegistry& registry) {
+  if (!field.value.IsMap()) source.fail(field.value_mark, "a sensitivity entry is a map (detector, param, values)");
+  MapView map(source, field);
+  map.allow_only({"detector", "param", "values"});
+  SuiteSweep sweep;
+  sweep.mark = field.value_mark;
+  sweep.detector = yaml_read::read_text(source, map.require("detector"));
+  YAML::Node listed;
+  bool found = false;
+  for (const YAML::Node& item : detectors)
+    if (listed_run_name(item) == sweep.detector) listed = item, found = true;
+  if (!found) source.fail(map.field("detector").value_mark, "'" + sweep.detector + "' is not one of the suite's detectors");
+  const std::string name = listed.IsMap() ? listed["name"].Scalar() : listed.Scalar();
+  const DetectorInfo* info = registry.find(name);
+  if (info == nullptr)
+    source.fail(map.field("detector").value_mark, "'" + sweep.detector + "' is not a reference detector: its parameters are unknown");
+  sweep.param = yaml_read::read_text(source, map.require("param"));
+  const DetectorParamInfo* param = nullptr;
+  for (const DetectorParamInfo& p : info->params)
+    if (p.name == sweep.param) param = &p;
+  if (param == nullptr || param->kind == DetectorParamKind::text)
+    source.fail(map.field("param").value_mark, "'" + sweep.param + "' is not a numeric parameter of " + name);
+  std::map<std::string, std::string> own;
+  if (listed.IsMap())
+    for (const auto& kv : listed)
+      if (kv.first.Scalar() != "name" && kv.first.Scalar() != "as") own[kv.first.Scalar()] = kv.second.Scalar();
+  sweep.own_value = own.count(sweep.param) ? own[sweep.param] : param->default_value;
+  const Field own_field{sweep.param, YAML::Load(sweep.own_value), field.value_mark, field.value_mark};
+  sweep.own_numeric = sweep_numeric(source, own_field, param->kind);
+  const Field values = map.require("values");
+  for (const Field& item : yaml_read::read_sequence(source, values)) {
+    const std::string text = yaml_read::read_text(source, item);
+    std::map<std::string, std::string> raw = own;
+    raw[sweep.param] = text;
+    std::string error;
+    if (!registry.resolve(*info, raw, &error)) source.fail(item.value_mark, name + ": " + error);
+    const double numeric = sweep_numeric(source, item, param->kind);
+    if (numeric == sweep.own_numeric || std::find(sweep.numeric.begin(), sweep.numeric.end(), numeric) != sweep.numeric.end())
+      source.fail(item.value_mark, sweep.param + " " + text + " is listed twice (the detector itself runs at " +
+                                       sweep.own_value + ")");
+    sweep.values.push_back(text);
+    sweep.numeric.push_back(numeric);
+  }
+  if (sweep.values.empty()) source.fail(values.value_mark, "values: give at least one");
+  return sweep;
+}
+
 }  // namespace
 
 SuiteSpec load_suite(const std::string& path, const DetectorRegistry& registry) {
@@ -174,7 +237,7 @@ SuiteSpec load_suite(const std::string& path, const DetectorRegistry& registry) 
   const Field top{"", root, root.Mark(), root.Mark()};
   MapView map(source, top);
   map.allow_only({"name", "version", "seed", "duration", "detectors", "mitigation", "calibration", "shapes", "faults",
-                  "healthy", "background", "out"});
+                  "healthy", "background", "sensitivity", "out"});
 
   SuiteSpec spec;
   spec.file = path;
@@ -215,6 +278,16 @@ SuiteSpec load_suite(const std::string& path, const DetectorRegistry& registry) 
   if (map.has("background"))
     for (const Field& item : yaml_read::read_sequence(source, map.field("background")))
       spec.background.push_back(read_fault(source, item, catalog, true));
+
+  if (map.has("sensitivity"))
+    for (const Field& item : yaml_read::read_sequence(source, map.field("sensitivity"))) {
+      spec.sensitivity.push_back(read_sweep(source, item, spec.detectors, registry));
+      for (std::size_t s = 0; s + 1 < spec.sensitivity.size(); ++s)
+        if (spec.sensitivity[s].detector == spec.sensitivity.back().detector &&
+            spec.sensitivity[s].param == spec.sensitivity.back().param)
+          source.fail(item.value_mark, "a second sweep of " + spec.sensitivity[s].detector + "'s " +
+                                           spec.sensitivity[s].param);
+    }
 
   const Field shapes = map.require("shapes");
   std::unordered_set<std::string> shape_names;

@@ -129,6 +129,35 @@ std::string recall_script(const SuiteResult& r) {
   return plots.empty() ? "" : script + plots + "\n";
 }
 
+// Precision against recall over a sweep's values, each point labelled with
+// its value; the line follows the values in order.
+std::string sweep_script(const SweepCurve& curve) {
+  std::string rows;
+  for (const SweepPoint& p : curve.points) {
+    if (!p.recall.value || !p.precision.value) continue;
+    rows += format("%.9g", *p.recall.value) + " " + format("%.9g", *p.precision.value) + " " +
+            gnuplot_quote(p.value + (p.own ? " (own)" : "")) + "\n";
+  }
+  if (rows.empty()) return "";
+  return "$p << EOD\n" + rows + "EOD\n" + "set xrange [0:1.05]\nset yrange [0:1.05]\nset xlabel 'recall'\n" +
+         "set ylabel 'precision'\nset grid lc rgb '#e0e0e0'\nset key off\n" + "set title " +
+         gnuplot_quote(curve.detector + ": precision against recall over " + curve.param) + "\n" +
+         "plot $p using 1:2 with linespoints lw 1.5 pt 7 ps 0.8 lc rgb '" + kColors[0] + "', " +
+         "$p using 1:2:3 with labels offset 0.6,0.6 left font ',8'\n";
+}
+
+std::string sweep_lines(const SuiteResult& r) {
+  std::string out;
+  for (const SweepCurve& curve : r.sweeps) {
+    out += "\n" + curve.detector + ": threshold sweep over " + curve.param + " (all faults; precision over every alert)\n";
+    for (const SweepPoint& p : curve.points)
+      out += "  " + padded(curve.param + "=" + p.value + (p.own ? " (own)" : ""), 28) + "recall " +
+             padded(interval_text(p.recall, "%.2f"), 17) + "  precision " + padded(interval_text(p.precision, "%.2f"), 17) +
+             "  false alerts/healthy h " + interval_text(p.false_alerts_per_healthy_hour, "%.2f") + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string suite_leaderboard(const SuiteResult& r) {
@@ -155,9 +184,10 @@ std::string suite_leaderboard(const SuiteResult& r) {
   for (const DetectorFigures& d : r.detectors) {
     out += "  " + padded(d.name, 12) + interval_text(d.false_alerts_per_healthy_hour, "%.2f");
     if (d.failed_episodes > 0) out += "  (FAILED in " + std::to_string(d.failed_episodes) + " episodes)";
+    if (d.background_alerts > 0) out += "  (" + std::to_string(d.background_alerts) + " false alerts on background noise)";
     out += "\n";
   }
-  return out;
+  return out + sweep_lines(r);
 }
 
 std::string suite_report_html(const SuiteResult& r) {
@@ -174,7 +204,14 @@ std::string suite_report_html(const SuiteResult& r) {
       body += html::figure(render_svg(script, {560, 380}, "mag" + std::to_string(plot++) + "-"),
                            fault_class + ": detection probability against magnitude");
   }
+  for (std::size_t i = 0; i < r.sweeps.size(); ++i) {
+    const std::string script = sweep_script(r.sweeps[i]);
+    if (!script.empty())
+      body += html::figure(render_svg(script, {560, 380}, "pr" + std::to_string(i) + "-"),
+                           r.sweeps[i].detector + ": precision-recall over " + r.sweeps[i].param);
+  }
   body += "</div>\n";
+  if (!r.sweeps.empty()) body += "<h2>Threshold sweeps</h2>\n<pre>" + html::escape(sweep_lines(r)) + "</pre>\n";
   for (const std::string& fault_class : class_order(r)) {
     body += "<h2>" + html::escape(fault_class) + "</h2>\n<table>\n<tr><th>detector</th>";
     for (const Column& c : columns()) body += std::string("<th>") + c.header + "</th>";

@@ -20,8 +20,12 @@
 //       rate: {log_uniform: [1e-4, 5e-2]}
 //       magnitude: rate                 # optional: the parameter detection is plotted against
 //   healthy: {episodes: 20}             # no fault: false alerts per healthy hour
-//   background:                         # optional: drawn into every episode with this probability
-//     - {type: reconfigure, probability: 0.5, onset: {uniform: [1m, 15m]}}
+//   background:                         # optional: drawn into every episode with this probability,
+//     - {type: reconfigure, probability: 0.5, onset: {uniform: [1m, 15m]}}   # healthy ones included;
+//     - {type: congestion, probability: 0.3, target: "spine*", onset: ..., load: {uniform: [0.05, 0.2]}}
+//                                       # each is benign in ground truth: alerts on it are false
+//   sensitivity:                        # optional: threshold sweeps, a precision-recall curve each
+//     - {detector: c4d, param: comm_slow, values: [1.1, 1.25, 2, 3]}
 //   out: results/suites/standard        # optional
 //
 // Episode i's seed is mix_seed(seed, "suite/episode", i); every draw of the
@@ -81,6 +85,24 @@ struct SuiteFault {
   YAML::Mark target_mark;            // the target's value, or the entry without one
 };
 
+// A threshold sweep: in every episode the detector also runs at each value
+// of one of its parameters, beside itself in the same simulated run, so one
+// pass over the episodes gives precision and recall at every value. Each
+// copy keeps the listed detector's other parameters and goes by its own
+// run name in the episode's records.
+struct SuiteSweep {
+  std::string detector;  // a run name of the suite's detectors
+  std::string param;
+  std::vector<std::string> values;  // as written, none equal to the detector's own
+  std::vector<double> numeric;      // each value as a number (a duration in seconds), for ordering
+  std::string own_value;            // the listed detector's (given or default)
+  double own_numeric = 0;
+  YAML::Mark mark;
+
+  // The run name of the copy at values[i].
+  std::string run_name(std::size_t i) const { return detector + "." + param + "." + values[i]; }
+};
+
 struct SuiteShape {
   std::string name;
   YAML::Node cluster;
@@ -104,6 +126,7 @@ struct SuiteSpec {
   std::vector<SuiteFault> faults;
   std::size_t healthy_episodes = 0;
   std::vector<SuiteFault> background;
+  std::vector<SuiteSweep> sensitivity;
   std::filesystem::path out;
 };
 
@@ -118,6 +141,7 @@ struct DrawnFault {
   std::optional<std::int64_t> duration_ns;
   std::vector<std::pair<std::string, std::string>> params;  // as the scenario file gets them
   std::optional<double> magnitude;  // the entry's magnitude parameter (durations in seconds)
+  bool benign = false;  // a background draw: the episode's scenario declares it expected
 };
 
 struct Episode {

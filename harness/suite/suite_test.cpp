@@ -10,6 +10,7 @@
 #include "harness/scenario/input_error.hpp"
 #include "harness/suite/suite_aggregate.hpp"
 #include "harness/suite/suite_report.hpp"
+#include "harness/suite/suite_runner.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -92,6 +93,87 @@ TEST(SuiteLoader, BadSuitesPointAtTheValue) {
   EXPECT_NE(over.find(":21:5: episode 0 (shape pod16): "), std::string::npos) << over;
   EXPECT_NE(over.find("slowdown"), std::string::npos) << over;
   EXPECT_NE(load_error(smoke_with("episodes: 3", "episodes: 0")).find(":22:15:"), std::string::npos);
+}
+
+TEST(SuiteLoader, BadSweepsPointAtTheValue) {
+  const std::string sweep = "sensitivity:\n  - {detector: c4d, param: compute_slow, values: [0.02, 0.2]}";
+  EXPECT_EQ(load_error(smoke_with(sweep, "sensitivity:\n  - {detector: eroica, param: slowdown, values: [1.2]}")),
+            ":39:16: 'eroica' is not one of the suite's detectors");
+  EXPECT_EQ(load_error(smoke_with(sweep, "sensitivity:\n  - {detector: c4d, param: colour, values: [1]}")),
+            ":39:28: 'colour' is not a numeric parameter of c4d");
+  // 0.05 is c4d's own compute_slow: the detector already runs there.
+  EXPECT_EQ(load_error(smoke_with(sweep, "sensitivity:\n  - {detector: c4d, param: compute_slow, values: [0.05]}")),
+            ":39:51: compute_slow 0.05 is listed twice (the detector itself runs at 0.05)");
+  EXPECT_NE(load_error(smoke_with(sweep, "sensitivity:\n  - {detector: c4d, param: comm_slow, values: [0.5]}"))
+                .find(":39:48: c4d: "),
+            std::string::npos);
+}
+
+// The suite's episode i run in process, as the suite runs it.
+RunReport run_suite_episode(const SuiteSpec& spec, std::size_t i) {
+  const std::vector<Episode> episodes = expand_episodes(spec);
+  RunOptions options;
+  options.parallel_runs = 1;
+  return run_scenario(episode_scenario(spec, episodes.at(i), builtin_detectors()), builtin_detectors(), options);
+}
+
+// Congestion at 20% load on a host link the ring crosses, a minute into a
+// hung monitoring agent elsewhere (which training does not feel): the
+// background is ground truth's benign congestion, and c4d at a ring-edge
+// threshold of 1.05 blames that link (its ring edge takes 1/(1-0.2) = 1.25
+// times its peers'). Those alerts are false although a fault is open: they
+// blame the noise, so they do not count as finding the hang.
+TEST(SuiteBackground, AlertsBlamingLowCongestionAreFalse) {
+  const std::string text = smoke_with("detectors: [timeout, falcon, c4d, pingmesh]",
+                                      "detectors: [{name: c4d, comm_slow: 1.05}]");
+  std::string suite = text.substr(0, text.find("faults:")) +
+                      "faults:\n  - {type: agent_hang, episodes: 1, target: \"h3.agent\", onset: 3m, duration: 5m}\n"
+                      "background:\n  - {type: congestion, probability: 1, target: \"h1.nic0~leaf0\", onset: 4m,"
+                      " duration: 3m, load: 0.2}\n";
+  const SuiteSpec spec = load_suite(write_suite("noise.yaml", suite), builtin_detectors());
+  const Episode episode = expand_episodes(spec).at(0);
+  ASSERT_EQ(episode.background.size(), 1u);
+  EXPECT_NE(episode_scenario_text(spec, episode).find("benign: true"), std::string::npos);
+  const RunReport report = run_suite_episode(spec, 0);
+  ASSERT_EQ(report.faults.size(), 2u);
+  const FaultEpisode& hang = report.faults[0];
+  const FaultEpisode& noise = report.faults[1];
+  EXPECT_EQ(hang.type, "agent_hang");
+  EXPECT_FALSE(hang.benign);
+  EXPECT_EQ(noise.type, "congestion");
+  EXPECT_EQ(noise.target, "h1.nic0~leaf0");
+  EXPECT_TRUE(noise.benign);
+  int blaming = 0;
+  for (const Alert& alert : report.faulty.detectors.at("c4d").alerts)
+    if (!alert.suspects.empty() && alert.suspects.front().id == noise.target && alert.time_s >= noise.start_s &&
+        alert.time_s < *hang.end_s)
+      ++blaming;
+  EXPECT_GT(blaming, 0);
+  const DetectorScore& score = report.scores.at("c4d");
+  EXPECT_EQ(score.false_alerts, score.alerts);
+  EXPECT_GE(score.benign_alerts, blaming);
+  const EpisodeRecord record = episode_record(spec, episode, report);
+  EXPECT_FALSE(record.detectors.at(0).detected);
+  EXPECT_EQ(record.detectors.at(0).background_alerts, score.benign_alerts);
+  EXPECT_NE(record.background.at(0).find("congestion h1.nic0~leaf0 at 240"), std::string::npos);
+}
+
+// A sweep's copies run beside the detector in the same simulated run: every
+// listed detector's record is what it is without them.
+TEST(SuiteSweep, CopiesLeaveTheListedDetectorsAsTheyAre) {
+  const SuiteSpec with = load_suite(kSmoke, builtin_detectors());
+  ASSERT_EQ(with.sensitivity.size(), 1u);
+  SuiteSpec without = with;
+  without.sensitivity.clear();
+  for (std::size_t i : {0u, 6u}) {  // a throttled GPU, a healthy episode
+    const Episode episode = expand_episodes(with).at(i);
+    const EpisodeRecord a = episode_record(with, episode, run_suite_episode(with, i));
+    const EpisodeRecord b = episode_record(without, episode, run_suite_episode(without, i));
+    EXPECT_EQ(a.sweep.size(), 2u);
+    EXPECT_TRUE(b.sweep.empty());
+    nlohmann::ordered_json ja = record_json(a), jb = record_json(b);
+    EXPECT_EQ(ja["detectors"], jb["detectors"]) << i;
+  }
 }
 
 EpisodeRecord record(std::size_t index, const std::string& type, std::optional<double> magnitude, bool detected,

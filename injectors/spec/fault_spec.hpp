@@ -51,6 +51,10 @@ struct FaultSpec {
   sim::Nanos start = 0;
   std::optional<sim::Nanos> duration;  // none: until mitigation removes it or the run ends
   FaultParams params;
+  // The scenario declares this one expected (healthy background noise, such
+  // as light congestion): it acts as its type does, but ground truth says "no
+  // fault", so alerts on it are false. A benign type is benign regardless.
+  bool benign = false;
 
   std::optional<sim::Nanos> end() const {
     return duration ? std::optional(start + *duration) : std::nullopt;
