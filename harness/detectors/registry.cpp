@@ -268,6 +268,7 @@ DetectorRegistry builtin_detectors() {
   eroica.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
     return std::make_unique<EroicaDetector>(EroicaDetector::config_from(ctx.params), ctx.topology);
   };
+  eroica.shares_profiling = true;
   registry.add(std::move(eroica));
 
   DetectorInfo skeleton;

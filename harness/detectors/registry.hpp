@@ -36,6 +36,10 @@ struct DetectorInfo {
   // pause training), so it cannot share a run with detectors that only
   // observe: under mitigation `none` it gets a run of its own.
   bool pauses_training = false;
+  // It switches function-level profiling on, and the windows' summaries
+  // reach every detector of the run: a second copy beside it changes what
+  // it sees.
+  bool shares_profiling = false;
 };
 
 class DetectorRegistry {

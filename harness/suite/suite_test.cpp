@@ -99,6 +99,12 @@ TEST(SuiteLoader, BadSweepsPointAtTheValue) {
   const std::string sweep = "sensitivity:\n  - {detector: c4d, param: compute_slow, values: [0.02, 0.2]}";
   EXPECT_EQ(load_error(smoke_with(sweep, "sensitivity:\n  - {detector: eroica, param: slowdown, values: [1.2]}")),
             ":39:16: 'eroica' is not one of the suite's detectors");
+  const std::string with_eroica = smoke_with("detectors: [timeout, falcon, c4d, pingmesh]", "detectors: [eroica]");
+  const auto at = with_eroica.find(sweep);
+  EXPECT_EQ(load_error(std::string(with_eroica).replace(
+                at, sweep.size(), "sensitivity:\n  - {detector: eroica, param: slowdown, values: [1.2]}")),
+            ":39:16: eroica's profiling windows reach every detector of a run: copies at other values beside it would "
+            "change what it sees");
   EXPECT_EQ(load_error(smoke_with(sweep, "sensitivity:\n  - {detector: c4d, param: colour, values: [1]}")),
             ":39:28: 'colour' is not a numeric parameter of c4d");
   // 0.05 is c4d's own compute_slow: the detector already runs there.
@@ -161,15 +167,23 @@ TEST(SuiteBackground, AlertsBlamingLowCongestionAreFalse) {
 // A sweep's copies run beside the detector in the same simulated run: every
 // listed detector's record is what it is without them.
 TEST(SuiteSweep, CopiesLeaveTheListedDetectorsAsTheyAre) {
-  const SuiteSpec with = load_suite(kSmoke, builtin_detectors());
-  ASSERT_EQ(with.sensitivity.size(), 1u);
+  const std::string text = smoke_with("detectors: [timeout, falcon, c4d, pingmesh]",
+                                      "detectors: [falcon, c4d, skeleton, pingmesh]");
+  const std::string sweep = "  - {detector: c4d, param: compute_slow, values: [0.02, 0.2]}";
+  const std::string sweeps = "  - {detector: falcon, param: min_shift, values: [0.03]}\n"
+                             "  - {detector: c4d, param: comm_slow, values: [1.1, 3]}\n"
+                             "  - {detector: skeleton, param: rtt_margin, values: [10us]}\n"
+                             "  - {detector: pingmesh, param: rtt_threshold, values: [20us]}";
+  const SuiteSpec with = load_suite(
+      write_suite("sweeps.yaml", std::string(text).replace(text.find(sweep), sweep.size(), sweeps)), builtin_detectors());
+  ASSERT_EQ(with.sensitivity.size(), 4u);
   SuiteSpec without = with;
   without.sensitivity.clear();
-  for (std::size_t i : {0u, 6u}) {  // a throttled GPU, a healthy episode
+  for (std::size_t i : {0u, 3u, 6u}) {  // a throttled GPU, a lossy link, a healthy episode
     const Episode episode = expand_episodes(with).at(i);
     const EpisodeRecord a = episode_record(with, episode, run_suite_episode(with, i));
     const EpisodeRecord b = episode_record(without, episode, run_suite_episode(without, i));
-    EXPECT_EQ(a.sweep.size(), 2u);
+    EXPECT_EQ(a.sweep.size(), 5u);
     EXPECT_TRUE(b.sweep.empty());
     nlohmann::ordered_json ja = record_json(a), jb = record_json(b);
     EXPECT_EQ(ja["detectors"], jb["detectors"]) << i;
