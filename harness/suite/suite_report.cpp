@@ -136,7 +136,7 @@ std::string sweep_script(const SweepCurve& curve) {
   for (const SweepPoint& p : curve.points) {
     if (!p.recall.value || !p.precision.value) continue;
     rows += format("%.9g", *p.recall.value) + " " + format("%.9g", *p.precision.value) + " " +
-            gnuplot_quote(p.value + (p.own ? " (own)" : "")) + "\n";
+            "\"" + p.value + (p.own ? " (own)" : "") + "\"\n";  // a data column: double quotes (values hold none)
   }
   if (rows.empty()) return "";
   return "$p << EOD\n" + rows + "EOD\n" + "set xrange [0:1.05]\nset yrange [0:1.05]\nset xlabel 'recall'\n" +
