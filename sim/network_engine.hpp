@@ -124,7 +124,8 @@ class ReplayLedger {
 
 // Capability: faults only a packet-level engine acts out. Each change is
 // named by the fault that causes it, so overlapping faults on one link
-// compose (losses as independent drops, loads adding up to the line rate)
+// compose (losses as independent drops, each load a share of the capacity
+// the others leave)
 // and end one by one.
 class PacketFaults {
  public:

@@ -70,32 +70,46 @@ class EngineObserver final : public Detector {
 
   void observe(const telemetry::Batch& batch) override {
     for (const telemetry::Record& r : batch.records()) {
-      if (r.has_port()) {
-        const std::optional<std::size_t> w = window_of(windows_, r.port().time_ns() - 1);
-        if (!w) continue;
-        add_counters(r, tally_.measures[*w].counters);
-        tally_.bytes[*w][r.port().link() + (r.port().upward() ? " up" : " down")] +=
-            static_cast<double>(r.port().tx_bytes());
-      } else if (r.has_transport() || r.has_nic()) {
-        const sim::Nanos at = r.has_transport() ? r.transport().time_ns() : r.nic().time_ns();
-        if (const auto w = window_of(windows_, at - 1)) add_counters(r, tally_.measures[*w].counters);
-      } else if (r.has_probe()) {
-        const auto w = window_of(windows_, r.probe().sent_ns());
-        if (!w) continue;
-        if (r.probe().lost()) {
-          ++tally_.measures[*w].probes_lost;
-        } else {
-          tally_.rtt_sum[*w] += static_cast<double>(r.probe().rtt_ns());
-          ++tally_.rtt_count[*w];
-        }
-      }
+      if (r.has_port()) count_sample(r, r.port().time_ns());
+      else if (r.has_transport()) count_sample(r, r.transport().time_ns());
+      else if (r.has_nic()) count_sample(r, r.nic().time_ns());
+      else if (r.has_probe()) count_probe(r.probe());
     }
+    // Counters that held still are sent once for the stretch they held;
+    // each repeat is a second's sample like a plain record's.
+    for (const telemetry::SteadySamples& block : batch.steady_samples())
+      for (const telemetry::Record& r : block.samples()) {
+        const sim::Nanos first = r.has_port() ? r.port().time_ns() : r.has_nic() ? r.nic().time_ns() : -1;
+        if (first < 0 || block.period_ns() <= 0) continue;
+        for (sim::Nanos at = first; at <= block.until_ns(); at += block.period_ns()) count_sample(r, at);
+      }
     const int n = topology_.endpoints();
     for (int e = 0; e < n; ++e)
       request_probe({endpoint_name(topology_, e), endpoint_name(topology_, (e + n / 2) % n), false});
   }
 
  private:
+  // A counter sample taken at `at`, counted in the window holding its second.
+  void count_sample(const telemetry::Record& r, sim::Nanos at) {
+    const std::optional<std::size_t> w = window_of(windows_, at - 1);
+    if (!w) return;
+    add_counters(r, tally_.measures[*w].counters);
+    if (r.has_port())
+      tally_.bytes[*w][r.port().link() + (r.port().upward() ? " up" : " down")] +=
+          static_cast<double>(r.port().tx_bytes());
+  }
+
+  void count_probe(const telemetry::ProbeResult& probe) {
+    const auto w = window_of(windows_, probe.sent_ns());
+    if (!w) return;
+    if (probe.lost()) {
+      ++tally_.measures[*w].probes_lost;
+    } else {
+      tally_.rtt_sum[*w] += static_cast<double>(probe.rtt_ns());
+      ++tally_.rtt_count[*w];
+    }
+  }
+
   const sim::Topology& topology_;
   const std::vector<ComparedWindow>& windows_;
   WindowTally& tally_;

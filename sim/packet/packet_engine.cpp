@@ -289,9 +289,11 @@ void PacketEngine::set_background_load(LinkId link, const std::string& cause, do
   std::map<std::string, double>& causes = impl_->load_causes[link];
   if (share > 0) causes[cause] = share;
   else causes.erase(cause);
-  double load = 0;
-  for (const auto& [name, l] : causes) load += l;
-  load = std::min(load, 1.0);
+  // Each cause's tenants take their share of the capacity the others leave,
+  // as the flow engine and the telemetry compose them.
+  double free = 1.0;
+  for (const auto& [name, l] : causes) free *= 1.0 - std::min(l, 1.0);
+  const double load = 1.0 - free;
   impl_->background.erase(link);
   if (load > 0)
     impl_->background.emplace(link, std::make_unique<packet::BackgroundTraffic>(

@@ -94,6 +94,31 @@ TEST(PacketEngine, LossyLinkCausesCrcErrorsNaksAndGoBackNRetransmissions) {
   EXPECT_GT(sender.retransmitted_packets, up.crc_errors);
 }
 
+TEST(PacketEngine, FramesForADownPortAreDroppedAndTheTransferResumesAfterTheTimeout) {
+  Topology topology(small_packet_fabric());
+  PacketEngine engine(topology, 7);
+  const LinkId receiver_link = topology.host_link(1);
+  Nanos done = -1;
+  // 20 MB from 0 to 1 under one leaf: 0.4 ms at line rate, most of it sent
+  // into the leaf while 1's link is down.
+  engine.start_transfer(0, 1, 20e6, [&](Nanos at) { done = at; });
+  PathState down;
+  down.up = false;
+  engine.schedule_at(50 * kMicrosecond, [&] { engine.set_link_state(receiver_link, down); });
+  engine.schedule_at(2 * kMillisecond, [&] { engine.set_link_state(receiver_link, PathState{}); });
+  engine.run_until(2 * kSecond);
+  // Nothing is acknowledged past the outage's start, so the sender goes back
+  // to the first unacknowledged packet one retransmission timeout (537 ms)
+  // later and sends the rest at line rate.
+  ASSERT_GT(done, 0);
+  EXPECT_GT(done, 537 * kMillisecond);
+  EXPECT_LT(done, 540 * kMillisecond);
+  EXPECT_GT(engine.port_counters(receiver_link, /*upward=*/false).drops, 0u);
+  // The leaf held none of them, so it never paused the sender.
+  EXPECT_EQ(engine.port_counters(topology.host_link(0), /*upward=*/true).pause_sent, 0u);
+  EXPECT_EQ(engine.rnic_counters(0).timeouts, 1u);
+}
+
 TEST(PacketEngine, SameSeedSameRun) {
   auto run = [] {
     Topology topology(small_packet_fabric());
@@ -133,6 +158,20 @@ TEST(PacketEngine, BackgroundLoadQueuesMarksAndSlowsTheJob) {
   EXPECT_GT(engine.port_counters(fabric, true).ecn_marked, 0u);
   EXPECT_GT(engine.rnic_counters(2).cnp_sent, 0u);
   EXPECT_GT(engine.rnic_counters(0).cnp_handled, 0u);
+}
+
+TEST(PacketEngine, TwoBackgroundLoadsOnALinkShareItsFreeCapacity) {
+  Topology topology(small_packet_fabric());
+  PacketEngine engine(topology, 7);
+  const LinkId fabric = engine.route(0, 2)[1];
+  // The second tenants take 35% of what the first leave: 0.74 + 0.26 x 0.35.
+  engine.set_background_load(fabric, "first", 0.74);
+  engine.set_background_load(fabric, "second", 0.35);
+  engine.run_until(kMillisecond);
+  for (bool upward : {true, false}) {
+    const double carried = static_cast<double>(engine.port_counters(fabric, upward).tx_bytes);
+    EXPECT_NEAR(carried / (kLineRate * 1e-3), 0.831, 0.01);
+  }
 }
 
 TEST(PacketEngine, PfcStormStallsAFlowThatNeverCrossesTheStormingPort) {

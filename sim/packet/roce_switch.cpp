@@ -37,6 +37,12 @@ void RoceSwitch::on_receive(ns3::Ptr<ns3::Packet> packet, const RoceHeader& h, i
   const int egress = forwarding_ ? forwarding_(h) : -1;
   if (egress < 0 || egress >= ports()) return;  // no route: the frame is dropped
   RocePort& out = port(egress);
+  // A down port's frames are dropped on arrival, never buffered: held, they
+  // would never leave, and their ingress queue would pause its sender for good.
+  if (out.down()) {
+    out.count_drop();
+    return;
+  }
   const double bytes = packet->GetSize();
   const int priority = h.priority % kPriorities;
   if (used_ + bytes > params_.pfc.buffer_bytes) {
