@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "harness/scenario/loader.hpp"
 
@@ -63,6 +64,51 @@ TEST(EngineComparison, AgreeOnSharedPhysicsAndOnlyPacketsCountWhatOnlyPacketsSho
     // 70% of the line rate is other tenants' traffic; the job adds little.
     EXPECT_NEAR(m->busiest[0].utilization, 0.7, 0.05);
   }
+}
+
+// A host port down 0.4 s twice. Both engines stall the ring while it is
+// down; on packets each outage also costs the frames it caught, resent one
+// retransmission timeout (537 ms) after the last acknowledgement, and the
+// job runs on after the second outage as after the first. Each ring edge
+// carries 3 MB, so what its sender sends toward the down port over two
+// outages is more than a leaf's ingress queue may hold before it pauses.
+TEST(EngineComparison, APortFlappingTwiceStallsBothEnginesAndTheJobRunsOn) {
+  const std::string scenario = R"(name: compare-flap
+seed: 5
+duration: 4s
+cluster: {spines: 2, leaves: 4, hosts: 4, gpus_per_host: 2, rnics_per_host: 2}
+job:
+  name: llm
+  gpus: 8
+  parallelism: {tp: 2, pp: 1, dp: 4, ep: 1}
+  compute_per_iteration: 20ms
+  gradient_bytes: 2MB
+  checkpoint_interval: 10m
+  restart_cost: 1m
+faults:
+  - {type: port_flap, target: h1.nic0~leaf0, at: 1s, duration: 3s, period: 1500ms, down: 400ms}
+)";
+  const EngineComparison comparison = compare_engines(parse_scenario(scenario, "flap.yaml", builtin_detectors()));
+  ASSERT_EQ(comparison.windows.size(), 2u);
+  const ComparedWindow& flap = comparison.windows[1];
+  const double window = sim::to_seconds(flap.end - flap.start);
+  const double outages = 2 * 0.4, timeouts = 2 * 0.537;
+  for (const EngineWindowMeasure* m : {&flap.flow, &flap.packet}) {
+    ASSERT_GT(m->iterations, 0u);
+    // The iterations it overlaps fill the window: none hangs.
+    EXPECT_GT(m->iteration_s * static_cast<double>(m->iterations), window - 0.05);
+  }
+  // The flow engine stalls for the outages alone. On packets a sender
+  // resends one timeout after its last acknowledgement, which came before
+  // the outage or, for a message posted during it, when it was posted:
+  // each outage stalls the ring between 537 ms and 400 + 537 ms.
+  const double healthy = comparison.windows[0].flow.iteration_s;
+  EXPECT_NEAR(static_cast<double>(flap.flow.iterations), (window - outages) / healthy, 3);
+  EXPECT_LE(static_cast<double>(flap.packet.iterations), (window - timeouts) / healthy + 3);
+  EXPECT_GE(static_cast<double>(flap.packet.iterations), (window - outages - timeouts) / healthy - 3);
+  EXPECT_GE(flap.packet.counters.at("timeouts"), 2u);
+  EXPECT_EQ(flap.packet.counters.at("pause_sent"), 0u);  // frames for the down port are dropped, not held
+  EXPECT_GT(flap.packet.counters.at("drops"), 0u);
 }
 
 }  // namespace

@@ -524,15 +524,16 @@ TEST(Loader, ReadsFilesAndReportsUnreadableOnes) {
 }
 
 TEST(Loader, ShippedScenariosValidateAgainstTheBuiltinDetectors) {
-  const std::filesystem::path dir = std::filesystem::path(GAUNTLET_SOURCE_DIR) / "scenarios";
+  const std::filesystem::path root = std::filesystem::path(GAUNTLET_SOURCE_DIR) / "scenarios";
   const DetectorRegistry builtin = builtin_detectors();
   int loaded = 0;
-  for (const auto& file : std::filesystem::directory_iterator(dir)) {
-    if (file.path().extension() != ".yaml") continue;
-    SCOPED_TRACE(file.path().string());
-    EXPECT_NO_THROW(load_scenario(file.path().string(), builtin));
-    ++loaded;
-  }
+  for (const std::filesystem::path& dir : {root, root / "packet"})
+    for (const auto& file : std::filesystem::directory_iterator(dir)) {
+      if (file.path().extension() != ".yaml") continue;
+      SCOPED_TRACE(file.path().string());
+      EXPECT_NO_THROW(load_scenario(file.path().string(), builtin));
+      ++loaded;
+    }
   EXPECT_GT(loaded, 0);
 }
 
