@@ -1,7 +1,8 @@
 #include "harness/detectors/pingmesh_detector.hpp"
 
 #include <algorithm>
-#include <map>
+#include <set>
+#include <string_view>
 
 #include "harness/detectors/skeleton_localize.hpp"
 #include "sim/component_id.hpp"
@@ -55,17 +56,27 @@ void PingmeshDetector::observe(const telemetry::Batch& batch) {
   next_round_ = now + config_.round;
 }
 
+PingmeshDetector::PeerCounts PingmeshDetector::peer_counts(const std::vector<telemetry::ProbeResult>& results,
+                                                           const std::string& nic) const {
+  // Only a round with failures asks, and only of a few RNICs: a pass over the
+  // round beats indexing a quarter of a million probes by both ends each round.
+  std::set<std::string_view> probed, failing;
+  for (const telemetry::ProbeResult& r : results) {
+    const bool src = r.src() == nic;
+    if (!src && r.dst() != nic) continue;
+    const std::string_view other = src ? r.dst() : r.src();
+    probed.insert(other);
+    if (r.lost() || r.rtt_ns() > config_.rtt_threshold) failing.insert(other);
+  }
+  return {probed.size(), failing.size()};
+}
+
 void PingmeshDetector::analyze(sim::Nanos now) {
   const std::vector<telemetry::ProbeResult> results = std::exchange(window_, {});
   std::vector<const telemetry::ProbeResult*> failed, healthy;
-  std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> peers;  // nic: probed, failed
   for (const telemetry::ProbeResult& r : results) {
     const bool bad = r.lost() || r.rtt_ns() > config_.rtt_threshold;
     (bad ? failed : healthy).push_back(&r);
-    for (const auto& [self, other] : {std::pair{r.src(), r.dst()}, std::pair{r.dst(), r.src()}}) {
-      peers[self].first.insert(other);
-      if (bad) peers[self].second.insert(other);
-    }
   }
   if (failed.empty()) {
     // Healthy for three rounds: a recurrence is a new incident (a lossy link
@@ -84,10 +95,10 @@ void PingmeshDetector::analyze(sim::Nanos now) {
     int probed_rnics = 0;
     bool all_failed = true;
     for (int k = 0; k < topology_->shape().rnics_per_host; ++k) {
-      const auto it = peers.find(sim::ComponentId::make_nic(top->host, k).str());
-      if (it == peers.end() || it->second.first.empty()) continue;
+      const PeerCounts counts = peer_counts(results, sim::ComponentId::make_nic(top->host, k).str());
+      if (counts.probed == 0) continue;
       ++probed_rnics;
-      all_failed = all_failed && it->second.second.size() == it->second.first.size();
+      all_failed = all_failed && counts.failed == counts.probed;
     }
     if (probed_rnics >= 2 && all_failed) {
       const double best = suspects.front().score;
@@ -102,9 +113,9 @@ void PingmeshDetector::analyze(sim::Nanos now) {
   auto id = sim::ComponentId::parse(suspects.front().id);
   if (id && id->kind == sim::ComponentKind::host_link) {
     const std::string nic = sim::ComponentId::make_nic(id->host, id->index).str();
-    const auto& [probed, failing] = peers[nic];
-    if (!probed.empty() &&
-        static_cast<double>(failing.size()) >= config_.rnic_fraction * static_cast<double>(probed.size()))
+    const PeerCounts counts = peer_counts(results, nic);
+    if (counts.probed > 0 &&
+        static_cast<double>(counts.failed) >= config_.rnic_fraction * static_cast<double>(counts.probed))
       suspects.insert(suspects.begin(), {nic, suspects.front().score});
   }
   if (auto a = network_alert_once(sim::to_seconds(now), std::move(suspects), alerted_)) raise(std::move(*a));

@@ -37,6 +37,11 @@ class PingmeshDetector : public Detector {
 
  private:
   void analyze(sim::Nanos now);
+  // Distinct peers `nic` was probed with in a round, and those whose probes failed.
+  struct PeerCounts {
+    std::size_t probed = 0, failed = 0;
+  };
+  PeerCounts peer_counts(const std::vector<telemetry::ProbeResult>& results, const std::string& nic) const;
 
   Config config_;
   const sim::Topology* topology_;
