@@ -99,6 +99,7 @@ void FabricSampler::set_rates(Rates rates) {
                     std::equal(rates.ports.begin(), rates.ports.end(), iteration_rates_.begin(), same_port);
   if (same) return;
   iteration_rates_ = std::move(rates.ports);
+  queueing_delays_stale_ = true;
   cnp_rate_ = std::move(rates.cnp);
   transport_rates_ = std::move(rates.transport);
   ++version_;
@@ -110,11 +111,19 @@ double FabricSampler::cnp_rate(sim::EndpointId endpoint) const {
 }
 
 sim::Nanos FabricSampler::queueing_delay(sim::LinkId link) const {
-  double seconds = 0;
-  for (bool up : {true, false})
-    if (auto it = iteration_rates_.find(directed_link(link, up)); it != iteration_rates_.end())
-      seconds += it->second.queue_bytes / engine_.topology().link_bytes_per_second(link);
-  return static_cast<sim::Nanos>(seconds / 2 * 1e9);
+  if (queueing_delays_stale_) {
+    const sim::Topology& topology = engine_.topology();
+    queueing_delays_.assign(static_cast<std::size_t>(topology.links()), 0);
+    for (sim::LinkId l = 0; l < topology.links(); ++l) {
+      double seconds = 0;
+      for (bool up : {true, false})
+        if (auto it = iteration_rates_.find(directed_link(l, up)); it != iteration_rates_.end())
+          seconds += it->second.queue_bytes / topology.link_bytes_per_second(l);
+      queueing_delays_[static_cast<std::size_t>(l)] = static_cast<sim::Nanos>(seconds / 2 * 1e9);
+    }
+    queueing_delays_stale_ = false;
+  }
+  return queueing_delays_[static_cast<std::size_t>(link)];
 }
 
 void FabricSampler::write_transport(sim::Nanos at, telemetry::Batch* out) {

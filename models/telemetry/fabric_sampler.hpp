@@ -133,6 +133,11 @@ class FabricSampler {
   std::map<int, PortRate> idle_rates_;       // background only, for the second just sampled
   std::vector<double> cnp_rate_;             // per endpoint
   std::map<sim::EndpointId, TransportRate> transport_rates_;
+  // queueing_delay per link off iteration_rates_, derived at the first probe
+  // after they change: a pingmesh round asks it of a quarter of a million
+  // probes' links.
+  mutable std::vector<sim::Nanos> queueing_delays_;
+  mutable bool queueing_delays_stale_ = true;
   std::deque<std::pair<std::uint64_t, Rates>> known_;  // recent keys and their rates
   std::uint64_t version_ = 0;
   bool measured_ = false;  // rates changed since the last sample
