@@ -31,6 +31,16 @@ ProbeService::ProbeService(sim::NetworkEngine& engine, sim::TelemetryBus& bus, s
 
 void ProbeService::add_loss(const std::string& component, sim::Nanos from, sim::Nanos to, double rate) {
   loss_[component].push_back({from, to, rate});
+  // Probes name the components they cross canonically, so only a canonical
+  // name is one of theirs.
+  const sim::Topology& topology = engine_.topology();
+  const auto id = sim::ComponentId::parse(component);
+  if (!id || id->str() != component || !topology.contains(*id)) return;
+  if (id->kind == sim::ComponentKind::flow_table) {
+    flow_table_loss_[topology.endpoint(id->host, id->index)].push_back({from, to, rate});
+  } else if (const auto link = topology.link_of(*id); link && topology.link_name(*link) == component) {
+    link_loss_[*link].push_back({from, to, rate});
+  }
 }
 
 void ProbeService::add_agent_down(int host, sim::Nanos from, sim::Nanos to) {
@@ -53,24 +63,63 @@ double ProbeService::loss_rate(const std::string& component, sim::Nanos at) cons
 }
 
 ProbeOutcome ProbeService::evaluate(const ProbeOrder& order, sim::Rng& rng) const {
+  Finished finished;
+  evaluate_hops(order, rng, &finished);
+  ProbeOutcome out;
+  out.rtt = finished.rtt;
+  out.lost = finished.lost;
+  for (const Hop& hop : finished.hops) out.path.push_back(hop_name(hop));
+  return out;
+}
+
+double ProbeService::hop_loss(const Hop& hop, sim::Nanos at) const {
+  const auto& windows = hop.flow_table ? flow_table_loss_ : link_loss_;
+  auto it = windows.find(hop.id);
+  if (it == windows.end()) return 0;
+  double delivered = 1.0;
+  for (const Window& w : it->second)
+    if (at >= w.from && at < w.to) delivered *= 1.0 - w.rate;
+  return 1.0 - delivered;
+}
+
+const std::string& ProbeService::hop_name(const Hop& hop) const {
+  const sim::Topology& topology = engine_.topology();
+  if (hop.flow_table) {
+    if (flow_table_names_.empty()) flow_table_names_.resize(static_cast<std::size_t>(topology.endpoints()));
+    std::string& name = flow_table_names_[static_cast<std::size_t>(hop.id)];
+    if (name.empty())
+      name = sim::ComponentId::make_flow_table(topology.host_of(hop.id), topology.nic_of(hop.id)).str();
+    return name;
+  }
+  if (link_names_.empty()) link_names_.resize(static_cast<std::size_t>(topology.links()));
+  std::string& name = link_names_[static_cast<std::size_t>(hop.id)];
+  if (name.empty()) name = topology.link_name(hop.id);
+  return name;
+}
+
+const std::string& ProbeService::nic_name(sim::EndpointId endpoint) const {
+  const sim::Topology& topology = engine_.topology();
+  if (nic_names_.empty()) nic_names_.resize(static_cast<std::size_t>(topology.endpoints()));
+  std::string& name = nic_names_[static_cast<std::size_t>(endpoint)];
+  if (name.empty()) name = sim::ComponentId::make_nic(topology.host_of(endpoint), topology.nic_of(endpoint)).str();
+  return name;
+}
+
+void ProbeService::evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finished* out) const {
   const sim::Topology& topology = engine_.topology();
   const sim::Nanos now = engine_.now();
-  const auto flow_table = [&](sim::EndpointId e) {
-    return sim::ComponentId::make_flow_table(topology.host_of(e), topology.nic_of(e)).str();
-  };
-  ProbeOutcome out;
   bool up = true;
   double delivered = 1.0;  // probability one ping makes the round trip
   sim::Nanos rtt = cost_.processing;
   auto cross_flow_table = [&](sim::EndpointId e) {
     const sim::PathState& s = engine_.endpoint_state(e);
-    out.path.push_back(flow_table(e));
+    out->hops.push_back({e, true});
     up = up && s.up;
     // A stale entry sends the RNIC's ingress to the software slow path, which
     // one round trip crosses once (the seed case: 16 us -> 120 us RTT for
     // ~104 us of extra latency).
     rtt += s.extra_latency;
-    delivered *= 1.0 - loss_rate(out.path.back(), now);
+    delivered *= 1.0 - hop_loss(out->hops.back(), now);
   };
   if (order.overlay) {
     rtt += cost_.overlay_processing;
@@ -81,26 +130,26 @@ ProbeOutcome ProbeService::evaluate(const ProbeOrder& order, sim::Rng& rng) cons
     // only an address no container holds stops the probe here.
     const VirtualFunction* dst_vf = overlay_ ? overlay_->attached_vf(order.dst) : nullptr;
     if (overlay_ && !dst_vf) {
-      out.lost = true;
-      return out;
+      out->lost = true;
+      return;
     }
     if (dst_vf) {
       const std::optional<sim::EndpointId> underlay = overlay_->rule(order.src, dst_vf->overlay_address);
       if (underlay && *underlay != order.dst) {  // a rule left pointing at the peer's old host
-        out.lost = true;
-        return out;
+        out->lost = true;
+        return;
       }
     }
   }
   for (sim::LinkId link : engine_.route(order.src, order.dst)) {
     const sim::PathState& s = engine_.link_state(link);
-    out.path.push_back(topology.link_name(link));
+    out->hops.push_back({link, false});
     up = up && s.up;
     // A probe waits in the queues the traffic builds.
     const sim::Nanos queued = queueing_delay_ ? queueing_delay_(link) : engine_.queueing_delay(link);
     const sim::Nanos one_way = topology.shape().link_latency + s.extra_latency + queued;
     rtt += 2 * one_way;
-    const double p = loss_rate(out.path.back(), now);
+    const double p = hop_loss(out->hops.back(), now);
     delivered *= (1.0 - p) * (1.0 - p);  // the ping and its reply both cross the link
   }
   if (order.overlay) cross_flow_table(order.dst);
@@ -108,9 +157,8 @@ ProbeOutcome ProbeService::evaluate(const ProbeOrder& order, sim::Rng& rng) cons
   // The train is flagged lost when any of its pings is lost; one draw per
   // probe keeps the RNG stream independent of the train length.
   const double train_delivered = std::pow(delivered, cost_.pings_per_probe);
-  out.lost = !up || rng.uniform() >= train_delivered;
-  out.rtt = out.lost ? 0 : rtt;
-  return out;
+  out->lost = !up || rng.uniform() >= train_delivered;
+  out->rtt = out->lost ? 0 : rtt;
 }
 
 void ProbeService::submit(const std::string& detector, const std::vector<ProbeOrder>& orders) {
@@ -133,28 +181,35 @@ void ProbeService::run_wave(sim::Nanos at) {
   auto node = waves_.extract(at);
   if (node.empty()) return;
   const sim::Topology& topology = engine_.topology();
-  auto results = std::make_shared<std::vector<telemetry::Record>>();
-  for (const Queued& q : node.mapped()) {
+  auto wave = std::make_shared<std::vector<Queued>>(std::move(node.mapped()));
+  auto results = std::make_shared<std::vector<Finished>>();
+  for (std::size_t i = 0; i < wave->size(); ++i) {
+    const Queued& q = (*wave)[i];
     if (!agent_up(topology.host_of(q.order.src), at)) continue;
     if (q.order.overlay && overlay_ && !overlay_->attached_vf(q.order.src)) continue;  // no VF to leave from
-    ProbeOutcome outcome = evaluate(q.order, rng_);
+    Finished& finished = results->emplace_back();
+    finished.queued = i;
+    evaluate_hops(q.order, rng_, &finished);
     ++sent_[q.detector];
-    telemetry::Record record;
-    auto* r = record.mutable_probe();
-    r->set_detector(q.detector);
-    r->set_src(sim::ComponentId::make_nic(topology.host_of(q.order.src), topology.nic_of(q.order.src)).str());
-    r->set_dst(sim::ComponentId::make_nic(topology.host_of(q.order.dst), topology.nic_of(q.order.dst)).str());
-    r->set_overlay(q.order.overlay);
-    r->set_sent_ns(at);
-    r->set_rtt_ns(outcome.rtt);
-    r->set_lost(outcome.lost);
-    for (std::string& c : outcome.path) r->add_path(std::move(c));
-    results->push_back(std::move(record));
   }
   if (results->empty()) return;
   // The agent reports a probe when its ping train is over.
-  engine_.schedule_at(at + cost_.probe_duration(), [this, results] {
-    for (telemetry::Record& record : *results) bus_.publish(std::move(record));
+  engine_.schedule_at(at + cost_.probe_duration(), [this, at, wave, results] {
+    for (const Finished& f : *results) {
+      const Queued& q = (*wave)[f.queued];
+      bus_.publish_built([&](telemetry::Record& record) {
+        auto* r = record.mutable_probe();
+        r->set_detector(q.detector);
+        r->set_src(nic_name(q.order.src));
+        r->set_dst(nic_name(q.order.dst));
+        r->set_overlay(q.order.overlay);
+        r->set_sent_ns(at);
+        r->set_rtt_ns(f.rtt);
+        r->set_lost(f.lost);
+        r->mutable_path()->Reserve(static_cast<int>(f.hops.size()));
+        for (const Hop& hop : f.hops) r->add_path(hop_name(hop));
+      });
+    }
   });
 }
 

@@ -112,7 +112,25 @@ class ProbeService {
     std::string detector;
     ProbeOrder order;
   };
+  // What a probe crossed, src side first: a link, or an endpoint's flow table.
+  struct Hop {
+    int id = 0;
+    bool flow_table = false;
+  };
+  // A probe's result until its train ends: names are written only then,
+  // straight into the batch that carries them.
+  struct Finished {
+    std::size_t queued = 0;  // into the wave's orders
+    sim::Nanos rtt = 0;
+    bool lost = false;
+    std::vector<Hop> hops;
+  };
 
+  // evaluate() in ids; the loss windows are looked up by id too.
+  void evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finished* out) const;
+  double hop_loss(const Hop& hop, sim::Nanos at) const;
+  const std::string& hop_name(const Hop& hop) const;
+  const std::string& nic_name(sim::EndpointId endpoint) const;
   void run_wave(sim::Nanos at);
   void heartbeat(sim::Nanos interval, sim::Nanos until);
 
@@ -123,6 +141,10 @@ class ProbeService {
   const OverlayDirectory* overlay_ = nullptr;
   QueueingDelay queueing_delay_;
   std::map<std::string, std::vector<Window>> loss_;  // by component id
+  // The same windows by what probes cross: links, and endpoints' flow tables.
+  std::map<int, std::vector<Window>> link_loss_, flow_table_loss_;
+  // Names as probes report them, made once each.
+  mutable std::vector<std::string> link_names_, nic_names_, flow_table_names_;
   std::map<int, std::vector<Window>> agent_down_;    // by host
   std::vector<std::vector<sim::Nanos>> slot_free_;   // per endpoint, per concurrent slot
   std::map<sim::Nanos, std::vector<Queued>> waves_;  // probes by send time

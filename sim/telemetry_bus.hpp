@@ -35,6 +35,14 @@ class TelemetryBus {
   void publish(telemetry::Record record);
   // Copies `record` straight into the pending batch (no intermediate copy).
   void publish_copy(const telemetry::Record& record);
+  // Builds a record where it will be drained: `build` fills it in place, on
+  // the batch's arena, so neither it nor its strings are allocated twice.
+  template <typename Build>
+  void publish_built(Build&& build) {
+    telemetry::Record* record = pending_->add_records();
+    build(*record);
+    published_bytes_ += record->ByteSizeLong();
+  }
   void publish_steady(telemetry::SteadyRun run);
   // Builds a steady run where it will be drained: `build` fills it in place,
   // so a run of tens of thousands of records is written once.
