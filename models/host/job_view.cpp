@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <set>
+#include <vector>
 
 namespace gauntlet::models {
 
@@ -22,21 +23,26 @@ SampleInputs job_sample_inputs(const TrainingJob& job, const sim::NetworkEngine&
   const bool active = state == JobState::running || state == JobState::hung;
   // The GPUs the job computes on, listed on first use only: a sample with
   // nothing changed never asks.
-  auto used = std::make_shared<std::optional<std::set<std::pair<int, int>>>>();
+  // A flag per GPU of the cluster: a sample asks of every GPU and host.
+  auto used = std::make_shared<std::vector<char>>();
+  const sim::Topology& topology = engine.topology();
   SampleInputs inputs;
-  inputs.gpu_busy = [used, active, &job](int host, int gpu) {
+  inputs.gpu_busy = [used, active, &job, &topology](int host, int gpu) {
     if (!active) return false;
-    if (!*used) {
-      used->emplace();
+    const int per_host = topology.shape().gpus_per_host;
+    if (used->empty()) {
+      used->assign(static_cast<std::size_t>(topology.hosts()) * static_cast<std::size_t>(per_host), 0);
       const Placement& placement = job.placement();
       for (int r = 0; r < placement.ranks(); ++r) {
         const RankPlace& p = placement.rank(r);
-        if (!job.cluster().gpu_failed(p.host, p.gpu)) (*used)->insert({p.host, p.gpu});
+        if (p.host < 0 || p.host >= topology.hosts() || p.gpu < 0 || p.gpu >= per_host) continue;
+        if (!job.cluster().gpu_failed(p.host, p.gpu))
+          (*used)[static_cast<std::size_t>(p.host) * static_cast<std::size_t>(per_host) + static_cast<std::size_t>(p.gpu)] = 1;
       }
     }
-    return (*used)->count({host, gpu}) > 0;
+    if (host < 0 || host >= topology.hosts() || gpu < 0 || gpu >= per_host) return false;
+    return (*used)[static_cast<std::size_t>(host) * static_cast<std::size_t>(per_host) + static_cast<std::size_t>(gpu)] != 0;
   };
-  const sim::Topology& topology = engine.topology();
   inputs.link_up = [&engine, &topology](sim::EndpointId e) {
     return engine.link_state(topology.host_link(e)).up && engine.endpoint_state(e).up;
   };
