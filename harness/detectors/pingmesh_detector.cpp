@@ -44,9 +44,43 @@ std::vector<std::pair<int, int>> PingmeshDetector::round_pairs() {
   return pairs;
 }
 
+std::uint32_t PingmeshDetector::intern(const std::string& name) {
+  auto [it, fresh] = ids_.try_emplace(name, static_cast<std::uint32_t>(names_.size()));
+  if (fresh) names_.push_back(name);
+  return it->second;
+}
+
+void PingmeshDetector::keep(const telemetry::ProbeResult& r) {
+  WindowProbe p;
+  p.src = intern(r.src());
+  p.dst = intern(r.dst());
+  p.path_begin = static_cast<std::uint32_t>(window_paths_.size());
+  for (const std::string& c : r.path()) window_paths_.push_back(intern(c));
+  p.path_end = static_cast<std::uint32_t>(window_paths_.size());
+  p.lost = r.lost();
+  p.rtt_ns = r.rtt_ns();
+  window_.push_back(p);
+}
+
+std::vector<telemetry::ProbeResult> PingmeshDetector::take_window() {
+  std::vector<telemetry::ProbeResult> out;
+  out.reserve(window_.size());
+  for (const WindowProbe& p : window_) {
+    telemetry::ProbeResult& r = out.emplace_back();
+    r.set_src(names_[p.src]);
+    r.set_dst(names_[p.dst]);
+    for (std::uint32_t i = p.path_begin; i < p.path_end; ++i) r.add_path(names_[window_paths_[i]]);
+    r.set_lost(p.lost);
+    r.set_rtt_ns(p.rtt_ns);
+  }
+  window_.clear();
+  window_paths_.clear();
+  return out;
+}
+
 void PingmeshDetector::observe(const telemetry::Batch& batch) {
   for (const telemetry::Record& r : batch.records())
-    if (r.has_probe() && r.probe().detector() == config_.name) window_.push_back(r.probe());
+    if (r.has_probe() && r.probe().detector() == config_.name) keep(r.probe());
   const sim::Nanos now = batch.until_ns();
   if (now < next_round_) return;
   analyze(now);
@@ -72,17 +106,22 @@ PingmeshDetector::PeerCounts PingmeshDetector::peer_counts(const std::vector<tel
 }
 
 void PingmeshDetector::analyze(sim::Nanos now) {
-  const std::vector<telemetry::ProbeResult> results = std::exchange(window_, {});
+  const bool any_failed = std::any_of(window_.begin(), window_.end(), [this](const WindowProbe& p) {
+    return p.lost || p.rtt_ns > config_.rtt_threshold;
+  });
+  if (!any_failed) {
+    // Healthy for three rounds: a recurrence is a new incident (a lossy link
+    // leaves some rounds without a failure).
+    if (!window_.empty() && ++healthy_rounds_ >= 3) alerted_.clear();
+    window_.clear();
+    window_paths_.clear();
+    return;
+  }
+  const std::vector<telemetry::ProbeResult> results = take_window();
   std::vector<const telemetry::ProbeResult*> failed, healthy;
   for (const telemetry::ProbeResult& r : results) {
     const bool bad = r.lost() || r.rtt_ns() > config_.rtt_threshold;
     (bad ? failed : healthy).push_back(&r);
-  }
-  if (failed.empty()) {
-    // Healthy for three rounds: a recurrence is a new incident (a lossy link
-    // leaves some rounds without a failure).
-    if (!results.empty() && ++healthy_rounds_ >= 3) alerted_.clear();
-    return;
   }
   healthy_rounds_ = 0;
   std::vector<Suspect> suspects = rank_underlay_suspects(*topology_, failed, healthy);

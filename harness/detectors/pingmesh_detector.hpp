@@ -7,8 +7,10 @@
 // `rtt_threshold`. An RNIC is blamed when at least `rnic_fraction` of the
 // peers it was probed with failed and its host link is the best underlay
 // suspect; otherwise the links failures follow (skeleton_localize.hpp).
+#include <cstdint>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "harness/detectors/detector.hpp"
@@ -37,6 +39,19 @@ class PingmeshDetector : public Detector {
 
  private:
   void analyze(sim::Nanos now);
+  // A round's results are kept with their names interned (a round holds a
+  // quarter of a million probes at 16,384 GPUs) and made whole again only for
+  // a round with failures, the one that reads more than whether each failed.
+  struct WindowProbe {
+    std::uint32_t src = 0, dst = 0;
+    std::uint32_t path_begin = 0, path_end = 0;  // into window_paths_
+    bool lost = false;
+    sim::Nanos rtt_ns = 0;
+  };
+  std::uint32_t intern(const std::string& name);
+  void keep(const telemetry::ProbeResult& r);
+  // The kept results as the prober reported them (src, dst, path, lost, RTT); empties the window.
+  std::vector<telemetry::ProbeResult> take_window();
   // Distinct peers `nic` was probed with in a round, and those whose probes failed.
   struct PeerCounts {
     std::size_t probed = 0, failed = 0;
@@ -48,7 +63,10 @@ class PingmeshDetector : public Detector {
   sim::Rng rng_;
   int round_index_ = 0;
   sim::Nanos next_round_ = 0;
-  std::vector<telemetry::ProbeResult> window_;
+  std::vector<WindowProbe> window_;
+  std::vector<std::uint32_t> window_paths_;
+  std::unordered_map<std::string, std::uint32_t> ids_;
+  std::vector<std::string> names_;
   std::set<std::string> alerted_;
   int healthy_rounds_ = 0;
 };
