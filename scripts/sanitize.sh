@@ -8,7 +8,9 @@
 # readers, chaos plans, the kept fuzz regressions), the detectors and
 # scoring, and 100 cases of the scenario fuzzer, which drive the whole
 # simulation (every fault type, detector and policy) under the sanitizers.
-# Any sanitizer report fails the test that triggers it.
+# Any sanitizer report fails the test that triggers it. Build from a tree
+# that does not change under the build: objects of two versions of a header
+# link into nonsense.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build-sanitize
@@ -33,11 +35,24 @@ if [[ $# -gt 0 ]]; then
 fi
 cmake --build "$build" -j2 --target "${subset[@]}" scenario-fuzz 2>&1 | tail -3
 failed=()
+case_log=$(mktemp)
+trap 'rm -f "$case_log"' EXIT
 for test in "${subset[@]}"; do
   binary=$(find "$build" -name "$test" -type f -perm -u+x | head -1)
   echo "== $test"
-  # Tests read scenarios/ from the source tree, as under ctest.
-  "$binary" --gtest_brief=1 || failed+=("$test")
+  # Each test in a process of its own, as ctest runs them (a process holds
+  # one SimGrid engine); tests read scenarios/ from the source tree.
+  cases=$("$binary" --gtest_list_tests | awk '/^[^ ]/ {suite=$1} /^  / {print suite $1}')
+  passed=0
+  for name in $cases; do
+    if "$binary" --gtest_brief=1 --gtest_filter="$name" >"$case_log" 2>&1; then
+      passed=$((passed + 1))
+    else
+      cat "$case_log"
+      failed+=("$name")
+    fi
+  done
+  echo "$passed of $(echo "$cases" | wc -w) passed"
 done
 echo "== scenario-fuzz"
 "$build/harness/soak/scenario-fuzz" --seed 1 --cases 100 || failed+=(scenario-fuzz)
