@@ -30,7 +30,6 @@ ProbeService::ProbeService(sim::NetworkEngine& engine, sim::TelemetryBus& bus, s
                  std::vector<sim::Nanos>(static_cast<std::size_t>(std::max(1, cost.concurrency)), 0)) {}
 
 void ProbeService::add_loss(const std::string& component, sim::Nanos from, sim::Nanos to, double rate) {
-  loss_[component].push_back({from, to, rate});
   // Probes name the components they cross canonically, so only a canonical
   // name is one of theirs.
   const sim::Topology& topology = engine_.topology();
@@ -53,14 +52,6 @@ bool ProbeService::agent_up(int host, sim::Nanos at) const {
   return std::none_of(it->second.begin(), it->second.end(), [at](const Window& w) { return at >= w.from && at < w.to; });
 }
 
-double ProbeService::loss_rate(const std::string& component, sim::Nanos at) const {
-  auto it = loss_.find(component);
-  if (it == loss_.end()) return 0;
-  double delivered = 1.0;
-  for (const Window& w : it->second)
-    if (at >= w.from && at < w.to) delivered *= 1.0 - w.rate;
-  return 1.0 - delivered;
-}
 
 ProbeOutcome ProbeService::evaluate(const ProbeOrder& order, sim::Rng& rng) const {
   Finished finished;
@@ -82,27 +73,32 @@ double ProbeService::hop_loss(const Hop& hop, sim::Nanos at) const {
   return 1.0 - delivered;
 }
 
-const std::string& ProbeService::hop_name(const Hop& hop) const {
-  const sim::Topology& topology = engine_.topology();
-  if (hop.flow_table) {
-    if (flow_table_names_.empty()) flow_table_names_.resize(static_cast<std::size_t>(topology.endpoints()));
-    std::string& name = flow_table_names_[static_cast<std::size_t>(hop.id)];
-    if (name.empty())
-      name = sim::ComponentId::make_flow_table(topology.host_of(hop.id), topology.nic_of(hop.id)).str();
-    return name;
-  }
-  if (link_names_.empty()) link_names_.resize(static_cast<std::size_t>(topology.links()));
-  std::string& name = link_names_[static_cast<std::size_t>(hop.id)];
-  if (name.empty()) name = topology.link_name(hop.id);
+namespace {
+
+// names[index], made by `make` the first time it is asked for.
+template <typename Make>
+const std::string& cached_name(std::vector<std::string>& names, int count, int index, Make make) {
+  if (names.empty()) names.resize(static_cast<std::size_t>(count));
+  std::string& name = names[static_cast<std::size_t>(index)];
+  if (name.empty()) name = make();
   return name;
 }
 
+}  // namespace
+
+const std::string& ProbeService::hop_name(const Hop& hop) const {
+  const sim::Topology& t = engine_.topology();
+  if (hop.flow_table)
+    return cached_name(flow_table_names_, t.endpoints(), hop.id, [&] {
+      return sim::ComponentId::make_flow_table(t.host_of(hop.id), t.nic_of(hop.id)).str();
+    });
+  return cached_name(link_names_, t.links(), hop.id, [&] { return t.link_name(hop.id); });
+}
+
 const std::string& ProbeService::nic_name(sim::EndpointId endpoint) const {
-  const sim::Topology& topology = engine_.topology();
-  if (nic_names_.empty()) nic_names_.resize(static_cast<std::size_t>(topology.endpoints()));
-  std::string& name = nic_names_[static_cast<std::size_t>(endpoint)];
-  if (name.empty()) name = sim::ComponentId::make_nic(topology.host_of(endpoint), topology.nic_of(endpoint)).str();
-  return name;
+  const sim::Topology& t = engine_.topology();
+  return cached_name(nic_names_, t.endpoints(), endpoint,
+                     [&] { return sim::ComponentId::make_nic(t.host_of(endpoint), t.nic_of(endpoint)).str(); });
 }
 
 void ProbeService::evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finished* out) const {

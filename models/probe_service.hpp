@@ -94,7 +94,6 @@ class ProbeService {
   void start_heartbeats(sim::Nanos interval, sim::Nanos until);
 
   bool agent_up(int host, sim::Nanos at) const;
-  double loss_rate(const std::string& component, sim::Nanos at) const;
 
   // The probe as it would run now, drawing loss from `rng`.
   ProbeOutcome evaluate(const ProbeOrder& order, sim::Rng& rng) const;
@@ -140,8 +139,7 @@ class ProbeService {
   ProbeCost cost_;
   const OverlayDirectory* overlay_ = nullptr;
   QueueingDelay queueing_delay_;
-  std::map<std::string, std::vector<Window>> loss_;  // by component id
-  // The same windows by what probes cross: links, and endpoints' flow tables.
+  // Loss windows by what probes cross: links, and endpoints' flow tables.
   std::map<int, std::vector<Window>> link_loss_, flow_table_loss_;
   // Names as probes report them, made once each.
   mutable std::vector<std::string> link_names_, nic_names_, flow_table_names_;

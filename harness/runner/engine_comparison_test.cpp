@@ -13,22 +13,29 @@
 namespace gauntlet::harness {
 namespace {
 
-constexpr const char* kScenario = R"(name: compare
+// Four hosts, two rails, 20 ms steps: the engine comparisons' cluster.
+std::string small_scenario(const std::string& name, const std::string& duration, const std::string& gradient_bytes,
+                           const std::string& faults) {
+  return "name: " + name + R"(
 seed: 5
-duration: 3s
+duration: )" + duration + R"(
 cluster: {spines: 2, leaves: 4, hosts: 4, gpus_per_host: 2, rnics_per_host: 2}
 job:
   name: llm
   gpus: 8
   parallelism: {tp: 2, pp: 1, dp: 4, ep: 1}
   compute_per_iteration: 20ms
-  gradient_bytes: 512KB
+  gradient_bytes: )" + gradient_bytes + R"(
   checkpoint_interval: 10m
   restart_cost: 1m
 faults:
-  - {type: link_loss, target: h1.nic0~leaf0, at: 1s, duration: 1s, rate: 0.01}
-  - {type: congestion, target: leaf0~spine0, at: 2s, duration: 1s, load: 0.7}
-)";
+)" + faults;
+}
+
+const std::string kScenario =
+    small_scenario("compare", "3s", "512KB",
+                   "  - {type: link_loss, target: h1.nic0~leaf0, at: 1s, duration: 1s, rate: 0.01}\n"
+                   "  - {type: congestion, target: leaf0~spine0, at: 2s, duration: 1s, load: 0.7}\n");
 
 // Each run costs seconds of packets, so one test reads one comparison.
 TEST(EngineComparison, AgreeOnSharedPhysicsAndOnlyPacketsCountWhatOnlyPacketsShow) {
@@ -73,21 +80,10 @@ TEST(EngineComparison, AgreeOnSharedPhysicsAndOnlyPacketsCountWhatOnlyPacketsSho
 // carries 3 MB, so what its sender sends toward the down port over two
 // outages is more than a leaf's ingress queue may hold before it pauses.
 TEST(EngineComparison, APortFlappingTwiceStallsBothEnginesAndTheJobRunsOn) {
-  const std::string scenario = R"(name: compare-flap
-seed: 5
-duration: 4s
-cluster: {spines: 2, leaves: 4, hosts: 4, gpus_per_host: 2, rnics_per_host: 2}
-job:
-  name: llm
-  gpus: 8
-  parallelism: {tp: 2, pp: 1, dp: 4, ep: 1}
-  compute_per_iteration: 20ms
-  gradient_bytes: 2MB
-  checkpoint_interval: 10m
-  restart_cost: 1m
-faults:
-  - {type: port_flap, target: h1.nic0~leaf0, at: 1s, duration: 3s, period: 1500ms, down: 400ms}
-)";
+  const std::string scenario =
+      small_scenario("compare-flap", "4s", "2MB",
+                     "  - {type: port_flap, target: h1.nic0~leaf0, at: 1s, duration: 3s,"
+                     " period: 1500ms, down: 400ms}\n");
   const EngineComparison comparison = compare_engines(parse_scenario(scenario, "flap.yaml", builtin_detectors()));
   ASSERT_EQ(comparison.windows.size(), 2u);
   const ComparedWindow& flap = comparison.windows[1];

@@ -255,13 +255,14 @@ telemetry::Record HardwareSampler::nic_sample(sim::EndpointId endpoint, sim::Nan
                                               const SampleInputs& inputs) const {
   const double seconds = sim::to_seconds(period_);
   const bool flowing = inputs.traffic_flowing;
-  const auto& measured = inputs.host_link_bytes_per_second;
-  const double tx = measured   ? std::round(measured(endpoint, true) * seconds)
-                    : flowing ? std::round(tx_rate(endpoint) * seconds)
-                              : 0.0;
-  const double rx = measured   ? std::round(measured(endpoint, false) * seconds)
-                    : flowing ? std::round(rx_rate(endpoint) * seconds)
-                              : 0.0;
+  // Bytes per second toward the leaf (upward) or toward the RNIC.
+  const auto rate = [&](bool upward) {
+    if (inputs.host_link_bytes_per_second) return inputs.host_link_bytes_per_second(endpoint, upward);
+    if (!flowing) return 0.0;
+    return upward ? tx_rate(endpoint) : rx_rate(endpoint);
+  };
+  const double tx = std::round(rate(true) * seconds);
+  const double rx = std::round(rate(false) * seconds);
   telemetry::Record r;
   auto* n = r.mutable_nic();
   n->set_nic(names_[static_cast<std::size_t>(topology_.hosts() * (topology_.shape().gpus_per_host + 1) + endpoint)]);
