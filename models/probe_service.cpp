@@ -52,7 +52,6 @@ bool ProbeService::agent_up(int host, sim::Nanos at) const {
   return std::none_of(it->second.begin(), it->second.end(), [at](const Window& w) { return at >= w.from && at < w.to; });
 }
 
-
 ProbeOutcome ProbeService::evaluate(const ProbeOrder& order, sim::Rng& rng) const {
   Finished finished;
   evaluate_hops(order, rng, &finished);
