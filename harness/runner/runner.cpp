@@ -237,6 +237,10 @@ RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registr
   return report;
 }
 
+RunReport run_observed(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options) {
+  return run_view(scenario, registry, options);
+}
+
 std::map<std::string, TenantTotals> tenant_totals(const RunReport& report) {
   std::map<std::string, TenantTotals> totals;
   for (const RunReport& tenant : report.tenants)

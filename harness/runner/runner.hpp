@@ -52,6 +52,10 @@ std::map<std::string, TenantTotals> tenant_totals(const RunReport& report);
 
 RunReport run_scenario(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options);
 
+// Only the observed tenant's view (scenario.job) of a shared cluster, or the
+// whole run when it has one job: what a benchmark episode scores.
+RunReport run_observed(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options);
+
 // "NAME FAILED: reason" for every detector that failed (a crashed, hung or
 // unstartable exec: detector, a rule file promtool refused), in scenario order.
 std::vector<std::string> failed_detectors(const RunReport& report);

@@ -1,5 +1,6 @@
 #include "harness/suite/episode_record.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -16,15 +17,26 @@ std::optional<double> optional_from(const Json& json) {
   return json.get<double>();
 }
 
+bool is_drawn(const FaultEpisode& truth, const DrawnFault& fault) {
+  return truth.type == fault.type && truth.target == fault.target &&
+         std::abs(truth.start_s - static_cast<double>(fault.onset_ns) / 1e9) < 1e-6;
+}
+
 // The report's outcome of the episode's own fault: same type, target and onset.
 const FaultOutcome* own_outcome(const RunReport& report, const DetectorScore& score, const DrawnFault& fault) {
-  for (std::size_t i = 0; i < report.faults.size() && i < score.faults.size(); ++i) {
-    const FaultEpisode& truth = report.faults[i];
-    if (truth.type == fault.type && truth.target == fault.target &&
-        std::abs(truth.start_s - static_cast<double>(fault.onset_ns) / 1e9) < 1e-6)
-      return &score.faults[i];
-  }
+  for (std::size_t i = 0; i < report.faults.size() && i < score.faults.size(); ++i)
+    if (is_drawn(report.faults[i], fault)) return &score.faults[i];
   return nullptr;
+}
+
+// On a shared cluster, a fault on components the observed tenant does not
+// use is not its to find: the run scores it against that tenant's faults only.
+bool misses_observed_tenant(const RunReport& report, const DrawnFault& fault) {
+  if (!report.scenario.shared()) return false;
+  return std::any_of(report.cluster_faults.begin(), report.cluster_faults.end(),
+                     [&](const FaultEpisode& truth) { return is_drawn(truth, fault); }) &&
+         std::none_of(report.faults.begin(), report.faults.end(),
+                      [&](const FaultEpisode& truth) { return is_drawn(truth, fault); });
 }
 
 }  // namespace
@@ -67,7 +79,9 @@ EpisodeRecord episode_record(const SuiteSpec& spec, const Episode& episode, cons
     d.alerts = score.alerts;
     d.false_alerts = score.false_alerts;
     d.background_alerts = score.benign_alerts;
-    if (episode.fault) {
+    if (episode.fault && misses_observed_tenant(report, *episode.fault)) {
+      record.fault_class = kUnaffected;
+    } else if (episode.fault) {
       const FaultOutcome* outcome = own_outcome(report, score, *episode.fault);
       if (outcome == nullptr) throw std::logic_error("episode " + std::to_string(episode.index) + ": its fault is not in the run");
       if (record.fault_class.empty()) record.fault_class = outcome->latent ? "latent" : "impactful";

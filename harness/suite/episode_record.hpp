@@ -15,6 +15,10 @@
 
 namespace gauntlet::harness {
 
+// The class of an episode whose fault touched nothing the observed tenant
+// uses: not its detectors' to find (out of recall), their alerts false.
+inline constexpr const char* kUnaffected = "unaffected";
+
 struct DetectorEpisode {
   std::string name;
   std::string status = "ok";  // "failed: ..." when the detector failed
@@ -38,7 +42,7 @@ struct EpisodeRecord {
   std::vector<std::pair<std::string, std::string>> params;
   std::string magnitude_param;
   std::optional<double> magnitude;
-  std::string fault_class;  // impactful or latent; empty when healthy
+  std::string fault_class;  // impactful, latent or kUnaffected; empty when healthy
   std::vector<std::string> background;  // "type target at" of each background fault
   double sim_seconds = 0;
   std::string reproduce;

@@ -145,7 +145,10 @@ YAML::Node shape_scenario_tree(const SuiteSpec& spec, const SuiteShape& shape) {
   tree["duration"] = spec.duration;
   tree["engine"] = "flow";
   tree["cluster"] = shape.cluster;
-  tree["job"] = shape.job;
+  if (present(shape.jobs))
+    tree["jobs"] = shape.jobs;
+  else
+    tree["job"] = shape.job;
   tree["detectors"] = YAML::Clone(spec.detectors);  // copies are added to it
   for (const SuiteSweep& sweep : spec.sensitivity) {
     YAML::Node listed;
@@ -181,7 +184,8 @@ std::string episode_scenario_text(const SuiteSpec& spec, const Episode& episode)
 }
 
 Scenario episode_scenario(const SuiteSpec& spec, const Episode& episode, const DetectorRegistry& registry) {
-  return parse_scenario(episode_scenario_text(spec, episode), spec.file, registry);
+  const Scenario scenario = parse_scenario(episode_scenario_text(spec, episode), spec.file, registry);
+  return scenario.shared() ? tenant_view(scenario, spec.shapes[episode.shape].observed) : scenario;
 }
 
 }  // namespace gauntlet::harness

@@ -62,7 +62,7 @@ ClassFigures class_figures(const std::string& name, const std::string& fault_cla
     if (d == nullptr) continue;
     alerts += d->alerts;
     true_alerts += d->alerts - d->false_alerts;
-    if (record->type == "healthy") continue;
+    if (record->type == "healthy" || record->fault_class == kUnaffected) continue;
     ++fault_episodes;
     if (record->magnitude && fault_class != "all") {
       f.magnitude_param = record->magnitude_param;
@@ -103,6 +103,7 @@ SweepPoint sweep_point(const std::string& name, const std::vector<EpisodeRecord>
         hours += record.sim_seconds / 3600;
         continue;
       }
+      if (record.fault_class == kUnaffected) continue;
       ++p.episodes;
       p.detected += d.detected ? 1 : 0;
     }

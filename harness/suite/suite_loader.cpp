@@ -295,11 +295,11 @@ SuiteSpec load_suite(const std::string& path, const DetectorRegistry& registry) 
   const Field shapes = map.require("shapes");
   std::unordered_set<std::string> shape_names;
   for (const Field& item : yaml_read::read_sequence(source, shapes)) {
-    if (!item.value.IsMap()) source.fail(item.value_mark, "a shape is a map (name, cluster, job)");
+    if (!item.value.IsMap()) source.fail(item.value_mark, "a shape is a map (name, cluster, job or jobs)");
     if (spec.shapes.size() == kMaxSuiteShapes)
       source.fail(item.value_mark, "at most " + std::to_string(kMaxSuiteShapes) + " shapes");
     MapView entry(source, item);
-    entry.allow_only({"name", "cluster", "job"});
+    entry.allow_only({"name", "cluster", "job", "jobs", "observe"});
     SuiteShape shape;
     shape.mark = item.value_mark;
     shape.name = yaml_read::read_text(source, entry.require("name"));
@@ -307,12 +307,26 @@ SuiteSpec load_suite(const std::string& path, const DetectorRegistry& registry) 
     if (!shape_names.insert(shape.name).second)
       source.fail(entry.field("name").value_mark, "two shapes are named '" + shape.name + "'");
     shape.cluster = entry.require("cluster").value;
-    shape.job = entry.require("job").value;
+    if (entry.has("job") && entry.has("jobs"))
+      source.fail(entry.field("jobs").key_mark, "a shape has either 'job' (a job alone) or 'jobs' (several), not both");
+    if (entry.has("jobs"))
+      shape.jobs = entry.field("jobs").value;
+    else
+      shape.job = entry.require("job").value;
+    if (entry.has("observe") && !entry.has("jobs"))
+      source.fail(entry.field("observe").key_mark, "'observe' picks one of several jobs; this shape has 'job' alone");
     Scenario base;
     try {
       base = parse_scenario(emit(shape_scenario_tree(spec, shape)), path, registry);
     } catch (const InputError& e) {
       source.fail(shape.mark, "shape '" + shape.name + "': " + e.message());
+    }
+    if (entry.has("observe")) {
+      const std::string observe = yaml_read::read_text(source, entry.field("observe"));
+      const auto named = std::find_if(base.jobs.begin(), base.jobs.end(), [&](const JobSpec& j) { return j.name == observe; });
+      if (named == base.jobs.end())
+        source.fail(entry.field("observe").value_mark, "'" + observe + "' is not one of the shape's jobs");
+      shape.observed = static_cast<std::size_t>(named - base.jobs.begin());
     }
     const sim::Topology topology(base.cluster);
     for (const SuiteFault& fault : spec.faults) shape.candidates.push_back(candidates(source, fault, shape, topology, catalog));

@@ -246,7 +246,7 @@ std::string compare_suites(const SuiteResult& a, const std::string& a_name, cons
   std::vector<std::string> order;
   for (const EpisodeRecord& ra : a.records) {
     auto it = by_index.find(ra.index);
-    if (it == by_index.end() || ra.type == "healthy") continue;
+    if (it == by_index.end() || ra.type == "healthy" || ra.fault_class == kUnaffected) continue;
     if (it->second->seed != ra.seed)
       throw InputError(b_name, 0, 0, "episode " + std::to_string(ra.index) + " has another seed than in " + a_name);
     for (const DetectorEpisode& da : ra.detectors)

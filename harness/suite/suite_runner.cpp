@@ -38,7 +38,7 @@ int run_episode(const SuiteSpec& spec, const Episode& episode, const DetectorReg
   const int ran = worker_step(what, "run failed", [&] {
     RunOptions options;
     options.parallel_runs = parallel_runs;
-    report = run_scenario(episode_scenario(spec, episode, registry), registry, options);
+    report = run_observed(episode_scenario(spec, episode, registry), registry, options);
     own = episode_record(spec, episode, report);
   });
   if (ran != kWorkerOk) return ran;

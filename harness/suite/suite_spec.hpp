@@ -11,6 +11,11 @@
 //   detectors: [timeout, falcon, c4d]
 //   shapes:                             # cluster + job, as in a scenario
 //     - {name: pod128, cluster: {...}, job: {...}}
+//     - {name: shared, cluster: {...}, jobs: [{...}, {...}], observe: victim}
+//                                       # several tenants: the detectors of `observe`
+//                                       # (default: the first) are scored; an episode whose
+//                                       # fault touches none of its components is
+//                                       # 'unaffected': out of recall, its alerts false
 //   faults:
 //     - type: link_loss
 //       episodes: 40                    # spread over the shapes in turn
@@ -106,7 +111,9 @@ struct SuiteSweep {
 struct SuiteShape {
   std::string name;
   YAML::Node cluster;
-  YAML::Node job;
+  YAML::Node job;   // one job, or
+  YAML::Node jobs;  // several sharing the cluster, with
+  std::size_t observed = 0;  // the index among them whose detectors are scored
   // Per fault entry (faults, then background): the components its targets
   // match on this shape, in topology order.
   std::vector<std::vector<std::string>> candidates;

@@ -120,7 +120,7 @@ RunReport run_suite_episode(const SuiteSpec& spec, std::size_t i) {
   const std::vector<Episode> episodes = expand_episodes(spec);
   RunOptions options;
   options.parallel_runs = 1;
-  return run_scenario(episode_scenario(spec, episodes.at(i), builtin_detectors()), builtin_detectors(), options);
+  return run_observed(episode_scenario(spec, episodes.at(i), builtin_detectors()), builtin_detectors(), options);
 }
 
 // Congestion at 20% load on a host link the ring crosses, a minute into a
