@@ -5,6 +5,7 @@
 
 #include "harness/chaos/executor.hpp"
 #include "harness/chaos/plan.hpp"
+#include "harness/cli/command_line.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "injectors/real/journal.hpp"
@@ -32,17 +33,7 @@ int chaos_command(const Args& args) {
   po::positional_options_description pos;
   pos.add("plan", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gauntlet chaos: " << e.what() << "\n" << opts << "\n";
-    return kExitBadInput;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (const int stop = parse_options(args, opts, all, &pos, vm); stop >= 0) return stop;
   if (plan_path.empty()) {
     std::cerr << "gauntlet chaos: missing PLAN.yaml\n" << opts << "\n";
     return kExitBadInput;
@@ -64,17 +55,7 @@ int recover_command(const Args& args) {
   std::string journal;
   opts.add_options()("help,h", "show this help")("journal", po::value(&journal)->required(), "chaos journal");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).run(), vm);
-    if (vm.count("help")) {
-      std::cout << opts << "\n";
-      return kExitOk;
-    }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gauntlet recover: " << e.what() << "\n" << opts << "\n";
-    return kExitBadInput;
-  }
+  if (const int stop = parse_options(args, opts, opts, nullptr, vm); stop >= 0) return stop;
   try {
     std::string report;
     const injectors::real::RecoverResult result = injectors::real::revert_pending(journal, "recover", &report);

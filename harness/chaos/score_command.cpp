@@ -10,6 +10,7 @@
 #include <map>
 
 #include "harness/chaos/score_inputs.hpp"
+#include "harness/cli/command_line.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/report/score_table.hpp"
 #include "harness/scenario/input_error.hpp"
@@ -60,17 +61,7 @@ int score_command(const Args& args) {
        "detector name when the detector label is missing")
       ("grace", po::value(&in.grace_s)->default_value(60), "seconds after a fault's end an alert still matches it");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).run(), vm);
-    if (vm.count("help")) {
-      std::cout << opts << "\n";
-      return kExitOk;
-    }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gauntlet score: " << e.what() << "\n" << opts << "\n";
-    return kExitBadInput;
-  }
+  if (const int stop = parse_options(args, opts, opts, nullptr, vm); stop >= 0) return stop;
   const std::map<std::string, harness::AlertFormat> formats = {{"auto", harness::AlertFormat::automatic},
                                                                 {"jsonl", harness::AlertFormat::jsonl},
                                                                 {"alertmanager", harness::AlertFormat::alertmanager}};

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "harness/cli/command_line.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/report/aggregate.hpp"
 #include "harness/report/gnuplot.hpp"
@@ -37,7 +38,8 @@ int merged_runs_status(const harness::Aggregate& aggregate, bool allow_detector_
 }
 
 int report_command(const Args& args) {
-  po::options_description visible("gauntlet report DIR... [options]");
+  po::options_description visible(
+      "gauntlet report DIR... [options]\nDIR: a run's results folder or a folder of many (a sweep's out, shard outputs)");
   std::string out_file;
   visible.add_options()("help,h", "show this help")(
       "out", po::value(&out_file), "where to write report.html (default: DIR/report.html of the first DIR)")(
@@ -48,17 +50,7 @@ int report_command(const Args& args) {
   po::positional_options_description positional;
   positional.add("dir", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "gauntlet report: %s\n", e.what());
-    return kExitBadInput;
-  }
-  if (vm.count("help")) {
-    std::cout << visible << "\nDIR: a run's results folder or a folder of many (a sweep's out, shard outputs).\n";
-    return kExitOk;
-  }
+  if (const int stop = parse_options(args, visible, all, &positional, vm); stop >= 0) return stop;
   if (folders.empty()) {
     std::fprintf(stderr, "gauntlet report: give at least one results folder\n");
     return kExitBadInput;

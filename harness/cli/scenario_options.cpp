@@ -18,26 +18,6 @@ void add_scenario_options(po::options_description& options, ScenarioOptions& out
       "mitigation", po::value(&out.mitigation), "none | isolate-restart | falcon-ladder");
 }
 
-int parse_options(const Args& args, const po::options_description& shown, const po::options_description& all,
-                  const po::positional_options_description* positional, po::variables_map& vm) {
-  try {
-    po::command_line_parser parser(args);
-    parser.options(all);
-    if (positional) parser.positional(*positional);
-    po::store(parser.run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "%s\n\n", e.what());
-    std::cerr << shown;
-    return kExitBadInput;
-  }
-  if (vm.count("help")) {
-    std::cout << shown;
-    return kExitOk;
-  }
-  return -1;
-}
-
 int parse_command_line(const Args& args, const po::options_description& options, po::variables_map& vm,
                        ScenarioOptions& scenario) {
   po::options_description all;

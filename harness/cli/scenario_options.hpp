@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/cli/command_line.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/detectors/registry.hpp"
 #include "harness/scenario/scenario.hpp"
@@ -21,14 +22,6 @@ struct ScenarioOptions {
 };
 
 void add_scenario_options(boost::program_options::options_description& options, ScenarioOptions& out);
-
-// Parses args into vm against `all` (with `positional`, if any). A usage
-// error is printed with `shown`, the options a user sees, and gives
-// kExitBadInput; --help prints them and gives kExitOk; otherwise -1.
-int parse_options(const Args& args, const boost::program_options::options_description& shown,
-                  const boost::program_options::options_description& all,
-                  const boost::program_options::positional_options_description* positional,
-                  boost::program_options::variables_map& vm);
 
 // Parses args into vm with SCENARIO.yaml as the positional argument. Returns
 // an exit code when the command must stop here (help or bad usage), else -1.

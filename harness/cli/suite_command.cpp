@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "harness/cli/command_line.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/launcher_options.hpp"
 #include "harness/report/json_file.hpp"
@@ -93,17 +94,7 @@ int suite_command(const Args& args) {
   po::positional_options_description positional;
   positional.add("suite", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "gauntlet suite: %s\n", e.what());
-    return kExitBadInput;
-  }
-  if (vm.count("help")) {
-    std::cout << visible;
-    return kExitOk;
-  }
+  if (const int stop = parse_options(args, visible, all, &positional, vm); stop >= 0) return stop;
   try {
     if (vm.count("compare")) return compare(compare_files);
   } catch (const harness::InputError& e) {

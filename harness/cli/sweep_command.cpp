@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "harness/cli/command_line.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/launcher_options.hpp"
 #include "harness/cli/sweep_runner.hpp"
@@ -44,18 +45,8 @@ int run_sweep(const Args& args, const SweepFlavour& flavour) {
   po::positional_options_description positional;
   positional.add("sweep", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "%s: %s\n", command, e.what());
-    return kExitBadInput;
-  }
+  if (const int stop = parse_options(args, visible, all, &positional, vm); stop >= 0) return stop;
   const std::size_t jobs = jobs_option.value;
-  if (vm.count("help")) {
-    std::cout << visible;
-    return kExitOk;
-  }
   if (path.empty()) {
     std::fprintf(stderr, "%s: missing %s\n", command, flavour.file_label.c_str());
     return kExitBadInput;
