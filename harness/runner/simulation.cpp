@@ -287,13 +287,18 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     engine.run_until(t);
     sim::ArenaBatch drained = bus.drain_on_arena(t);  // freed at once at the end of the step
     telemetry::Batch& batch = drained.batch();
-    tenants.drop_unobserved(t);
+    if (sampling && tenants.cluster_scope())  // their GPUs and RNICs are sampled from their own records
+      tenants.drain_unobserved(t, [&](std::size_t k, const models::TrainingJob& other, const telemetry::Batch& theirs) {
+        sampler.observe_traffic(theirs, [&] { return models::job_endpoints(other, topology); }, k + 1);
+      });
+    else
+      tenants.drop_unobserved(t);
     profiler.observe(batch);  // finished windows publish into the next batch
     if (measure) measured.observe(batch);
     if (collectives) collectives->observe(batch);
     if (sampling) {
       sampler.observe_traffic(batch, [&] { return models::job_endpoints(job, topology); });
-      models::SampleInputs inputs = models::job_sample_inputs(job, engine);
+      models::SampleInputs inputs = tenants.sample_inputs(engine);
       if (packet_counters) {
         packet_counters->sample(t, &batch);
         inputs.cnp_per_second = [&packet_counters](sim::EndpointId e) { return packet_counters->cnp_rate(e); };

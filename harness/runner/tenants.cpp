@@ -1,5 +1,6 @@
 #include "harness/runner/tenants.hpp"
 
+#include "models/host/job_view.hpp"
 #include "models/spare_layout.hpp"
 #include "sim/component_id.hpp"
 
@@ -20,6 +21,7 @@ Tenants::Tenants(const Scenario& scenario, const sim::Topology& topology, sim::N
     held.insert(plan.spares.begin(), plan.spares.end());
   }
   if (scenario.shared() && scenario.detectors_scope == DetectorScope::tenant) visible_ = held_hosts_[observed_];
+  cluster_scope_ = scenario.shared() && scenario.detectors_scope == DetectorScope::cluster;
 }
 
 std::vector<models::TrainingJob*> Tenants::all() const {
@@ -38,6 +40,29 @@ void Tenants::start(sim::Nanos horizon) {
 
 void Tenants::drop_unobserved(sim::Nanos until) {
   for (const auto& bus : unobserved_buses_) (void)bus->drain_on_arena(until);
+}
+
+void Tenants::drain_unobserved(sim::Nanos until, const UnobservedBatch& use) {
+  for (std::size_t k = 0, job = 0; k < unobserved_buses_.size(); ++k, ++job) {
+    if (job == observed_) ++job;
+    sim::ArenaBatch drained = unobserved_buses_[k]->drain_on_arena(until);
+    use(k, *jobs_[job], drained.batch());
+  }
+}
+
+models::SampleInputs Tenants::sample_inputs(const sim::NetworkEngine& engine) const {
+  models::SampleInputs inputs = models::job_sample_inputs(*jobs_[observed_], engine);
+  if (!cluster_scope_) return inputs;
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    if (i == observed_) continue;
+    const models::SampleInputs other = models::job_sample_inputs(*jobs_[i], engine);
+    inputs.gpu_busy = [mine = inputs.gpu_busy, theirs = other.gpu_busy](int host, int gpu) {
+      return mine(host, gpu) || theirs(host, gpu);
+    };
+    inputs.traffic_flowing = inputs.traffic_flowing || other.traffic_flowing;
+    inputs.version = inputs.version * 1000003u + other.version;
+  }
+  return inputs;
 }
 
 bool Tenants::touches(std::size_t tenant, const std::string& target) const {

@@ -3,8 +3,9 @@
 // cluster, all on the same engine so that their flows compete on the links
 // they share. One tenant is observed: its telemetry goes on the run's bus,
 // the others' is drained and dropped (with detectors_scope: cluster, the
-// observed tenant's records still stand for the jobs; the whole cluster's
-// samples stay visible).
+// observed tenant's records still stand for the jobs, and the others'
+// records feed the samples of their GPUs and RNICs, which stay visible).
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "harness/scenario/scenario.hpp"
+#include "models/telemetry/hardware_sampler.hpp"
 #include "models/training_job.hpp"
 #include "sim/network_engine.hpp"
 #include "sim/telemetry_bus.hpp"
@@ -31,6 +33,16 @@ class Tenants {
   void start(sim::Nanos horizon);
   // Drops what the unobserved tenants published up to `until`.
   void drop_unobserved(sim::Nanos until);
+  // The same, handing each one's batch first to `use` with its job and its
+  // number among the unobserved (0, 1, ...).
+  using UnobservedBatch = std::function<void(std::size_t, const models::TrainingJob&, const telemetry::Batch&)>;
+  void drain_unobserved(sim::Nanos until, const UnobservedBatch& use);
+  // Whether the observed tenant's detectors watch the whole cluster.
+  bool cluster_scope() const { return cluster_scope_; }
+  // What the samplers need of the jobs: the observed job's, or with
+  // detectors_scope: cluster every job's (a GPU is busy when any job
+  // computes on it, traffic flows while any job iterates).
+  models::SampleInputs sample_inputs(const sim::NetworkEngine& engine) const;
   // The hosts whose samples the observed tenant's detectors see; nothing
   // when they see every host (a job alone, or detectors_scope: cluster).
   const std::optional<std::set<int>>& visible_hosts() const { return visible_; }
@@ -54,6 +66,7 @@ class Tenants {
   std::vector<std::set<int>> held_hosts_;  // per job: slots and spares
   std::size_t observed_ = 0;
   std::optional<std::set<int>> visible_;
+  bool cluster_scope_ = false;
 };
 
 }  // namespace gauntlet::harness

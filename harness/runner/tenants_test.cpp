@@ -110,6 +110,7 @@ struct Seen {
   std::set<int> hosts;
   std::set<std::string> fabric_ports;
   std::set<std::string> workers;  // of iteration and collective records
+  std::set<int> busy_hosts;  // with a GPU sampled computing
 };
 
 class Recorder : public Detector {
@@ -122,6 +123,7 @@ class Recorder : public Detector {
     };
     auto record = [&](const telemetry::Record& r) {
       if (r.has_gpu()) note(r.gpu().gpu());
+      if (r.has_gpu() && r.gpu().sm_utilization() > 0) seen_->busy_hosts.insert(sim::ComponentId::parse(r.gpu().gpu())->host);
       if (r.has_nic()) note(r.nic().nic());
       if (r.has_cpu()) note(r.cpu().cpu());
       if (r.has_heartbeat()) note(r.heartbeat().agent());
@@ -150,11 +152,14 @@ Seen watch(Scenario scenario) {
     scenario.detectors = {DetectorSpec{"recorder", {}, {}}};
     scenario.duration = 30 * sim::kSecond;
     simulate(scenario, registry, SimulationRequest{});
-    return nlohmann::json{{"hosts", seen->hosts}, {"fabric_ports", seen->fabric_ports}, {"workers", seen->workers}}
+    return nlohmann::json{{"hosts", seen->hosts},
+                          {"fabric_ports", seen->fabric_ports},
+                          {"workers", seen->workers},
+                          {"busy_hosts", seen->busy_hosts}}
         .dump();
   }));
   return {seen["hosts"].get<std::set<int>>(), seen["fabric_ports"].get<std::set<std::string>>(),
-          seen["workers"].get<std::set<std::string>>()};
+          seen["workers"].get<std::set<std::string>>(), seen["busy_hosts"].get<std::set<int>>()};
 }
 
 TEST(Tenants, ATenantsDetectorsSeeItsHostsAndTheSharedFabricOnly) {
@@ -168,9 +173,14 @@ TEST(Tenants, ATenantsDetectorsSeeItsHostsAndTheSharedFabricOnly) {
     EXPECT_TRUE(host == 0 || host == 1 || host == 4 || host == 5) << worker;
   }
   EXPECT_EQ(watch(tenant_view(s, 1)).hosts, (std::set<int>{2, 3, 6, 7}));
+  EXPECT_EQ(victim.busy_hosts, (std::set<int>{0, 1, 4, 5}));
+  // The operator's view: every host, and the neighbour's GPUs computing as
+  // its own records say (not idle because only the victim's are read).
   Scenario cluster_wide = s;
   cluster_wide.detectors_scope = DetectorScope::cluster;
-  EXPECT_EQ(watch(cluster_wide).hosts.size(), 8u);
+  const Seen operator_view = watch(cluster_wide);
+  EXPECT_EQ(operator_view.hosts.size(), 8u);
+  EXPECT_EQ(operator_view.busy_hosts, (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7}));
 }
 
 TEST(Tenants, EachTenantIsScoredAgainstTheFaultsThatTouchedIt) {

@@ -111,7 +111,8 @@ int HardwareSampler::gpu_of(const std::string& name) const {
 double HardwareSampler::tx_rate(sim::EndpointId endpoint) const { return tx_rate_[static_cast<std::size_t>(endpoint)]; }
 double HardwareSampler::rx_rate(sim::EndpointId endpoint) const { return rx_rate_[static_cast<std::size_t>(endpoint)]; }
 
-void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::function<EndpointOf()>& endpoints) {
+void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::function<EndpointOf()>& endpoints,
+                                      std::size_t source_index) {
   // The latest iteration in the batch, from single records or a steady run
   // (whose records are one iteration repeated every period).
   const google::protobuf::RepeatedPtrField<telemetry::Record>* source = nullptr;
@@ -140,10 +141,12 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
         break;
       }
   if (!source || duration <= 0) return;
+  if (sources_.size() <= source_index) sources_.resize(source_index + 1);
+  TrafficSource& own = sources_[source_index];
   // The same iteration's records over the same period give the same rates.
-  if (version != 0 && version == traffic_version_ && duration == traffic_period_) return;
-  traffic_version_ = version;
-  traffic_period_ = duration;
+  if (version != 0 && version == own.version && duration == own.period) return;
+  own.version = version;
+  own.period = duration;
   std::vector<double> share = compute_share_;
   for (const auto& r : *source) {
     if (!r.has_iteration() || r.iteration().iteration() != iteration) continue;
@@ -203,6 +206,17 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
   for (std::size_t e = 0; e < tx.size(); ++e) {
     tx[e] /= seconds;
     rx[e] /= seconds;
+  }
+  own.tx = tx;
+  own.rx = rx;
+  if (sources_.size() > 1) {  // jobs sharing the cluster: an RNIC carries all of theirs
+    tx.assign(tx_rate_.size(), 0.0);
+    rx.assign(rx_rate_.size(), 0.0);
+    for (const TrafficSource& heard : sources_)
+      for (std::size_t e = 0; e < heard.tx.size(); ++e) {
+        tx[e] += heard.tx[e];
+        rx[e] += heard.rx[e];
+      }
   }
   if (tx != tx_rate_ || rx != rx_rate_) traffic_changed_ = true;
   tx_rate_ = std::move(tx);

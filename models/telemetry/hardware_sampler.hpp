@@ -95,7 +95,10 @@ class HardwareSampler {
   // Learns each RNIC's traffic and each GPU's compute share from the latest
   // iteration whose records are in `batch`; `endpoints` gives the RNIC each
   // GPU's traffic uses now (called only when the batch holds an iteration).
-  void observe_traffic(const telemetry::Batch& batch, const std::function<EndpointOf()>& endpoints);
+  // `source` tells jobs sharing the cluster apart: each one's batches come
+  // under its own number, and an RNIC carries the sum of their traffic.
+  void observe_traffic(const telemetry::Batch& batch, const std::function<EndpointOf()>& endpoints,
+                       std::size_t source = 0);
   // Samples every component at `at` (one period after the previous sample)
   // and appends new values as records and finished repeat blocks to `out`.
   void sample(sim::Nanos at, const SampleInputs& inputs, telemetry::Batch* out);
@@ -144,8 +147,13 @@ class HardwareSampler {
   std::uint64_t last_version_ = 0;
   bool last_flowing_ = false;
   bool traffic_changed_ = true;
-  std::uint64_t traffic_version_ = 0;  // records_version of the steady run the rates were read from
-  sim::Nanos traffic_period_ = 0;
+  // What one job's records last gave, per RNIC.
+  struct TrafficSource {
+    std::uint64_t version = 0;  // records_version of the steady run the rates were read from
+    sim::Nanos period = 0;
+    std::vector<double> tx, rx;
+  };
+  std::vector<TrafficSource> sources_;
   bool settling_ = true;  // some GPU's temperature still moves
   sim::Nanos period_ = sim::kSecond;
   std::vector<double> temperature_;  // per GPU of the cluster
