@@ -65,10 +65,13 @@ std::vector<models::IterationSpan> read_timeline_csv(std::istream& in, const std
   std::vector<models::IterationSpan> spans;
   std::string line;
   int line_number = 0;
+  bool per_job = false;  // several tenants: a job column first, the first job's rows read
+  std::string first_job;
   while (std::getline(in, line)) {
     ++line_number;
     if (line_number == 1) {
-      if (line.rfind("iteration,start_s,end_s,duration_s", 0) != 0)
+      per_job = line.rfind("job,iteration,start_s,end_s,duration_s", 0) == 0;
+      if (!per_job && line.rfind("iteration,start_s,end_s,duration_s", 0) != 0)
         throw InputError(file_name, 1, 1, "expected the header iteration,start_s,end_s,duration_s");
       continue;
     }
@@ -82,6 +85,13 @@ std::vector<models::IterationSpan> read_timeline_csv(std::istream& in, const std
       cells.push_back(line.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
       if (comma == std::string::npos) break;
       from = comma + 1;
+    }
+    if (per_job) {
+      if (cells.size() < 2) throw InputError(file_name, line_number, 1, "expected 5 comma-separated values");
+      if (first_job.empty()) first_job = cells[0];
+      if (cells[0] != first_job) continue;
+      cells.erase(cells.begin());
+      columns.erase(columns.begin());
     }
     if (cells.size() < 4) throw InputError(file_name, line_number, 1, "expected 4 comma-separated values");
     std::uint64_t index = 0;

@@ -152,6 +152,15 @@ std::string joined(const std::vector<std::string>& names) {
 }  // namespace
 
 std::vector<TraceRun> trace_runs(const RunReport& report) {
+  if (!report.tenants.empty()) {  // every tenant's view of the runs, one after the other
+    std::vector<TraceRun> runs;
+    for (const RunReport& tenant : report.tenants)
+      for (TraceRun& run : trace_runs(tenant)) {
+        run.name = "job " + tenant.scenario.job.name + ": " + run.name;
+        runs.push_back(std::move(run));
+      }
+    return runs;
+  }
   const std::string& mitigation = report.scenario.mitigation;
   std::vector<TraceRun> runs;
   TraceRun shared;
@@ -221,7 +230,8 @@ std::string trace_json(const std::vector<TraceRun>& runs, const std::vector<Faul
 }
 
 std::string trace_json(const RunReport& report) {
-  return trace_json(trace_runs(report), report.faults, sim::to_seconds(report.scenario.duration));
+  return trace_json(trace_runs(report), report.tenants.empty() ? report.faults : report.cluster_faults,
+                    sim::to_seconds(report.scenario.duration));
 }
 
 std::string trace_json(const RunView& view) {

@@ -39,6 +39,8 @@ struct TraceRun {
 
 // The runs of a finished scenario: the shared (or status quo) run first,
 // then each detector's own run in scenario order, then the fault-free run.
+// With several tenants, each tenant's in turn (its job's iterations, its
+// detectors), named "job NAME: ...", over every fault of the cluster.
 std::vector<TraceRun> trace_runs(const RunReport& report);
 
 std::string trace_json(const std::vector<TraceRun>& runs, const std::vector<FaultEpisode>& faults,

@@ -13,6 +13,7 @@
 
 #include "harness/detectors/registry.hpp"
 #include "harness/report/run_report.hpp"
+#include "harness/report/run_view.hpp"
 #include "harness/scenario/loader.hpp"
 
 namespace gauntlet::harness {
@@ -119,6 +120,47 @@ TEST(TraceRuns, OneProcessPerRunWithEachDetectorsAlertsAndActions) {
   EXPECT_DOUBLE_EQ(c4d_actions[0]["time_s"].get<double>(), 1220.0);
   EXPECT_GT(by_name[own("c4d")].iterations, by_name[own("timeout")].iterations);
   EXPECT_GT(by_name[own("c4d")].iterations, by_name[status_quo].iterations);
+}
+
+// With tenants sharing the cluster, each tenant's runs are in the trace:
+// its job's iterations, its detectors' alerts, every fault of the cluster.
+TEST(TraceRuns, EveryTenantsRunsWithTheirOwnIterations) {
+  Scenario scenario = load_scenario(std::string(GAUNTLET_SOURCE_DIR) + "/scenarios/multi-tenant/noisy-neighbour.yaml",
+                                    builtin_detectors());
+  scenario.detectors = {DetectorSpec{"c4d", {}, {}}};
+  const RunReport report = run_scenario(scenario, builtin_detectors(), RunOptions{});
+  const fs::path dir = fs::temp_directory_path() / ("gauntlet-trace-tenants-" + std::to_string(::getpid()));
+  write_run_results(report, ClaimedFolder::claim(dir));
+  const json summary = read_json(dir / "summary.json");
+  const json trace = read_json(dir / "trace.json");
+  // timeline.csv holds every job's iterations; read back, the first job's.
+  std::map<std::string, std::uint64_t> rows;
+  {
+    std::ifstream in(dir / "timeline.csv");
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "job,iteration,start_s,end_s,duration_s");
+    while (std::getline(in, line)) ++rows[line.substr(0, line.find(','))];
+  }
+  std::uint64_t read_back = 0;
+  for (const models::IterationSpan& span : read_run_folder(dir).timeline) read_back += span.count;
+  fs::remove_all(dir);
+  EXPECT_EQ(read_back, rows["victim"]);
+  std::map<std::string, TraceProcess> by_name;
+  for (const auto& [pid, p] : processes_of(trace)) by_name[p.name] = p;
+  ASSERT_EQ(by_name.size(), 4u);  // per tenant: the run c4d watched, the fault-free run
+  for (const std::string job : {"victim", "neighbour"}) {
+    SCOPED_TRACE(job);
+    const TraceProcess& faulty = by_name["job " + job + ": faulty run watched by c4d"];
+    const TraceProcess& fault_free = by_name["job " + job + ": fault-free run"];
+    const json& iterations = summary["tenants"][job]["iterations"];
+    EXPECT_EQ(fault_free.iterations, iterations["fault_free"].get<std::uint64_t>());
+    EXPECT_EQ(faulty.iterations, iterations["no_detector"].get<std::uint64_t>());
+    EXPECT_EQ(rows[job], faulty.iterations);
+    EXPECT_EQ(faulty.faults, 3);
+    EXPECT_TRUE(faulty.tracks.count("alerts: c4d"));
+  }
+  EXPECT_NE(by_name["job victim: fault-free run"].iterations, by_name["job neighbour: fault-free run"].iterations);
 }
 
 }  // namespace

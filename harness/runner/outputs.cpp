@@ -82,17 +82,33 @@ std::string summary_json(const RunReport& report) {
   return harness::summary_json(summary);
 }
 
-std::string timeline_csv(const SimulationOutcome& run) {
-  std::ostringstream out;
-  out << "iteration,start_s,end_s,duration_s\n";
+namespace {
+
+void timeline_rows(const SimulationOutcome& run, const std::string& prefix, std::ostringstream& out) {
   char line[160];
   for (const models::IterationSpan& span : run.timeline)
     for (std::uint64_t i = 0; i < span.count; ++i) {
       const sim::Nanos start = span.start + static_cast<sim::Nanos>(i) * span.duration;
       std::snprintf(line, sizeof line, "%llu,%.9f,%.9f,%.9f\n", static_cast<unsigned long long>(span.first + i),
                     sim::to_seconds(start), sim::to_seconds(start + span.duration), sim::to_seconds(span.duration));
-      out << line;
+      out << prefix << line;
     }
+}
+
+}  // namespace
+
+std::string timeline_csv(const SimulationOutcome& run) {
+  std::ostringstream out;
+  out << "iteration,start_s,end_s,duration_s\n";
+  timeline_rows(run, "", out);
+  return out.str();
+}
+
+std::string timeline_csv(const RunReport& report) {
+  if (report.tenants.empty()) return timeline_csv(report.faulty);
+  std::ostringstream out;
+  out << "job,iteration,start_s,end_s,duration_s\n";
+  for (const RunReport& tenant : report.tenants) timeline_rows(tenant.faulty, tenant.scenario.job.name + ",", out);
   return out.str();
 }
 
@@ -116,7 +132,7 @@ void write_run_outputs(const RunReport& report, const ClaimedFolder& out, const 
   FileList files = {{"summary.json", summary_json(report)},
                                                              {"faults.jsonl", faults.str()},
                                                              {"alerts.jsonl", alerts.str()},
-                                                             {"timeline.csv", timeline_csv(report.faulty)},
+                                                             {"timeline.csv", timeline_csv(report)},
                                                              {"containers.csv", report.faulty.containers_csv}};
   files.insert(files.end(), extra_files.begin(), extra_files.end());
   out.replace_with(files);
