@@ -1,5 +1,6 @@
 #include "harness/report/run_view.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -61,7 +62,8 @@ RunView view_of(const RunReport& report) {
   return view;
 }
 
-std::vector<models::IterationSpan> read_timeline_csv(std::istream& in, const std::string& file_name) {
+std::vector<models::IterationSpan> read_timeline_csv(std::istream& in, const std::string& file_name,
+                                                     std::string* job_read) {
   std::vector<models::IterationSpan> spans;
   std::string line;
   int line_number = 0;
@@ -89,6 +91,7 @@ std::vector<models::IterationSpan> read_timeline_csv(std::istream& in, const std
     if (per_job) {
       if (cells.size() < 2) throw InputError(file_name, line_number, 1, "expected 5 comma-separated values");
       if (first_job.empty()) first_job = cells[0];
+      if (job_read) *job_read = first_job;
       if (cells[0] != first_job) continue;
       cells.erase(cells.begin());
       columns.erase(columns.begin());
@@ -149,14 +152,21 @@ RunView read_run_folder(const fs::path& dir) {
           f.benign = flags.value("benign", f.benign);
         }
   std::vector<Alert> alerts;
+  std::string job;
   {
     std::ifstream in = open_or_fail(dir / "alerts.jsonl");
     alerts = read_alerts_jsonl(in, (dir / "alerts.jsonl").string());
   }
   {
     std::ifstream in = open_or_fail(dir / "timeline.csv");
-    view.timeline = read_timeline_csv(in, (dir / "timeline.csv").string());
+    view.timeline = read_timeline_csv(in, (dir / "timeline.csv").string(), &job);
   }
+  // Several tenants: the view is the first job's (its detectors go by JOB/NAME
+  // in alerts.jsonl, and it is scored on the faults that touched it).
+  if (!job.empty())
+    std::erase_if(view.faults, [&](const FaultEpisode& f) {
+      return !f.jobs.empty() && std::find(f.jobs.begin(), f.jobs.end(), job) == f.jobs.end();
+    });
 
   ScoringOptions scoring;
   scoring.run_end_s = view.sim_seconds;
@@ -165,7 +175,7 @@ RunView read_run_folder(const fs::path& dir) {
     view.detector_order.push_back(name);
     std::vector<Alert>& mine = view.alerts[name];
     for (const Alert& a : alerts)
-      if (a.detector == name) mine.push_back(a);
+      if (a.detector == (job.empty() ? name : job + "/" + name)) mine.push_back(a);
     DetectorScore score = score_detector(view.faults, mine, scoring);
     // The summary is authoritative for the aggregates (mitigation runs score
     // each detector on a run of its own); the outcomes per fault come from here.

@@ -37,7 +37,8 @@ RunView read_run_folder(const std::filesystem::path& dir);
 
 // Consecutive timeline.csv rows with the same duration, each starting where
 // the previous ended, folded back into spans (with a job column, the first
-// job's rows: the job summary.json's iterations count).
-std::vector<models::IterationSpan> read_timeline_csv(std::istream& in, const std::string& file_name);
+// job's rows, the job summary.json's iterations count, named in job_read).
+std::vector<models::IterationSpan> read_timeline_csv(std::istream& in, const std::string& file_name,
+                                                     std::string* job_read = nullptr);
 
 }  // namespace gauntlet::harness

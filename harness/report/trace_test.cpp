@@ -143,7 +143,11 @@ TEST(TraceRuns, EveryTenantsRunsWithTheirOwnIterations) {
     while (std::getline(in, line)) ++rows[line.substr(0, line.find(','))];
   }
   std::uint64_t read_back = 0;
-  for (const models::IterationSpan& span : read_run_folder(dir).timeline) read_back += span.count;
+  const RunView view = read_run_folder(dir);
+  for (const models::IterationSpan& span : view.timeline) read_back += span.count;
+  // The view is the victim's: its detectors' alerts, the faults that touched it.
+  EXPECT_EQ(view.faults.size(), 2u);
+  EXPECT_EQ(view.alerts.at("c4d").size(), static_cast<std::size_t>(summary["detectors"]["c4d"]["alerts"].get<int>()));
   fs::remove_all(dir);
   EXPECT_EQ(read_back, rows["victim"]);
   std::map<std::string, TraceProcess> by_name;
