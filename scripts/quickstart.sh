@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 machine for gauntlet, builds it (Release) and then
 #   demo  runs scenarios/demo.yaml and prints its score table, or
-#   test  runs the whole test suite.
+#   test  runs the whole test suite, then a sanitized subset.
 # Safe to run again: it installs only what is missing and rebuilds
 # incrementally.
 set -euo pipefail
@@ -48,6 +48,8 @@ cmake --build build -j "$jobs"
 
 case "$mode" in
   demo) exec build/gauntlet run scenarios/demo.yaml ;;
-  test) cd build && exec ctest --output-on-failure -j "$jobs" ;;
+  # The suite, then the readers of user input and the scenario fuzzer
+  # under ASan and UBSan.
+  test) (cd build && ctest --output-on-failure -j "$jobs") && exec scripts/sanitize.sh --quick ;;
   build) ;;
 esac
