@@ -32,6 +32,7 @@ SkeletonDetector::Config SkeletonDetector::config_from(const DetectorParams& par
   c.stale_after = params.duration("stale_after");
   c.tie_probes = static_cast<int>(params.integer("tie_probes"));
   c.tie_rounds = static_cast<int>(params.integer("tie_rounds"));
+  c.congestion_margin = params.duration("congestion_margin");
   return c;
 }
 
@@ -39,13 +40,16 @@ SkeletonDetector::SkeletonDetector(Config config, const sim::Topology* topology)
     : config_(std::move(config)),
       topology_(topology),
       inference_(topology, config_.min_repeats, config_.stale_after),
-      last_heartbeat_(static_cast<std::size_t>(topology->hosts()), 0) {}
+      last_heartbeat_(static_cast<std::size_t>(topology->hosts()), 0),
+      queues_(topology) {}
 
 void SkeletonDetector::observe(const telemetry::Batch& batch) {
   // The skeleton's evidence: the flow tables' counters, nothing of the job's own.
   for (const telemetry::FlowTableRun& run : batch.flow_table_runs()) inference_.add(run);
   for (const telemetry::Record& r : batch.records()) {
-    if (r.has_flow_table()) {
+    if (r.has_port()) {
+      queues_.add(r.port());
+    } else if (r.has_flow_table()) {
       inference_.add(r.flow_table());
     } else if (r.has_container()) {
       inference_.container_stopped(r.container());
@@ -249,8 +253,12 @@ void SkeletonDetector::analyze(sim::Nanos now) {
     layer_median_[overlay] = layer[layer.size() / 2];
   }
   std::vector<const telemetry::ProbeResult*> failed, healthy, failed_overlay;
+  std::vector<std::pair<const telemetry::ProbeResult*, bool>> judged;  // for the congestion step
   for (const telemetry::ProbeResult& r : results) {
+    const ProbeKey key{endpoint_of_nic(*topology_, r.src()), endpoint_of_nic(*topology_, r.dst()), r.overlay()};
+    const bool known = baseline_.count(key) > 0;  // a first RTT is its own best
     const bool bad = anomalous(r);
+    if (known && !r.lost()) judged.push_back({&r, r.rtt_ns() - baseline_.at(key) > config_.congestion_margin});
     (bad ? failed : healthy).push_back(&r);
     if (bad && r.overlay()) failed_overlay.push_back(&r);
     if (!r.overlay()) {
@@ -265,6 +273,9 @@ void SkeletonDetector::analyze(sim::Nanos now) {
   for (const telemetry::ProbeResult* r : healthy) history_.push_back({*r, false});
   for (const telemetry::ProbeResult* r : failed)
     if (!r->overlay()) history_.push_back({*r, true});
+  const bool loss_seen = !failed.empty() || !alerted_.empty() ||
+                         std::any_of(history_.begin(), history_.end(), [](const auto& h) { return h.second; });
+  analyze_congestion(now, judged, loss_seen);
   if (failed.empty()) {
     // Healthy for two full windows: a recurrence is a new incident. (One
     // window may hold only a few probes that miss the faulty component.)
@@ -366,6 +377,52 @@ void SkeletonDetector::analyze(sim::Nanos now) {
   // Only an endpoint most of the failures share; scattered failures wait for more evidence.
   if (unexplained.size() < 2 || 2 * best->second < static_cast<int>(unexplained.size())) return;
   alert(now, {{flow_table_of(*topology_, best->first), 1.0}, {nic_of(*topology_, best->first), 0.5}});
+}
+
+void SkeletonDetector::analyze_congestion(sim::Nanos now,
+                                          const std::vector<std::pair<const telemetry::ProbeResult*, bool>>& judged,
+                                          bool loss_seen) {
+  std::erase_if(congestion_history_, [&](const auto& h) { return h.first.sent_ns() < now - 2 * config_.round; });
+  if (loss_seen) {
+    // Lost or far-late probes are the steps above's; a reroute around a
+    // failed link also moves traffic, and queues, onto its neighbours.
+    congestion_history_.clear();
+    return;
+  }
+  for (const auto& [r, inflated] : judged) congestion_history_.push_back({*r, inflated});
+  std::vector<const telemetry::ProbeResult*> inflated, clear;
+  for (const auto& [r, late] : congestion_history_) (late ? inflated : clear).push_back(&r);
+  // The incident lasts while a link it named still queues past the margin.
+  if (std::none_of(congested_.begin(), congested_.end(),
+                   [this](int link) { return queues_.added_wait(link) > config_.congestion_margin; })) {
+    congested_.clear();
+    congestion_alerted_.clear();
+  }
+  // Two late probes at least: one may have met a queue the next second drains.
+  std::vector<Suspect> links;
+  if (!inflated.empty()) links = rank_congested_links(*topology_, inflated, clear, queues_, config_.congestion_margin, 2);
+  if (links.empty()) {
+    congestion_ties_ = 0;
+    return;
+  }
+  const std::vector<std::string> tied = top_tied(links);
+  const bool told =
+      std::any_of(tied.begin(), tied.end(), [this](const std::string& id) { return congestion_alerted_.count(id) > 0; });
+  if (tied.size() >= 2 && !told && congestion_ties_ < config_.tie_rounds) {
+    const std::vector<PlannedProbe> probes = identifying_probes(*topology_, tied, learned_routes_, config_.tie_probes);
+    if (!probes.empty()) {
+      ++congestion_ties_;
+      checks_.insert(checks_.end(), probes.begin(), probes.end());
+      return;
+    }
+  }
+  congestion_ties_ = 0;
+  auto a = network_alert_once(sim::to_seconds(now), std::move(links), congestion_alerted_);
+  if (!a) return;
+  for (const Suspect& s : a->suspects)
+    if (auto id = sim::ComponentId::parse(s.id))
+      if (auto link = topology_->link_of(*id)) congested_.insert(*link);
+  raise(std::move(*a));
 }
 
 }  // namespace gauntlet::harness

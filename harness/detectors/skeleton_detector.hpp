@@ -16,6 +16,12 @@
 //      moved to a sibling RNIC (SkeletonInference::failed_over) names that
 //      RNIC first: the port went dark and NCCL fell back off it.
 //   3. neither: the RNIC boundary of the endpoint most failed probes share.
+// Congestion, while no probe is lost or anomalous: probes back later than
+// their own best by `congestion_margin` vote for the fabric links on their
+// paths that no timely probe crosses, and a link counts only if its switch
+// ports' queues add that much to a round trip too (skeleton_congestion.hpp:
+// a stale flow table's delay comes with empty queues). Ties get the
+// identifying probes as above; links of one spine name the spine.
 // A monitoring agent whose heartbeats stop is either hung or on a dead host.
 // Peers under the same leaves probe the host's RNICs: if any answers, the
 // agent alone is reported, as `monitor` on h<N>.agent; if none does, the
@@ -29,6 +35,7 @@
 #include <vector>
 
 #include "harness/detectors/detector.hpp"
+#include "harness/detectors/skeleton_congestion.hpp"
 #include "harness/detectors/skeleton_inference.hpp"
 #include "harness/probe_plan/probe_plan.hpp"
 
@@ -48,6 +55,9 @@ class SkeletonDetector : public Detector {
     sim::Nanos stale_after = 2 * sim::kMinute;
     int tie_probes = 4;  // identifying probes per tied suspect
     int tie_rounds = 2;  // times a tie is probed before it is alerted as one
+    // Above what the suite's background (at most 20% load) adds to a round
+    // trip on the flow engine, about 0.2 us per congested link crossed.
+    sim::Nanos congestion_margin = 250;
   };
   static Config config_from(const DetectorParams& params);
 
@@ -73,6 +83,9 @@ class SkeletonDetector : public Detector {
   void note_reachability(const telemetry::ProbeResult& r);
   bool break_tie(const std::vector<Suspect>& links);
   std::vector<Suspect> explain_links(std::vector<Suspect> links) const;
+  // Judged: unlost probes whose pair had a best RTT before, inflated or not.
+  void analyze_congestion(sim::Nanos now, const std::vector<std::pair<const telemetry::ProbeResult*, bool>>& judged,
+                          bool loss_seen);
 
   Config config_;
   const sim::Topology* topology_;
@@ -96,6 +109,11 @@ class SkeletonDetector : public Detector {
   std::vector<PlannedProbe> checks_;               // underlay probes step 1 wants sent
   bool checks_pending_ = false;
   std::set<std::pair<int, int>> awaited_;          // sent checks not yet answered (src, dst)
+  LinkQueues queues_;
+  std::vector<std::pair<telemetry::ProbeResult, bool>> congestion_history_;  // last two rounds, inflated?
+  std::set<std::string> congestion_alerted_;
+  std::set<int> congested_;    // links of the congestion alerted, until their queues drain
+  int congestion_ties_ = 0;    // identifying rounds spent on the current congestion tie
 };
 
 }  // namespace gauntlet::harness
