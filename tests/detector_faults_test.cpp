@@ -236,7 +236,9 @@ TEST(Scoreboard, NetworkFaultsAreLocalizedByTheProbers) {
   check_scoreboard_fault("nic-down", {{"pingmesh", Must::localize}, {"c4d", Must::detect}, {"skeleton", Must::localize}});
   check_scoreboard_fault("stale-flow-table", {{"skeleton", Must::localize}, {"pingmesh", Must::quiet}});
   check_scoreboard_fault("port-flap", {{"c4d", Must::localize}});
-  check_scoreboard_fault("congestion", {{"c4d", Must::detect}});
+  // Spine 2's loaded ports queue alike wherever the rings cross it; its
+  // ring probes wait there about 0.4 us longer, none is lost.
+  check_scoreboard_fault("congestion", {{"c4d", Must::detect}, {"skeleton", Must::localize}});
 }
 
 }  // namespace

@@ -288,8 +288,8 @@ DetectorRegistry builtin_detectors() {
       declare("stale_after", K::duration, "2m", "silence (while other flows burst) after which a flow leaves the skeleton", 0.001),
       declare("tie_probes", K::integer, "4", "identifying probes per suspect tied on top", 1.0),
       declare("tie_rounds", K::integer, "2", "times a tie is probed apart before it is alerted as a tie", 0.0),
-      declare("congestion_margin", K::duration, "250ns",
-              "a probe this much over its best RTT, over a fabric link whose queues add as much, is congestion", 0.0),
+      declare("congestion_margin", K::duration, "150ns",
+              "a probe this much over its best RTT, over a fabric link whose queue grew by as much wait, is congestion", 0.0),
   };
   skeleton.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
     SkeletonDetector::Config config = SkeletonDetector::config_from(ctx.params);

@@ -23,9 +23,15 @@ sim::Nanos LinkQueues::added_wait(int link) const {
   double bytes = 0;
   for (bool up : {true, false}) {
     auto it = ports_.find({link, up});
-    if (it != ports_.end()) bytes += std::max(0.0, it->second.now - std::max(0.0, it->second.floor));
+    if (it != ports_.end()) bytes = std::max(bytes, it->second.now - std::max(0.0, it->second.floor));
   }
   return static_cast<sim::Nanos>(bytes / topology_->link_bytes_per_second(link) * 1e9);
+}
+
+void LinkQueues::forget_floors() {
+  // Ports publish only changes: what each holds now is the new traffic's
+  // first measure.
+  for (auto& [key, port] : ports_) port.floor = port.now;
 }
 
 std::vector<Suspect> rank_congested_links(const sim::Topology& topology,

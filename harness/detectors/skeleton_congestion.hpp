@@ -23,9 +23,14 @@ class LinkQueues {
  public:
   explicit LinkQueues(const sim::Topology* topology) : topology_(topology) {}
   void add(const telemetry::PortCounters& port);
-  // What a probe crossing `link` waits in its queues now, ping one way and
-  // reply the other, beyond the least each direction's queue held.
+  // How much longer a packet crossing `link` waits in its queue now than
+  // when that queue held least, in the direction where that is longer (a
+  // ring's traffic may cross a link one way only; a probe's ping or its
+  // reply meets that queue).
   sim::Nanos added_wait(int link) const;
+  // The job's traffic moved (a new skeleton): the least queue each port
+  // holds is the new traffic's, measured afresh from what it holds now.
+  void forget_floors();
 
  private:
   struct Port {
@@ -38,7 +43,7 @@ class LinkQueues {
 
 // Fabric links that inflated probes share and whose queues grew: for each
 // fabric link on the known path of at least `min_probes` inflated probes,
-// kept if its queues add more than `margin` to a round trip and most probes
+// kept if its queue makes a packet wait more than `margin` longer and most probes
 // crossing it were inflated. Score: share of its probes inflated x share of
 // the inflated probes crossing it, best first (ties by name). When two or
 // more kept links hang off one spine with alike queues (the second longest

@@ -84,7 +84,12 @@ void SkeletonDetector::observe(const telemetry::Batch& batch) {
   checks_pending_ = false;
   awaited_.clear();
   analyze(now);
-  if (inference_.refresh(now)) replan();
+  if (inference_.refresh(now)) {
+    replan();
+    // Flows that moved queue where they now run (ECMP collisions of their
+    // own): that is no other traffic's congestion.
+    queues_.forget_floors();
+  }
   if (list_.empty()) return;  // no skeleton yet: nothing of the job's to protect
   issue_round(now);
   next_round_ = now + config_.round;
@@ -383,10 +388,13 @@ void SkeletonDetector::analyze_congestion(sim::Nanos now,
                                           const std::vector<std::pair<const telemetry::ProbeResult*, bool>>& judged,
                                           bool loss_seen) {
   std::erase_if(congestion_history_, [&](const auto& h) { return h.first.sent_ns() < now - 2 * config_.round; });
-  if (loss_seen) {
+  bool moved = false;  // an RNIC's flows went to a sibling, and their queues with them
+  for (int e = 0; e < topology_->endpoints() && !moved; ++e) moved = inference_.failed_over(e);
+  if (loss_seen || moved) {
     // Lost or far-late probes are the steps above's; a reroute around a
-    // failed link also moves traffic, and queues, onto its neighbours.
+    // failed link or RNIC also moves traffic, and queues, onto its neighbours.
     congestion_history_.clear();
+    congestion_seen_.clear();
     return;
   }
   for (const auto& [r, inflated] : judged) congestion_history_.push_back({*r, inflated});
@@ -401,8 +409,13 @@ void SkeletonDetector::analyze_congestion(sim::Nanos now,
   // Two late probes at least: one may have met a queue the next second drains.
   std::vector<Suspect> links;
   if (!inflated.empty()) links = rank_congested_links(*topology_, inflated, clear, queues_, config_.congestion_margin, 2);
-  if (links.empty()) {
-    congestion_ties_ = 0;
+  // Seen in two analyses in a row: a failure's first lost probes may come a
+  // round after the traffic it moved has queued elsewhere.
+  const std::string seen = links.empty() ? std::string() : links.front().id;
+  const bool again = !seen.empty() && seen == congestion_seen_;
+  congestion_seen_ = seen;
+  if (!again) {
+    if (links.empty()) congestion_ties_ = 0;
     return;
   }
   const std::vector<std::string> tied = top_tied(links);

@@ -18,10 +18,12 @@
 //   3. neither: the RNIC boundary of the endpoint most failed probes share.
 // Congestion, while no probe is lost or anomalous: probes back later than
 // their own best by `congestion_margin` vote for the fabric links on their
-// paths that no timely probe crosses, and a link counts only if its switch
-// ports' queues add that much to a round trip too (skeleton_congestion.hpp:
+// paths that most timely probes avoid, and a link counts only if its switch
+// ports' queue makes a packet wait that much longer too (skeleton_congestion.hpp:
 // a stale flow table's delay comes with empty queues). Ties get the
-// identifying probes as above; links of one spine name the spine.
+// identifying probes as above; links of one spine name the spine. It is
+// alerted once seen in two analyses in a row, and not while an RNIC's flows
+// have failed over; a new skeleton (moved flows) resets the queue floors.
 // A monitoring agent whose heartbeats stop is either hung or on a dead host.
 // Peers under the same leaves probe the host's RNICs: if any answers, the
 // agent alone is reported, as `monitor` on h<N>.agent; if none does, the
@@ -55,9 +57,10 @@ class SkeletonDetector : public Detector {
     sim::Nanos stale_after = 2 * sim::kMinute;
     int tie_probes = 4;  // identifying probes per tied suspect
     int tie_rounds = 2;  // times a tie is probed before it is alerted as one
-    // Above what the suite's background (at most 20% load) adds to a round
-    // trip on the flow engine, about 0.2 us per congested link crossed.
-    sim::Nanos congestion_margin = 250;
+    // Above the wait the suite's background (at most 20% load) adds to a
+    // fabric queue on the flow engine: about 0.1 us (a port's queue is its
+    // mean over an iteration, filled only while the job's bursts run).
+    sim::Nanos congestion_margin = 150;
   };
   static Config config_from(const DetectorParams& params);
 
@@ -114,6 +117,7 @@ class SkeletonDetector : public Detector {
   std::set<std::string> congestion_alerted_;
   std::set<int> congested_;    // links of the congestion alerted, until their queues drain
   int congestion_ties_ = 0;    // identifying rounds spent on the current congestion tie
+  std::string congestion_seen_;  // the previous analysis's best congestion suspect
 };
 
 }  // namespace gauntlet::harness
