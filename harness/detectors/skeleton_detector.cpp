@@ -395,8 +395,10 @@ void SkeletonDetector::analyze_congestion(sim::Nanos now,
     // failed link or RNIC also moves traffic, and queues, onto its neighbours.
     congestion_history_.clear();
     congestion_seen_.clear();
+    held_ = true;
     return;
   }
+  if (std::exchange(held_, false)) queues_.forget_floors();  // the traffic may not be back where it ran before
   for (const auto& [r, inflated] : judged) congestion_history_.push_back({*r, inflated});
   std::vector<const telemetry::ProbeResult*> inflated, clear;
   for (const auto& [r, late] : congestion_history_) (late ? inflated : clear).push_back(&r);

@@ -23,7 +23,8 @@
 // a stale flow table's delay comes with empty queues). Ties get the
 // identifying probes as above; links of one spine name the spine. It is
 // alerted once seen in two analyses in a row, and not while an RNIC's flows
-// have failed over; a new skeleton (moved flows) resets the queue floors.
+// have failed over; a new skeleton (moved flows), or the end of such a
+// hold, re-measures the queue floors.
 // A monitoring agent whose heartbeats stop is either hung or on a dead host.
 // Peers under the same leaves probe the host's RNICs: if any answers, the
 // agent alone is reported, as `monitor` on h<N>.agent; if none does, the
@@ -118,6 +119,7 @@ class SkeletonDetector : public Detector {
   std::set<int> congested_;    // links of the congestion alerted, until their queues drain
   int congestion_ties_ = 0;    // identifying rounds spent on the current congestion tie
   std::string congestion_seen_;  // the previous analysis's best congestion suspect
+  bool held_ = false;            // the congestion vote was held for a failure
 };
 
 }  // namespace gauntlet::harness
