@@ -1,7 +1,7 @@
 #include "harness/detectors/skeleton_congestion.hpp"
 
 #include <algorithm>
-#include <set>
+#include <map>
 
 #include "harness/detectors/skeleton_localize.hpp"
 #include "sim/component_id.hpp"

@@ -50,6 +50,19 @@ void grow(LinkQueues& q, const std::string& link, double queue_bytes) {
   q.add(port(link, true, queue_bytes));
 }
 
+TEST(LinkQueues, MovedTrafficQueuesFromWhereItRunsNow) {
+  const sim::Topology t = small_two_pod_topology();
+  LinkQueues q(&t);
+  const int link = t.fabric_link(0, 0);
+  q.add(port("leaf0~spine0", true, 0));
+  q.add(port("leaf0~spine0", true, 20000));  // flows moved here collide: 0.4 us
+  EXPECT_EQ(q.added_wait(link), 400);
+  q.forget_floors();
+  EXPECT_EQ(q.added_wait(link), 0);
+  q.add(port("leaf0~spine0", true, 45000));  // 25 KB on top of the collision: 0.5 us
+  EXPECT_EQ(q.added_wait(link), 500);
+}
+
 telemetry::ProbeResult probe(const std::vector<std::string>& path) {
   telemetry::ProbeResult p;
   p.set_src("h0.nic0");

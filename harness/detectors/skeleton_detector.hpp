@@ -18,13 +18,13 @@
 //   3. neither: the RNIC boundary of the endpoint most failed probes share.
 // Congestion, while no probe is lost or anomalous: probes back later than
 // their own best by `congestion_margin` vote for the fabric links on their
-// paths that most timely probes avoid, and a link counts only if its switch
-// ports' queue makes a packet wait that much longer too (skeleton_congestion.hpp:
-// a stale flow table's delay comes with empty queues). Ties get the
-// identifying probes as above; links of one spine name the spine. It is
-// alerted once seen in two analyses in a row, and not while an RNIC's flows
-// have failed over; a new skeleton (moved flows), or the end of such a
-// hold, re-measures the queue floors.
+// paths that they cross at least as often as timely probes do, and a link
+// counts only if its switch ports' queue makes a packet wait that much
+// longer too (skeleton_congestion.hpp: a stale flow table's delay comes with
+// empty queues). Ties get the identifying probes as above; links of one
+// spine name the spine. It is alerted once seen in two analyses in a row,
+// and not while an RNIC's flows have failed over; a new skeleton (moved
+// flows), or the end of such a hold, re-measures the queue floors.
 // A monitoring agent whose heartbeats stop is either hung or on a dead host.
 // Peers under the same leaves probe the host's RNICs: if any answers, the
 // agent alone is reported, as `monitor` on h<N>.agent; if none does, the
