@@ -3,7 +3,6 @@
 #include "models/roce_transport.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace gauntlet::models {
 namespace {
@@ -16,6 +15,39 @@ std::vector<sim::Nanos> cut_points(const std::vector<sim::Nanos>& changes, sim::
   return out;
 }
 
+// Values by a dense key (a directed link, an endpoint), kept in the order
+// first touched: a window touches tens of thousands of ports, each many
+// times, and a tree lookup per touch cost more than the counting.
+template <typename V>
+class Tally {
+ public:
+  explicit Tally(std::size_t keys) : slot_(keys, -1) {}
+  // The key's value, made on first use; valid until the next new key.
+  V& operator[](int key) {
+    int& slot = slot_[static_cast<std::size_t>(key)];
+    if (slot < 0) {
+      slot = static_cast<int>(items_.size());
+      items_.emplace_back(key, V{});
+    }
+    return items_[static_cast<std::size_t>(slot)].second;
+  }
+  V* find(int key) {
+    const int slot = slot_[static_cast<std::size_t>(key)];
+    return slot < 0 ? nullptr : &items_[static_cast<std::size_t>(slot)].second;
+  }
+  std::vector<std::pair<int, V>>& items() { return items_; }
+  std::map<int, V> sorted() && {
+    std::sort(items_.begin(), items_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::map<int, V> out;
+    for (auto& [key, value] : items_) out.emplace_hint(out.end(), key, std::move(value));
+    return out;
+  }
+
+ private:
+  std::vector<int> slot_;
+  std::vector<std::pair<int, V>> items_;
+};
+
 }  // namespace
 
 FabricCounterParams FabricCounterParams::from(const sim::Calibration& c, const sim::NetworkCalibration& table) {
@@ -27,17 +59,18 @@ FabricCounterParams FabricCounterParams::from(const sim::Calibration& c, const s
 FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim::Topology& topology,
                             const TelemetryEffects& effects, sim::Nanos from, sim::Nanos to,
                             const FabricCounterParams& params) {
-  FabricWindow out;
+  const std::size_t directions = 2 * static_cast<std::size_t>(topology.links());
+  Tally<PortWindow> ports(directions);
+  Tally<NicWindow> nics(static_cast<std::size_t>(topology.endpoints()));
   const std::vector<sim::Nanos> changes = effects.change_times();
 
   // Demand steps per directed link.
-  std::unordered_map<int, std::vector<std::pair<sim::Nanos, double>>> steps;
+  Tally<std::vector<std::pair<sim::Nanos, double>>> steps(directions);
   for (const FlowSegment& s : segments) {
-    NicWindow& src = out.nics[s.flow->src];
-    src.tx_bytes += s.bytes;
-    out.nics[s.flow->dst].rx_bytes += s.bytes;
+    nics[s.flow->src].tx_bytes += s.bytes;
+    nics[s.flow->dst].rx_bytes += s.bytes;
     for (int d : s.flow->directions) {
-      out.ports[d].tx_bytes += s.bytes;
+      ports[d].tx_bytes += s.bytes;
       if (s.moving()) {
         steps[d].emplace_back(s.from, s.flow->demand);
         steps[d].emplace_back(s.to, -s.flow->demand);
@@ -53,7 +86,7 @@ FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim:
     for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
       bytes += effects.background_load(link, cuts[i]) * capacity * sim::to_seconds(cuts[i + 1] - cuts[i]);
     if (bytes <= 0) continue;
-    for (bool up : {true, false}) out.ports[directed_link(link, up)].tx_bytes += bytes;
+    for (bool up : {true, false}) ports[directed_link(link, up)].tx_bytes += bytes;
   }
 
   // Per direction, the stretches it was overloaded and the CNP rate a
@@ -62,13 +95,13 @@ FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim:
     sim::Nanos from, to;
     double cnp_per_second;
   };
-  std::unordered_map<int, std::vector<Congested>> overloaded;
-  for (auto& [direction, events] : steps) {
+  Tally<std::vector<Congested>> overloaded(directions);
+  for (auto& [direction, events] : steps.items()) {
     const sim::LinkId link = link_of_direction(direction);
     const double capacity = topology.link_bytes_per_second(link);
     for (sim::Nanos t : cut_points(changes, from, to)) events.emplace_back(t, 0.0);
     std::sort(events.begin(), events.end());
-    PortWindow& port = out.ports[direction];
+    PortWindow& port = ports[direction];
     double demand = 0;
     for (std::size_t i = 0; i < events.size(); ++i) {
       demand += events[i].second;
@@ -90,17 +123,17 @@ FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim:
   for (const FlowSegment& s : segments) {
     double cnp = 0;
     for (int d : s.flow->directions)
-      if (auto it = overloaded.find(d); it != overloaded.end()) {
+      if (const std::vector<Congested>* stretches = overloaded.find(d)) {
         double here = 0;
-        for (const Congested& c : it->second)
+        for (const Congested& c : *stretches)
           here += c.cnp_per_second * sim::to_seconds(std::max<sim::Nanos>(0, std::min(c.to, s.to) - std::max(c.from, s.from)));
         cnp = std::max(cnp, here);
       }
-    if (cnp > 0) out.nics[s.flow->src].cnp += std::min(cnp, s.bytes / params.mtu_bytes);
+    if (cnp > 0) nics[s.flow->src].cnp += std::min(cnp, s.bytes / params.mtu_bytes);
   }
 
   // Loss: CRC errors where frames are corrupted, go-back-N's cost at the ends.
-  for (auto& [direction, port] : out.ports) {
+  for (auto& [direction, port] : ports.items()) {
     const double loss = effects.link_loss(link_of_direction(direction), from);
     if (loss > 0) port.crc_errors += loss * port.tx_bytes / params.mtu_bytes;
   }
@@ -113,10 +146,14 @@ FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim:
     const sim::LossResponse r =
         params.table->loss_response(1 - delivered, bdp_packets(rate, round_trip, RoceTransportParams{params.mtu_bytes}));
     const double packets = s.bytes / params.mtu_bytes;
-    out.nics[s.flow->src].retransmitted += r.retransmitted_per_packet * packets;
-    out.nics[s.flow->src].naks_received += r.naks_per_packet * packets;
-    out.nics[s.flow->dst].naks_sent += r.naks_per_packet * packets;
+    NicWindow& src = nics[s.flow->src];
+    src.retransmitted += r.retransmitted_per_packet * packets;
+    src.naks_received += r.naks_per_packet * packets;
+    nics[s.flow->dst].naks_sent += r.naks_per_packet * packets;
   }
+  FabricWindow out;
+  out.ports = std::move(ports).sorted();
+  out.nics = std::move(nics).sorted();
   return out;
 }
 

@@ -13,6 +13,13 @@ namespace gauntlet::models {
 FabricSampler::FabricSampler(sim::NetworkEngine& engine, const TelemetryEffects& effects, FabricSamplerParams params)
     : engine_(engine), effects_(effects), params_(params), ledger_(engine) {
   cnp_rate_.assign(static_cast<std::size_t>(engine.topology().endpoints()), 0.0);
+  iteration_lookup_.assign(2 * static_cast<std::size_t>(engine.topology().links()), nullptr);
+  idle_lookup_ = iteration_lookup_;
+}
+
+void FabricSampler::index_rates(const std::map<int, PortRate>& rates, std::vector<const PortRate*>* lookup) const {
+  std::fill(lookup->begin(), lookup->end(), nullptr);
+  for (const auto& [direction, rate] : rates) (*lookup)[static_cast<std::size_t>(direction)] = &rate;
 }
 
 namespace {
@@ -99,6 +106,7 @@ void FabricSampler::set_rates(Rates rates) {
                     std::equal(rates.ports.begin(), rates.ports.end(), iteration_rates_.begin(), same_port);
   if (same) return;
   iteration_rates_ = std::move(rates.ports);
+  index_rates(iteration_rates_, &iteration_lookup_);
   queueing_delays_stale_ = true;
   cnp_rate_ = std::move(rates.cnp);
   transport_rates_ = std::move(rates.transport);
@@ -117,8 +125,8 @@ sim::Nanos FabricSampler::queueing_delay(sim::LinkId link) const {
     for (sim::LinkId l = 0; l < topology.links(); ++l) {
       double seconds = 0;
       for (bool up : {true, false})
-        if (auto it = iteration_rates_.find(directed_link(l, up)); it != iteration_rates_.end())
-          seconds += it->second.queue_bytes / topology.link_bytes_per_second(l);
+        if (const PortRate* rate = iteration_lookup_[static_cast<std::size_t>(directed_link(l, up))])
+          seconds += rate->queue_bytes / topology.link_bytes_per_second(l);
       queueing_delays_[static_cast<std::size_t>(l)] = static_cast<sim::Nanos>(seconds / 2 * 1e9);
     }
     queueing_delays_stale_ = false;
@@ -141,16 +149,15 @@ void FabricSampler::write_transport(sim::Nanos at, telemetry::Batch* out) {
 }
 
 FabricSampler::PortValue FabricSampler::value_of(int direction, bool flowing) const {
-  const std::map<int, PortRate>& rates = flowing ? iteration_rates_ : idle_rates_;
   PortValue v;
   v.link_up = engine_.link_state(link_of_direction(direction)).up;
-  const auto it = rates.find(direction);
-  if (it == rates.end()) return v;
-  v.tx_bytes = static_cast<std::uint64_t>(std::llround(it->second.tx_bytes));
+  const PortRate* rate = (flowing ? iteration_lookup_ : idle_lookup_)[static_cast<std::size_t>(direction)];
+  if (!rate) return v;
+  v.tx_bytes = static_cast<std::uint64_t>(std::llround(rate->tx_bytes));
   v.tx_packets = static_cast<std::uint64_t>(std::ceil(static_cast<double>(v.tx_bytes) / params_.counters.mtu_bytes));
-  v.ecn_marked = static_cast<std::uint64_t>(std::llround(it->second.ecn_marked));
-  v.crc_errors = static_cast<std::uint64_t>(std::llround(it->second.crc_errors));
-  v.queue_depth = std::round(it->second.queue_bytes);
+  v.ecn_marked = static_cast<std::uint64_t>(std::llround(rate->ecn_marked));
+  v.crc_errors = static_cast<std::uint64_t>(std::llround(rate->crc_errors));
+  v.queue_depth = std::round(rate->queue_bytes);
   return v;
 }
 
@@ -185,6 +192,7 @@ void FabricSampler::measure_second(sim::Nanos at, bool traffic_flowing) {
   const double seconds = sim::to_seconds(at - from);
   for (const auto& [direction, p] : window.ports)
     if (p.tx_bytes > 0) idle_rates_[direction] = {p.tx_bytes / seconds, p.ecn_marked / seconds, p.queue_bytes, 0};
+  index_rates(idle_rates_, &idle_lookup_);
 }
 
 double FabricSampler::host_link_bytes_per_second(sim::EndpointId endpoint, bool upward) const {

@@ -119,6 +119,8 @@ class FabricSampler {
   void set_rates(Rates rates);
   std::uint64_t traffic_key(const telemetry::Batch& batch) const;
   PortValue value_of(int direction, bool flowing) const;
+  // Points each direction's slot of `lookup` at its rate in `rates`, or null.
+  void index_rates(const std::map<int, PortRate>& rates, std::vector<const PortRate*>* lookup) const;
   void write_record(telemetry::Record* r, int direction, const PortValue& v, sim::Nanos at) const;
   void close(int direction, Port& port, sim::Nanos until);
   const std::string& link_name(sim::LinkId link) const;
@@ -131,6 +133,9 @@ class FabricSampler {
 
   std::map<int, PortRate> iteration_rates_;  // by directed link, from the last measured iterations
   std::map<int, PortRate> idle_rates_;       // background only, for the second just sampled
+  // The two above by direction: the RNIC sampler reads every host link's
+  // rate each second it samples.
+  std::vector<const PortRate*> iteration_lookup_, idle_lookup_;
   std::vector<double> cnp_rate_;             // per endpoint
   std::map<sim::EndpointId, TransportRate> transport_rates_;
   // queueing_delay per link off iteration_rates_, derived at the first probe
