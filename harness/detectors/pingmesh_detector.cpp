@@ -44,18 +44,12 @@ std::vector<std::pair<int, int>> PingmeshDetector::round_pairs() {
   return pairs;
 }
 
-std::uint32_t PingmeshDetector::intern(const std::string& name) {
-  auto [it, fresh] = ids_.try_emplace(name, static_cast<std::uint32_t>(names_.size()));
-  if (fresh) names_.push_back(name);
-  return it->second;
-}
-
 void PingmeshDetector::keep(const telemetry::ProbeResult& r) {
   WindowProbe p;
-  p.src = intern(r.src());
-  p.dst = intern(r.dst());
+  p.src = names_.intern(r.src());
+  p.dst = names_.intern(r.dst());
   p.path_begin = static_cast<std::uint32_t>(window_paths_.size());
-  for (const std::string& c : r.path()) window_paths_.push_back(intern(c));
+  for (const std::string& c : r.path()) window_paths_.push_back(names_.intern(c));
   p.path_end = static_cast<std::uint32_t>(window_paths_.size());
   p.lost = r.lost();
   p.rtt_ns = r.rtt_ns();
@@ -67,9 +61,9 @@ std::vector<telemetry::ProbeResult> PingmeshDetector::take_window() {
   out.reserve(window_.size());
   for (const WindowProbe& p : window_) {
     telemetry::ProbeResult& r = out.emplace_back();
-    r.set_src(names_[p.src]);
-    r.set_dst(names_[p.dst]);
-    for (std::uint32_t i = p.path_begin; i < p.path_end; ++i) r.add_path(names_[window_paths_[i]]);
+    r.set_src(names_.name(p.src));
+    r.set_dst(names_.name(p.dst));
+    for (std::uint32_t i = p.path_begin; i < p.path_end; ++i) r.add_path(names_.name(window_paths_[i]));
     r.set_lost(p.lost);
     r.set_rtt_ns(p.rtt_ns);
   }

@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "harness/detectors/detector.hpp"
+#include "harness/detectors/name_table.hpp"
 #include "sim/rng.hpp"
 
 namespace gauntlet::harness {
@@ -48,7 +48,6 @@ class PingmeshDetector : public Detector {
     bool lost = false;
     sim::Nanos rtt_ns = 0;
   };
-  std::uint32_t intern(const std::string& name);
   void keep(const telemetry::ProbeResult& r);
   // The kept results as the prober reported them (src, dst, path, lost, RTT); empties the window.
   std::vector<telemetry::ProbeResult> take_window();
@@ -65,8 +64,7 @@ class PingmeshDetector : public Detector {
   sim::Nanos next_round_ = 0;
   std::vector<WindowProbe> window_;
   std::vector<std::uint32_t> window_paths_;
-  std::unordered_map<std::string, std::uint32_t> ids_;
-  std::vector<std::string> names_;
+  NameTable names_;
   std::set<std::string> alerted_;
   int healthy_rounds_ = 0;
 };
