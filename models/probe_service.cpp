@@ -54,11 +54,12 @@ bool ProbeService::agent_up(int host, sim::Nanos at) const {
 
 ProbeOutcome ProbeService::evaluate(const ProbeOrder& order, sim::Rng& rng) const {
   Finished finished;
-  evaluate_hops(order, rng, &finished);
+  std::vector<Hop> hops;
+  evaluate_hops(order, rng, &finished, &hops);
   ProbeOutcome out;
   out.rtt = finished.rtt;
   out.lost = finished.lost;
-  for (const Hop& hop : finished.hops) out.path.push_back(hop_name(hop));
+  for (const Hop& hop : hops) out.path.push_back(hop_name(hop));
   return out;
 }
 
@@ -100,7 +101,8 @@ const std::string& ProbeService::nic_name(sim::EndpointId endpoint) const {
                      [&] { return sim::ComponentId::make_nic(t.host_of(endpoint), t.nic_of(endpoint)).str(); });
 }
 
-void ProbeService::evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finished* out) const {
+void ProbeService::evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finished* out,
+                                 std::vector<Hop>* hops) const {
   const sim::Topology& topology = engine_.topology();
   const sim::Nanos now = engine_.now();
   bool up = true;
@@ -108,13 +110,13 @@ void ProbeService::evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finishe
   sim::Nanos rtt = cost_.processing;
   auto cross_flow_table = [&](sim::EndpointId e) {
     const sim::PathState& s = engine_.endpoint_state(e);
-    out->hops.push_back({e, true});
+    hops->push_back({e, true});
     up = up && s.up;
     // A stale entry sends the RNIC's ingress to the software slow path, which
     // one round trip crosses once (the seed case: 16 us -> 120 us RTT for
     // ~104 us of extra latency).
     rtt += s.extra_latency;
-    delivered *= 1.0 - hop_loss(out->hops.back(), now);
+    delivered *= 1.0 - hop_loss(hops->back(), now);
   };
   if (order.overlay) {
     rtt += cost_.overlay_processing;
@@ -138,13 +140,13 @@ void ProbeService::evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finishe
   }
   for (sim::LinkId link : engine_.route(order.src, order.dst)) {
     const sim::PathState& s = engine_.link_state(link);
-    out->hops.push_back({link, false});
+    hops->push_back({link, false});
     up = up && s.up;
     // A probe waits in the queues the traffic builds.
     const sim::Nanos queued = queueing_delay_ ? queueing_delay_(link) : engine_.queueing_delay(link);
     const sim::Nanos one_way = topology.shape().link_latency + s.extra_latency + queued;
     rtt += 2 * one_way;
-    const double p = hop_loss(out->hops.back(), now);
+    const double p = hop_loss(hops->back(), now);
     delivered *= (1.0 - p) * (1.0 - p);  // the ping and its reply both cross the link
   }
   if (order.overlay) cross_flow_table(order.dst);
@@ -177,20 +179,22 @@ void ProbeService::run_wave(sim::Nanos at) {
   if (node.empty()) return;
   const sim::Topology& topology = engine_.topology();
   auto wave = std::make_shared<std::vector<Queued>>(std::move(node.mapped()));
-  auto results = std::make_shared<std::vector<Finished>>();
+  auto results = std::make_shared<WaveResults>();
   for (std::size_t i = 0; i < wave->size(); ++i) {
     const Queued& q = (*wave)[i];
     if (!agent_up(topology.host_of(q.order.src), at)) continue;
     if (q.order.overlay && overlay_ && !overlay_->attached_vf(q.order.src)) continue;  // no VF to leave from
-    Finished& finished = results->emplace_back();
+    Finished& finished = results->probes.emplace_back();
     finished.queued = i;
-    evaluate_hops(q.order, rng_, &finished);
+    finished.hops_begin = results->hops.size();
+    evaluate_hops(q.order, rng_, &finished, &results->hops);
+    finished.hops_end = results->hops.size();
     ++sent_[q.detector];
   }
-  if (results->empty()) return;
+  if (results->probes.empty()) return;
   // The agent reports a probe when its ping train is over.
   engine_.schedule_at(at + cost_.probe_duration(), [this, at, wave, results] {
-    for (const Finished& f : *results) {
+    for (const Finished& f : results->probes) {
       const Queued& q = (*wave)[f.queued];
       bus_.publish_built([&](telemetry::Record& record) {
         auto* r = record.mutable_probe();
@@ -201,8 +205,8 @@ void ProbeService::run_wave(sim::Nanos at) {
         r->set_sent_ns(at);
         r->set_rtt_ns(f.rtt);
         r->set_lost(f.lost);
-        r->mutable_path()->Reserve(static_cast<int>(f.hops.size()));
-        for (const Hop& hop : f.hops) r->add_path(hop_name(hop));
+        r->mutable_path()->Reserve(static_cast<int>(f.hops_end - f.hops_begin));
+        for (std::size_t h = f.hops_begin; h < f.hops_end; ++h) r->add_path(hop_name(results->hops[h]));
       });
     }
   });

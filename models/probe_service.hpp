@@ -117,16 +117,22 @@ class ProbeService {
     bool flow_table = false;
   };
   // A probe's result until its train ends: names are written only then,
-  // straight into the batch that carries them.
+  // straight into the batch that carries them. A wave's hops share one
+  // vector (a pingmesh wave holds thousands of probes).
   struct Finished {
     std::size_t queued = 0;  // into the wave's orders
     sim::Nanos rtt = 0;
     bool lost = false;
+    std::size_t hops_begin = 0, hops_end = 0;  // into the wave's hops
+  };
+  struct WaveResults {
+    std::vector<Finished> probes;
     std::vector<Hop> hops;
   };
 
-  // evaluate() in ids; the loss windows are looked up by id too.
-  void evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finished* out) const;
+  // evaluate() in ids, appending the hops crossed to `hops` (the caller
+  // marks where they end in `out`); the loss windows are looked up by id too.
+  void evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finished* out, std::vector<Hop>* hops) const;
   double hop_loss(const Hop& hop, sim::Nanos at) const;
   const std::string& hop_name(const Hop& hop) const;
   const std::string& nic_name(sim::EndpointId endpoint) const;

@@ -22,9 +22,16 @@ sim::Nanos record_time(const telemetry::Record& r) {
 }
 
 std::vector<BatchItem> ordered_items(const telemetry::Batch& batch, bool with_steady_samples) {
+  return ordered_items(batch, nullptr, with_steady_samples);
+}
+
+std::vector<BatchItem> ordered_items(const telemetry::Batch& batch, bool (*wanted)(const telemetry::Record&),
+                                     bool with_steady_samples) {
   std::vector<BatchItem> items;
-  items.reserve(static_cast<std::size_t>(batch.records_size() + batch.steady_size()));
-  for (const auto& r : batch.records()) items.push_back({record_time(r), &r, nullptr});
+  items.reserve(wanted ? static_cast<std::size_t>(batch.steady_size())
+                       : static_cast<std::size_t>(batch.records_size() + batch.steady_size()));
+  for (const auto& r : batch.records())
+    if (!wanted || wanted(r)) items.push_back({record_time(r), &r, nullptr});
   for (const auto& s : batch.steady()) {
     sim::Nanos t = batch.until_ns();
     for (const auto& r : s.records()) t = std::min(t, record_time(r));

@@ -24,5 +24,10 @@ struct BatchItem {
 // Steady sample blocks are included only when asked for, so walkers that
 // know records and steady runs alone never meet a third kind.
 std::vector<BatchItem> ordered_items(const telemetry::Batch& batch, bool with_steady_samples = false);
+// The same with only the single records `wanted` says a walker reads (a
+// batch may carry a quarter of a million probe results it would skip); the
+// records kept stay in the same order among themselves.
+std::vector<BatchItem> ordered_items(const telemetry::Batch& batch, bool (*wanted)(const telemetry::Record&),
+                                     bool with_steady_samples = false);
 
 }  // namespace gauntlet::harness

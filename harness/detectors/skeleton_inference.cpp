@@ -69,8 +69,8 @@ void SkeletonInference::note_new_flow(const FlowEvidence& e, Interval interval) 
 bool SkeletonInference::failed_over(sim::EndpointId endpoint) const {
   auto taken = taken_over_.find(endpoint);
   if (taken == taken_over_.end()) return false;
-  auto sent = last_sent_.find(endpoint);
-  return sent == last_sent_.end() || sent->second <= taken->second;
+  const Interval sent = last_sent_[static_cast<std::size_t>(endpoint)];
+  return sent == kNeverSent || sent <= taken->second;
 }
 
 void SkeletonInference::add_interval(FlowEvidence& e, Interval interval, double bytes) {
@@ -78,8 +78,8 @@ void SkeletonInference::add_interval(FlowEvidence& e, Interval interval, double 
     e.seen = true;
     note_new_flow(e, interval);
   }
-  Interval& sent = last_sent_[e.src];
-  sent = std::max(sent, interval);
+  Interval& sent = last_sent_[static_cast<std::size_t>(e.src)];
+  sent = std::max(sent == kNeverSent ? 0 : sent, interval);
   e.changed = true;
   e.last_seen = std::max(e.last_seen, interval);
   newest_ = std::max(newest_, interval);

@@ -55,7 +55,11 @@ class SkeletonInference {
  public:
   SkeletonInference(const sim::Topology* topology, int min_repeats, sim::Nanos stale_after,
                     sim::Nanos interval = sim::kSecond)
-      : topology_(topology), min_repeats_(min_repeats), stale_after_(stale_after), interval_(interval) {}
+      : topology_(topology),
+        min_repeats_(min_repeats),
+        stale_after_(stale_after),
+        interval_(interval),
+        last_sent_(static_cast<std::size_t>(topology->endpoints()), kNeverSent) {}
 
   // One table's counters for the interval ending at sample.time_ns().
   void add(const telemetry::FlowTableSample& sample);
@@ -126,7 +130,10 @@ class SkeletonInference {
   Interval newest_ = 0;                             // the latest interval any flow was seen in
   bool members_changed_ = false;                    // flows joined or left since the latest refresh
   std::map<sim::EndpointId, Interval> stopped_;     // RNIC -> when a container on it last stopped
-  std::map<sim::EndpointId, Interval> last_sent_;   // RNIC -> the latest interval it sent in
+  // RNIC -> the latest interval it sent in (kNeverSent: none yet), by
+  // endpoint: every interval of every burst updates it.
+  static constexpr Interval kNeverSent = -1;
+  std::vector<Interval> last_sent_;
   std::map<sim::EndpointId, Interval> taken_over_;  // RNIC -> when a sibling took over one of its peers
   int version_ = 0;
   std::vector<std::vector<sim::EndpointId>> groups_;

@@ -31,7 +31,12 @@ void TimeoutDetector::observe(const telemetry::Batch& batch) {
   // Steady runs come merged into the record stream by time; each is read
   // once (its collectives all finished, its workers all reached
   // last_iteration), never expanded.
-  for (const BatchItem& item : ordered_items(batch)) {
+  // Records it does not read change nothing but the clock, and the next
+  // record read (or the batch's end) advances it as far.
+  const auto wanted = [](const telemetry::Record& r) {
+    return r.has_iteration() || r.has_collective() || r.has_job();
+  };
+  for (const BatchItem& item : ordered_items(batch, +wanted)) {
     advance_to(item.time);
     if (item.record) {
       on_record(*item.record);
