@@ -44,12 +44,28 @@ std::vector<std::pair<int, int>> PingmeshDetector::round_pairs() {
   return pairs;
 }
 
+NameTable::Id PingmeshDetector::intern(FieldStream& field, const std::string& name) {
+  if (field.last != kNoId && field.last < field.next.size()) {
+    const NameTable::Id predicted = field.next[field.last];
+    if (predicted != kNoId && names_.name(predicted) == name) return field.last = predicted;
+  }
+  const NameTable::Id id = names_.intern(name);
+  if (field.last != kNoId) {
+    if (field.next.size() <= field.last) field.next.resize(names_.size(), kNoId);
+    field.next[field.last] = id;
+  }
+  return field.last = id;
+}
+
 void PingmeshDetector::keep(const telemetry::ProbeResult& r) {
+  const std::size_t fields = 2 + static_cast<std::size_t>(r.path_size());
+  if (fields_.size() < fields) fields_.resize(fields);
   WindowProbe p;
-  p.src = names_.intern(r.src());
-  p.dst = names_.intern(r.dst());
+  p.src = intern(fields_[0], r.src());
+  p.dst = intern(fields_[1], r.dst());
   p.path_begin = static_cast<std::uint32_t>(window_paths_.size());
-  for (const std::string& c : r.path()) window_paths_.push_back(names_.intern(c));
+  for (int k = 0; k < r.path_size(); ++k)
+    window_paths_.push_back(intern(fields_[2 + static_cast<std::size_t>(k)], r.path(k)));
   p.path_end = static_cast<std::uint32_t>(window_paths_.size());
   p.lost = r.lost();
   p.rtt_ns = r.rtt_ns();
@@ -78,9 +94,11 @@ void PingmeshDetector::observe(const telemetry::Batch& batch) {
   const sim::Nanos now = batch.until_ns();
   if (now < next_round_) return;
   analyze(now);
+  if (nic_names_.empty())
+    for (int e = 0; e < topology_->endpoints(); ++e)
+      nic_names_.push_back(sim::ComponentId::make_nic(topology_->host_of(e), topology_->nic_of(e)).str());
   for (const auto& [a, b] : round_pairs())
-    request_probe({sim::ComponentId::make_nic(topology_->host_of(a), topology_->nic_of(a)).str(),
-                   sim::ComponentId::make_nic(topology_->host_of(b), topology_->nic_of(b)).str(), false});
+    request_probe({nic_names_[static_cast<std::size_t>(a)], nic_names_[static_cast<std::size_t>(b)], false});
   next_round_ = now + config_.round;
 }
 

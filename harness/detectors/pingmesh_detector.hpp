@@ -48,6 +48,16 @@ class PingmeshDetector : public Detector {
     bool lost = false;
     sim::Nanos rtt_ns = 0;
   };
+  // A round's results come in the order its probes were sent, which repeats
+  // round after round: each field (src, dst, a path position) remembers
+  // which name followed each name in it last time, and a name that follows
+  // as before is confirmed with one comparison instead of a table lookup.
+  struct FieldStream {
+    NameTable::Id last = kNoId;
+    std::vector<NameTable::Id> next;  // by id: the id that followed it in this field
+  };
+  static constexpr NameTable::Id kNoId = ~NameTable::Id{0};
+  NameTable::Id intern(FieldStream& field, const std::string& name);
   void keep(const telemetry::ProbeResult& r);
   // The kept results as the prober reported them (src, dst, path, lost, RTT); empties the window.
   std::vector<telemetry::ProbeResult> take_window();
@@ -65,6 +75,8 @@ class PingmeshDetector : public Detector {
   std::vector<WindowProbe> window_;
   std::vector<std::uint32_t> window_paths_;
   NameTable names_;
+  std::vector<FieldStream> fields_;  // src, dst, then each path position
+  std::vector<std::string> nic_names_;  // by endpoint, made at the first round: a round names half a million ends
   std::set<std::string> alerted_;
   int healthy_rounds_ = 0;
 };
