@@ -1,6 +1,8 @@
 #include "harness/runner/engine_comparison.hpp"
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -220,15 +222,24 @@ std::vector<ComparedWindow> comparison_windows(const Scenario& scenario) {
   return windows;
 }
 
-EngineComparison compare_engines(const Scenario& scenario) {
+EngineComparison compare_engines(const Scenario& scenario, bool hybrid) {
   EngineComparison out;
   out.scenario = scenario.name;
   out.windows = comparison_windows(scenario);
-  const std::vector<EngineWindowMeasure> flow = measure_on(scenario, "flow", out.windows);
-  const std::vector<EngineWindowMeasure> packet = measure_on(scenario, "packet", out.windows);
+  auto timed = [&](const std::string& engine, double& wall_s) {
+    const auto begin = std::chrono::steady_clock::now();
+    std::vector<EngineWindowMeasure> measures = measure_on(scenario, engine, out.windows);
+    wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    return measures;
+  };
+  const std::vector<EngineWindowMeasure> flow = timed("flow", out.flow_wall_s);
+  const std::vector<EngineWindowMeasure> packet = timed("packet", out.packet_wall_s);
+  std::vector<EngineWindowMeasure> mixed;
+  if (hybrid) mixed = timed("hybrid", out.hybrid_wall_s);
   for (std::size_t w = 0; w < out.windows.size(); ++w) {
     out.windows[w].flow = flow[w];
     out.windows[w].packet = packet[w];
+    if (hybrid) out.windows[w].hybrid = mixed[w];
   }
   return out;
 }
@@ -238,28 +249,47 @@ std::optional<double> iteration_gap(const ComparedWindow& window) {
   return window.packet.iteration_s / window.flow.iteration_s - 1.0;
 }
 
+std::optional<double> hybrid_error(const ComparedWindow& window) {
+  if (!window.hybrid || window.hybrid->iteration_s <= 0 || window.packet.iteration_s <= 0) return std::nullopt;
+  return window.hybrid->iteration_s / window.packet.iteration_s - 1.0;
+}
+
 std::string format_comparison(const EngineComparison& comparison) {
-  std::string out = "scenario " + comparison.scenario + ": flow engine vs packet engine, per window\n";
-  char line[512];
+  const bool hybrid = !comparison.windows.empty() && comparison.windows.front().hybrid.has_value();
+  std::string out = "scenario " + comparison.scenario + ": flow engine vs packet engine" +
+                    (hybrid ? " vs hybrid engine" : "") + ", per window\n";
+  char line[640];
   for (const ComparedWindow& w : comparison.windows) {
     std::snprintf(line, sizeof line, "\n%s (%s - %s)\n", w.label.c_str(), sim::format_duration(w.start).c_str(),
                   sim::format_duration(w.end).c_str());
     out += line;
-    std::snprintf(line, sizeof line, "  %-26s %18s %18s\n", "", "flow", "packet");
-    out += line;
-    auto row = [&](const std::string& name, const std::string& a, const std::string& b) {
-      std::snprintf(line, sizeof line, "  %-26s %18s %18s\n", name.c_str(), a.c_str(), b.c_str());
+    auto row = [&](const std::string& name, const std::string& a, const std::string& b, const std::string& c) {
+      std::snprintf(line, sizeof line, "  %-26s %18s %18s", name.c_str(), a.c_str(), b.c_str());
       out += line;
+      if (hybrid) {
+        std::snprintf(line, sizeof line, " %18s", c.c_str());
+        out += line;
+      }
+      out += "\n";
     };
-    row("iteration time (s)", number_or_dash(w.flow.iteration_s, "%.4f"), number_or_dash(w.packet.iteration_s, "%.4f"));
-    row("iterations", std::to_string(w.flow.iterations), std::to_string(w.packet.iterations));
-    if (const auto gap = iteration_gap(w)) {
+    const EngineWindowMeasure none;
+    const EngineWindowMeasure& h = w.hybrid ? *w.hybrid : none;
+    row("", "flow", "packet", "hybrid");
+    row("iteration time (s)", number_or_dash(w.flow.iteration_s, "%.4f"), number_or_dash(w.packet.iteration_s, "%.4f"),
+        number_or_dash(h.iteration_s, "%.4f"));
+    row("iterations", std::to_string(w.flow.iterations), std::to_string(w.packet.iterations),
+        std::to_string(h.iterations));
+    auto percent = [](double gap) {
       char b[32];
-      std::snprintf(b, sizeof b, "%+.1f%%", 100 * *gap);
-      row("packet vs flow", "", b);
-    }
-    row("probe RTT (us)", number_or_dash(w.flow.probe_rtt_us, "%.2f"), number_or_dash(w.packet.probe_rtt_us, "%.2f"));
-    row("probes lost", std::to_string(w.flow.probes_lost), std::to_string(w.packet.probes_lost));
+      std::snprintf(b, sizeof b, "%+.1f%%", 100 * gap);
+      return std::string(b);
+    };
+    if (const auto gap = iteration_gap(w)) row("packet vs flow", "", percent(*gap), "");
+    if (const auto error = hybrid_error(w)) row("hybrid vs packet", "", "", percent(*error));
+    row("probe RTT (us)", number_or_dash(w.flow.probe_rtt_us, "%.2f"), number_or_dash(w.packet.probe_rtt_us, "%.2f"),
+        number_or_dash(h.probe_rtt_us, "%.2f"));
+    row("probes lost", std::to_string(w.flow.probes_lost), std::to_string(w.packet.probes_lost),
+        std::to_string(h.probes_lost));
     for (std::size_t i = 0; i < kBusiestShown; ++i) {
       auto cell = [i](const EngineWindowMeasure& m) {
         if (i >= m.busiest.size()) return std::string("-");
@@ -267,15 +297,25 @@ std::string format_comparison(const EngineComparison& comparison) {
         std::snprintf(b, sizeof b, "%s %.0f%%", m.busiest[i].link.c_str(), 100 * m.busiest[i].utilization);
         return std::string(b);
       };
-      std::snprintf(line, sizeof line, "  %-26s %s | %s\n", ("busiest link #" + std::to_string(i + 1)).c_str(),
+      std::snprintf(line, sizeof line, "  %-26s %s | %s", ("busiest link #" + std::to_string(i + 1)).c_str(),
                     cell(w.flow).c_str(), cell(w.packet).c_str());
       out += line;
+      out += hybrid ? " | " + cell(h) + "\n" : "\n";
     }
-    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> counters;
-    for (const auto& [k, v] : w.flow.counters) counters[k].first = v;
-    for (const auto& [k, v] : w.packet.counters) counters[k].second = v;
-    for (const auto& [k, v] : counters) row(k, std::to_string(v.first), std::to_string(v.second));
+    std::map<std::string, std::array<std::uint64_t, 3>> counters;
+    for (const auto& [k, v] : w.flow.counters) counters[k][0] = v;
+    for (const auto& [k, v] : w.packet.counters) counters[k][1] = v;
+    for (const auto& [k, v] : h.counters) counters[k][2] = v;
+    for (const auto& [k, v] : counters) row(k, std::to_string(v[0]), std::to_string(v[1]), std::to_string(v[2]));
   }
+  std::snprintf(line, sizeof line, "\nwall time (s): flow %.2f, packet %.2f", comparison.flow_wall_s,
+                comparison.packet_wall_s);
+  out += line;
+  if (hybrid) {
+    std::snprintf(line, sizeof line, ", hybrid %.2f", comparison.hybrid_wall_s);
+    out += line;
+  }
+  out += "\n";
   return out;
 }
 
@@ -289,8 +329,16 @@ nlohmann::ordered_json comparison_json(const EngineComparison& comparison) {
                        {"flow", measure_json(w.flow)},
                        {"packet", measure_json(w.packet)},
                        {"iteration_gap", gap ? json(*gap) : json(nullptr)}});
+    if (w.hybrid) {
+      const auto error = hybrid_error(w);
+      windows.back()["hybrid"] = measure_json(*w.hybrid);
+      windows.back()["hybrid_error"] = error ? json(*error) : json(nullptr);
+    }
   }
-  return {{"scenario", comparison.scenario}, {"windows", windows}};
+  json out = {{"scenario", comparison.scenario}, {"windows", windows}};
+  out["wall_s"] = {{"flow", comparison.flow_wall_s}, {"packet", comparison.packet_wall_s}};
+  if (!comparison.windows.empty() && comparison.windows.front().hybrid) out["wall_s"]["hybrid"] = comparison.hybrid_wall_s;
+  return out;
 }
 
 }  // namespace gauntlet::harness

@@ -44,11 +44,16 @@ struct ComparedWindow {
   bool healthy = false;  // the stretch before the first fault
   EngineWindowMeasure flow;
   EngineWindowMeasure packet;
+  std::optional<EngineWindowMeasure> hybrid;  // when the comparison ran it
 };
 
 struct EngineComparison {
   std::string scenario;
   std::vector<ComparedWindow> windows;
+  // Each engine's run, wall-clock seconds: what its fidelity costs.
+  double flow_wall_s = 0;
+  double packet_wall_s = 0;
+  double hybrid_wall_s = 0;
 };
 
 // The windows the comparison measures: from 0 to the first fault's onset
@@ -56,13 +61,17 @@ struct EngineComparison {
 std::vector<ComparedWindow> comparison_windows(const Scenario& scenario);
 
 // Runs the scenario once per engine, each in its own process, with only the
-// measuring observer as its detector. The scenario must fit the packet
-// engine (its limits are the loader's).
-EngineComparison compare_engines(const Scenario& scenario);
+// measuring observer as its detector; `hybrid` adds a run on the hybrid
+// engine. The scenario must fit the packet engine (its limits are the
+// loader's).
+EngineComparison compare_engines(const Scenario& scenario, bool hybrid = false);
 
 // The relative difference of the packet engine's iteration time from the
 // flow engine's in a window, or nothing when either has no iteration.
 std::optional<double> iteration_gap(const ComparedWindow& window);
+// The hybrid engine's error against the packet engine's iteration time, or
+// nothing when either has no iteration (or the hybrid did not run).
+std::optional<double> hybrid_error(const ComparedWindow& window);
 
 std::string format_comparison(const EngineComparison& comparison);
 nlohmann::ordered_json comparison_json(const EngineComparison& comparison);

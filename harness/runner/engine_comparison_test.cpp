@@ -73,6 +73,52 @@ TEST(EngineComparison, AgreeOnSharedPhysicsAndOnlyPacketsCountWhatOnlyPacketsSho
   }
 }
 
+// The hybrid engine against the full packet run, congestion first so that
+// no iteration a loss stalls reaches into its window. Healthy, the hybrid
+// is the flow engine to the digit; under congestion its iterations are
+// within 10% of the packet engine's. Under 1% loss both stall on RoCE's
+// 537 ms retransmission timeout whenever a message loses its last packet,
+// which half the window's time goes to: one stall more or less is a draw of
+// the loss sequence worth ~25 ms a step, so the bound there is 25%; per
+// iteration the lossy link costs as many CRC errors, and each error as many
+// resent packets (go-back-N), as on packets, within 25%.
+TEST(EngineComparison, HybridIsFlowWhenHealthyAndNearPacketsInFaultWindows) {
+  const std::string text =
+      small_scenario("compare-hybrid", "3s", "512KB",
+                     "  - {type: congestion, target: leaf0~spine0, at: 1s, duration: 1s, load: 0.7}\n"
+                     "  - {type: link_loss, target: h1.nic0~leaf0, at: 2s, duration: 1s, rate: 0.01}\n");
+  const EngineComparison comparison =
+      compare_engines(parse_scenario(text, "hybrid.yaml", builtin_detectors()), /*hybrid=*/true);
+  const std::vector<ComparedWindow>& w = comparison.windows;
+  ASSERT_EQ(w.size(), 3u);
+  for (const ComparedWindow& window : w) ASSERT_TRUE(window.hybrid.has_value()) << window.label;
+  EXPECT_EQ(w[0].hybrid->iteration_s, w[0].flow.iteration_s);
+  EXPECT_EQ(w[0].hybrid->iterations, w[0].flow.iterations);
+
+  ASSERT_TRUE(hybrid_error(w[1]));
+  EXPECT_LT(std::abs(*hybrid_error(w[1])), 0.10);
+  ASSERT_FALSE(w[1].hybrid->busiest.empty());
+  EXPECT_EQ(w[1].hybrid->busiest[0].link.rfind("leaf0~spine0", 0), 0u) << w[1].hybrid->busiest[0].link;
+
+  const EngineWindowMeasure& packet = w[2].packet;
+  const EngineWindowMeasure& hybrid = *w[2].hybrid;
+  for (const EngineWindowMeasure* m : {&packet, &hybrid})
+    for (const char* counter : {"crc_errors", "retransmitted", "naks_sent", "timeouts"})
+      ASSERT_GT(m->counters.count(counter) ? m->counters.at(counter) : 0u, 0u) << counter;
+  ASSERT_TRUE(hybrid_error(w[2]));
+  EXPECT_LT(std::abs(*hybrid_error(w[2])), 0.25);
+  EXPECT_GT(hybrid.iteration_s, 1.5 * w[2].flow.iteration_s);  // the stalls the flow engine has not
+  auto per_iteration = [](const EngineWindowMeasure& m, const char* counter) {
+    return static_cast<double>(m.counters.at(counter)) / static_cast<double>(m.iterations);
+  };
+  EXPECT_NEAR(per_iteration(hybrid, "crc_errors"), per_iteration(packet, "crc_errors"),
+              0.25 * per_iteration(packet, "crc_errors"));
+  auto resent_per_error = [](const EngineWindowMeasure& m) {
+    return static_cast<double>(m.counters.at("retransmitted")) / static_cast<double>(m.counters.at("crc_errors"));
+  };
+  EXPECT_NEAR(resent_per_error(hybrid), resent_per_error(packet), 0.25 * resent_per_error(packet));
+}
+
 // A host port down 0.4 s twice. Both engines stall the ring while it is
 // down; on packets each outage also costs the frames it caught, resent one
 // retransmission timeout (537 ms) after the last acknowledgement, and the

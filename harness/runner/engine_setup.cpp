@@ -10,6 +10,10 @@ EngineSetup make_engine(const Scenario& scenario, const sim::Topology& topology)
     auto packet = std::make_unique<sim::PacketEngine>(topology, scenario.seed);
     setup.packet = packet.get();
     setup.engine = std::move(packet);
+  } else if (scenario.engine == "hybrid") {
+    auto hybrid = std::make_unique<sim::HybridEngine>(topology, scenario.seed);
+    setup.hybrid = hybrid.get();
+    setup.engine = std::move(hybrid);
   } else {
     setup.engine = std::make_unique<sim::FlowEngine>(topology, scenario.seed);
   }

@@ -6,6 +6,7 @@
 
 #include "harness/scenario/scenario.hpp"
 #include "sim/network_engine.hpp"
+#include "sim/hybrid_engine.hpp"
 #include "sim/packet/packet_engine.hpp"
 
 namespace gauntlet::harness {
@@ -13,6 +14,7 @@ namespace gauntlet::harness {
 struct EngineSetup {
   std::unique_ptr<sim::NetworkEngine> engine;
   sim::PacketEngine* packet = nullptr;  // the same engine, when it is the packet one
+  sim::HybridEngine* hybrid = nullptr;  // the same engine, when it is the hybrid one
 };
 
 EngineSetup make_engine(const Scenario& scenario, const sim::Topology& topology);

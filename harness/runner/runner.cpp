@@ -128,7 +128,8 @@ namespace {
 RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options) {
   const auto fault_types = fault_types_of(scenario);
   // The loader admits only what the simulator can run.
-  GAUNTLET_INVARIANT(scenario.engine == "flow" || scenario.engine == "packet", "engine '" + scenario.engine + "'");
+  GAUNTLET_INVARIANT(scenario.engine == "flow" || scenario.engine == "packet" || scenario.engine == "hybrid",
+                     "engine '" + scenario.engine + "'");
   for (const injectors::FaultSpec& f : scenario.faults)
     GAUNTLET_INVARIANT(fault_types->simulated(f.type), "fault type '" + f.type + "'");
   (void)make_policy(scenario.mitigation, scenario.job, scenario.mitigation_costs);  // rejects policies the simulator cannot run

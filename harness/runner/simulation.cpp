@@ -33,6 +33,7 @@
 #include "models/telemetry/flow_table_sampler.hpp"
 #include "models/telemetry/hardware_sampler.hpp"
 #include "harness/runner/engine_setup.hpp"
+#include "harness/runner/hybrid_telemetry.hpp"
 #include "sim/packet/packet_telemetry.hpp"
 #include "sim/telemetry_bus.hpp"
 
@@ -173,9 +174,10 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   Tenants tenants(scenario, topology, engine, bus);
   models::TrainingJob& job = tenants.observed();
   // Packets and their counters exist only in simulated iterations, so the
-  // packet engine simulates every one; so do jobs sharing the fabric, since
-  // each one's traffic changes the other's iterations from step to step.
-  tenants.set_fast_forward(request.fast_forward && !setup.packet && !scenario.shared());
+  // packet and hybrid engines simulate every one; so do jobs sharing the
+  // fabric, since each one's traffic changes the other's iterations from
+  // step to step.
+  tenants.set_fast_forward(request.fast_forward && !setup.packet && !setup.hybrid && !scenario.shared());
   const sim::Calibration& calibration = scenario.calibration;
   const auto fault_types = fault_types_of(scenario);
   injectors::FaultScheduler scheduler(engine, tenants.all(), *fault_types);
@@ -247,6 +249,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   // GPU, CPU and RNIC samples every observe interval, for detectors only.
   models::HardwareSampler sampler(topology, effects, models::HardwareSamplerParams::from(calibration));
   std::optional<sim::PacketTelemetry> packet_counters;
+  std::optional<sim::PacketTelemetry> batch_counters;  // the hybrid engine's packet batches
   // RNIC flow table statistics, measured only when a detector reads them.
   std::optional<models::FlowTableSampler> flow_tables;
   if (std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) { return d.detector->reads_flow_tables(); }))
@@ -263,6 +266,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     fabric.emplace(engine, effects,
                    models::FabricSamplerParams{.counters = models::FabricCounterParams::from(calibration, network_table)});
     replays_counted = count_replayed_flows(engine, *fabric, flow_tables ? &*flow_tables : nullptr);
+    if (setup.hybrid) batch_counters.emplace(*setup.hybrid);
   }
 
   SimulationOutcome outcome;
@@ -317,6 +321,11 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
       }
       sampler.sample(t, inputs, &batch);
       if (fabric) fabric->sample(t, inputs.traffic_flowing, &batch);
+      if (batch_counters) {
+        telemetry::Batch counted;
+        batch_counters->sample(t, &counted);
+        merge_packet_counts(counted, &batch);
+      }
       if (flow_tables) flow_tables->sample(t, &batch);
       if (t == scenario.duration) {  // the last repeats
         sampler.flush(&batch);

@@ -123,8 +123,8 @@ Entry read_entry(const Source& source, const Field& item, std::size_t index, con
   const std::string type = read_text(source, type_field);
   const injectors::FaultDescriptor* descriptor = types.find(type);
   if (!descriptor) source.fail(type_field.value_mark, "unknown fault type '" + type + "' (known: " + types.names() + ")");
-  if (descriptor->spec.needs_packets && engine != "packet")
-    source.fail(type_field.value_mark, "fault type '" + type + "' acts on packets: it runs on engine: packet only (this scenario runs engine: " +
+  if (descriptor->spec.needs_packets && engine != "packet" && engine != "hybrid")
+    source.fail(type_field.value_mark, "fault type '" + type + "' acts on packets: it runs on engine: packet or hybrid only (this scenario runs engine: " +
                                            std::string(engine) + ")");
   entry.info = &descriptor->spec;
   const FaultTypeInfo& info = *entry.info;

@@ -229,7 +229,7 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   if (overrides.seed) scenario.seed = *overrides.seed;
   scenario.duration = read_duration(source, top.require("duration"), false);
   if (top.has("engine")) {
-    scenario.engine = read_choice(source, top.field("engine"), {"flow", "packet"});
+    scenario.engine = read_choice(source, top.field("engine"), {"flow", "packet", "hybrid"});
   }
   if (overrides.engine) scenario.engine = *overrides.engine;
 
@@ -257,6 +257,12 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
     scenario.jobs = detail::read_jobs(source, top.field("jobs"), scenario.cluster);
     scenario.job = scenario.jobs.front();
     if (scenario.jobs.size() == 1) scenario.jobs.clear();  // a job alone, on the hosts it named
+    // Hybrid batches a fault's packets per collective; tenants' collectives
+    // start apart, so their contention on the faulty link would be lost.
+    if (scenario.engine == "hybrid" && scenario.shared())
+      source.fail(top.field("jobs").key_mark,
+                  "engine: hybrid simulates one job's collectives at packet level; jobs sharing the fabric contend "
+                  "across collectives there (use engine: packet, or engine: flow for large clusters)");
   } else {
     if (!top.has("job")) top.fail_missing("job", " (or 'jobs')");
     scenario.job = detail::read_job(source, top.field("job"), scenario.cluster, false);

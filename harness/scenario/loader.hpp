@@ -11,10 +11,11 @@
 //    may appear only once per map.
 //  - Durations take a unit (ns us ms s m h d); sizes take B KB MB GB TB KiB
 //    MiB GiB TiB. seed is a non-negative integer; run duration must be > 0.
-//  - engine is flow or packet; mitigation is none, isolate-restart or
-//    falcon-ladder. The packet engine takes clusters of at most
+//  - engine is flow, packet or hybrid; mitigation is none, isolate-restart
+//    or falcon-ladder. The packet engine takes clusters of at most
 //    kPacketEngineMaxHosts hosts with kPacketEngineMaxRnicsPerHost RNICs
-//    (the error points at the engine's value).
+//    (the error points at the engine's value); hybrid takes any size, but
+//    one job only (the error points at `jobs`).
 //  - The cluster must be wireable (sim::Topology accepts it); otherwise the
 //    error points at the `cluster` key.
 //  - The job must fit: tp*pp*dp == gpus, gpus <= hosts*gpus_per_host,

@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "harness/scenario/input_error.hpp"
 #include "sim/rng.hpp"
@@ -214,7 +216,7 @@ std::vector<BadCase> bad_cases() {
   return {
       {"yaml syntax", "name: t\n  seed: 1\n", 2, 7, "illegal map value"},
       {"packet-only fault on the flow engine", f + "  - {type: pfc_storm, target: h1.nic0, at: 1m, duration: 10s}\n", 16,
-       12, "runs on engine: packet only"},
+       12, "runs on engine: packet or hybrid only"},
       {"empty file", "", 1, 1, "empty"},
       {"unsafe scenario name", head_with("name: t", "name: ../etc"), 1, 7, "names the results directory"},
       {"two documents", kHead + "---\nname: u\n", 16, 1, "one YAML document"},
@@ -521,6 +523,33 @@ TEST(Loader, ReadsFilesAndReportsUnreadableOnes) {
   EXPECT_EQ(s.mitigation, "falcon-ladder");
   std::remove(path.c_str());
   EXPECT_THROW(load_scenario(path, test_registry()), InputError);
+}
+
+TEST(Loader, HybridTakesAnyClusterSizeAndPacketOnlyFaults) {
+  // Beyond the packet engine's limit, with a fault only packets act out.
+  const std::string reconfigure = "  - {type: reconfigure, at: 20m}\n";
+  const Scenario s = parse(edited(edited(kFullScenario, "engine: flow", "engine: hybrid"), reconfigure,
+                                  reconfigure + "  - {type: pfc_storm, target: h1.nic0, at: 1m, duration: 10s}\n"));
+  EXPECT_EQ(s.engine, "hybrid");
+  EXPECT_EQ(s.cluster.hosts, 66);
+  EXPECT_TRUE(std::any_of(s.faults.begin(), s.faults.end(),
+                          [](const injectors::FaultSpec& f) { return f.type == "pfc_storm"; }));
+}
+
+TEST(Loader, HybridRefusesJobsSharingTheFabricAtTheirKey) {
+  const std::string path = std::string(GAUNTLET_SOURCE_DIR) + "/scenarios/multi-tenant/noisy-neighbour.yaml";
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    parse_scenario(edited(text.str(), "engine: flow", "engine: hybrid"), "shared.yaml", builtin_detectors());
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    const std::string prefix = text.str().substr(0, text.str().find("\njobs:") + 1);
+    EXPECT_EQ(e.line(), static_cast<int>(std::count(prefix.begin(), prefix.end(), '\n')) + 1);
+    EXPECT_EQ(e.column(), 1);
+    EXPECT_NE(std::string(e.what()).find("engine: hybrid simulates one job"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Loader, ShippedScenariosValidateAgainstTheBuiltinDetectors) {

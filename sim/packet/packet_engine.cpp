@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
+#include <vector>
 
 #include "sim/ecmp.hpp"
 #include "sim/packet/background_traffic.hpp"
@@ -25,8 +26,9 @@ ns3::Time until_offset(Nanos at) {
 }  // namespace
 
 struct PacketEngine::Impl {
-  Impl(const Topology& t, std::uint64_t s, const RoceParams& p)
-      : topology(t), params(p), seed(s), router(topology, s), fabric(topology, router, params, s) {}
+  Impl(const Topology& t, std::uint64_t s, const RoceParams& p, const std::vector<char>& footprint,
+       std::uint64_t routing_seed)
+      : topology(t), params(p), seed(s), router(topology, routing_seed), fabric(topology, router, params, s, footprint) {}
 
   Topology topology;
   RoceParams params;
@@ -95,6 +97,8 @@ void PacketEngine::Impl::on_acked(TransferId id) {
 // A link's state on both of its ports and its cable; an endpoint's flow
 // table state (its slow path) adds to its host link's.
 void PacketEngine::Impl::apply_link(LinkId link) {
+  ++version;
+  if (!fabric.built(link)) return;
   PathState s = link_states[static_cast<std::size_t>(link)];
   if (!topology.is_fabric_link(link)) {
     const PathState& e = endpoint_states[static_cast<std::size_t>(link)];
@@ -107,7 +111,6 @@ void PacketEngine::Impl::apply_link(LinkId link) {
     port->set_rate_factor(s.bandwidth_factor);
   }
   fabric.cable(link).set_extra_latency(s.extra_latency);
-  ++version;
   // RNICs whose port came back resume sending.
   if (s.up && !topology.is_fabric_link(link)) fabric.rnic(link).wake();
 }
@@ -122,13 +125,18 @@ void PacketEngine::Impl::converge(LinkId link) {
   ++version;
 }
 
-PacketEngine::PacketEngine(const Topology& topology, std::uint64_t seed, const RoceParams& params) {
+PacketEngine::PacketEngine(const Topology& topology, std::uint64_t seed, const RoceParams& params)
+    : PacketEngine(topology, seed, params, {}, seed) {}
+
+PacketEngine::PacketEngine(const Topology& topology, std::uint64_t seed, const RoceParams& params,
+                           const std::vector<char>& footprint, std::uint64_t routing_seed) {
   if (engine_exists) throw std::logic_error("only one PacketEngine may exist per process (ns-3 is per-process)");
   engine_exists = true;
-  impl_ = std::make_unique<Impl>(topology, seed, params);
+  impl_ = std::make_unique<Impl>(topology, seed, params, footprint, routing_seed);
   impl_->link_states.resize(static_cast<std::size_t>(topology.links()));
   impl_->endpoint_states.resize(static_cast<std::size_t>(topology.endpoints()));
   for (EndpointId e = 0; e < topology.endpoints(); ++e) {
+    if (!impl_->fabric.built(topology.host_link(e))) continue;
     Impl* impl = impl_.get();
     impl_->fabric.rnic(e).set_handlers([impl, this](std::uint32_t qp) { impl->on_delivered(qp, *this); },
                                        [impl](std::uint32_t qp) { impl->on_acked(qp); });
@@ -171,6 +179,9 @@ TransferId PacketEngine::start_transfer(EndpointId src, EndpointId dst, double b
   if (id > std::numeric_limits<std::uint32_t>::max()) throw std::overflow_error("packet engine: QP numbers exhausted");
   Impl::Pending pending{src, dst, bytes, std::move(on_done), false};
   impl_->notify(TransferEvent::Kind::started, id, pending, now());
+  if (src != dst && bytes > 0)
+    for (LinkId link : route(src, dst))
+      if (!impl_->fabric.built(link)) throw std::logic_error("packet engine: a transfer over a link not built");
   if (src == dst || bytes <= 0) {
     // Nothing crosses the network: done after the route's latency.
     TransferCallback done = std::move(pending.on_done);
@@ -278,11 +289,12 @@ void PacketEngine::set_link_loss(LinkId link, const std::string& cause, double r
   std::map<std::string, double>& causes = impl_->loss_causes[link];
   if (rate > 0) causes[cause] = rate;
   else causes.erase(cause);
+  ++impl_->version;
+  if (!impl_->fabric.built(link)) return;
   double delivered = 1.0;  // independent drops
   for (const auto& [name, r] : causes) delivered *= 1.0 - r;
   impl_->fabric.lower_port(link).set_receive_loss(1.0 - delivered);
   impl_->fabric.upper_port(link).set_receive_loss(1.0 - delivered);
-  ++impl_->version;
 }
 
 void PacketEngine::set_background_load(LinkId link, const std::string& cause, double share) {
@@ -295,7 +307,7 @@ void PacketEngine::set_background_load(LinkId link, const std::string& cause, do
   for (const auto& [name, l] : causes) free *= 1.0 - std::min(l, 1.0);
   const double load = 1.0 - free;
   impl_->background.erase(link);
-  if (load > 0)
+  if (load > 0 && impl_->fabric.built(link))
     impl_->background.emplace(link, std::make_unique<packet::BackgroundTraffic>(
                                         impl_->fabric.lower_port(link), impl_->fabric.upper_port(link), load,
                                         impl_->params));
@@ -303,22 +315,24 @@ void PacketEngine::set_background_load(LinkId link, const std::string& cause, do
 }
 
 void PacketEngine::start_pfc_storm_from_endpoint(EndpointId endpoint, Nanos until) {
-  impl_->fabric.rnic(endpoint).storm_pause(until);
+  if (impl_->fabric.built(impl_->topology.host_link(endpoint))) impl_->fabric.rnic(endpoint).storm_pause(until);
   ++impl_->version;
 }
 
 void PacketEngine::start_pfc_storm_from_leaf(LinkId link, Nanos until) {
   const Topology& t = impl_->topology;
+  ++impl_->version;
+  if (!impl_->fabric.built(link)) return;
   if (t.is_fabric_link(link)) {
     const int leaf = (link - t.endpoints()) / t.spines();
     impl_->fabric.leaf(leaf).storm_pause(impl_->fabric.leaf_port_of_link(link), until);
   } else {
     impl_->fabric.leaf(t.leaf_of(link)).storm_pause(impl_->fabric.leaf_port_of_endpoint(link), until);
   }
-  ++impl_->version;
 }
 
 PacketPortCounters PacketEngine::port_counters(LinkId link, bool upward) const {
+  if (!impl_->fabric.built(link)) return {};
   const packet::RocePort& tx = upward ? impl_->fabric.lower_port(link) : impl_->fabric.upper_port(link);
   const packet::RocePort& rx = upward ? impl_->fabric.upper_port(link) : impl_->fabric.lower_port(link);
   const packet::PortCounters& t = tx.counters();
@@ -337,6 +351,7 @@ PacketPortCounters PacketEngine::port_counters(LinkId link, bool upward) const {
 }
 
 PacketRnicCounters PacketEngine::rnic_counters(EndpointId endpoint) const {
+  if (!impl_->fabric.built(impl_->topology.host_link(endpoint))) return {};
   const packet::Rnic& rnic = impl_->fabric.rnic(endpoint);
   const packet::PortCounters& p = rnic.port().counters();
   const packet::RnicCounters& c = rnic.counters();
@@ -357,6 +372,7 @@ PacketRnicCounters PacketEngine::rnic_counters(EndpointId endpoint) const {
 }
 
 Nanos PacketEngine::queueing_delay(LinkId link) const {
+  if (!impl_->fabric.built(link)) return 0;
   double seconds = 0;
   for (const packet::RocePort* port : {&impl_->fabric.lower_port(link), &impl_->fabric.upper_port(link)})
     seconds += port->queued_bytes(impl_->params.data_priority) / port->bytes_per_second();
@@ -368,7 +384,8 @@ std::uint64_t PacketEngine::events_executed() const { return ns3::Simulator::Get
 std::uint64_t PacketEngine::packet_hops() const {
   std::uint64_t hops = 0;
   for (LinkId link = 0; link < impl_->fabric.links(); ++link)
-    hops += impl_->fabric.lower_port(link).counters().tx_packets + impl_->fabric.upper_port(link).counters().tx_packets;
+    if (impl_->fabric.built(link))
+      hops += impl_->fabric.lower_port(link).counters().tx_packets + impl_->fabric.upper_port(link).counters().tx_packets;
   return hops;
 }
 

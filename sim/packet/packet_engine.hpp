@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/network_engine.hpp"
 #include "sim/packet/roce_params.hpp"
@@ -49,9 +50,27 @@ struct PacketRnicCounters {
   std::uint64_t qp_errors = 0;
 };
 
-class PacketEngine final : public NetworkEngine, public PacketFaults {
+// Where packet counters come from: the packet engine, or the hybrid
+// engine's batches (sim/hybrid_engine.hpp).
+class PacketCounterSource {
+ public:
+  virtual ~PacketCounterSource() = default;
+  virtual const Topology& topology() const = 0;
+  virtual const PathState& link_state(LinkId link) const = 0;
+  // One direction of a link (upward: RNIC to leaf, leaf to spine).
+  virtual PacketPortCounters port_counters(LinkId link, bool upward) const = 0;
+  virtual PacketRnicCounters rnic_counters(EndpointId endpoint) const = 0;
+};
+
+class PacketEngine final : public NetworkEngine, public PacketFaults, public PacketCounterSource {
  public:
   PacketEngine(const Topology& topology, std::uint64_t seed, const RoceParams& params = {});
+  // An engine on part of the cluster (see PacketFabric): per link, whether
+  // it exists. Transfers may use built links only; counters of the others
+  // stay zero and faults on them do nothing. ECMP hashes with
+  // `routing_seed`, so routes can be another engine's of the same cluster.
+  PacketEngine(const Topology& topology, std::uint64_t seed, const RoceParams& params,
+               const std::vector<char>& footprint, std::uint64_t routing_seed);
   ~PacketEngine() override;
   PacketEngine(const PacketEngine&) = delete;
   PacketEngine& operator=(const PacketEngine&) = delete;
@@ -91,8 +110,8 @@ class PacketEngine final : public NetworkEngine, public PacketFaults {
   void set_convergence_delay(Nanos delay);
 
   // Counters: one direction of a link (upward: RNIC to leaf, leaf to spine).
-  PacketPortCounters port_counters(LinkId link, bool upward) const;
-  PacketRnicCounters rnic_counters(EndpointId endpoint) const;
+  PacketPortCounters port_counters(LinkId link, bool upward) const override;
+  PacketRnicCounters rnic_counters(EndpointId endpoint) const override;
   // Bytes per second a transfer's QP may send now (its DCQCN rate), or 0.
   double transfer_rate(TransferId id) const;
   // Payload bytes of a transfer its receiver has acknowledged in order (a

@@ -3,6 +3,11 @@
 // node, port and RNIC per endpoint, a node and switch per leaf and spine,
 // and a cable per link. Forwarding asks the ECMP router for the spine of each
 // connection, so packets follow the route the engine reports.
+//
+// A fabric may be built on part of the cluster only (a footprint: the links
+// some transfers cross, with the RNICs, leaves and spines at their ends);
+// components keep the whole cluster's numbering, and each port draws the
+// random stream it would draw in the whole fabric.
 #include <ns3/node.h>
 #include <ns3/ptr.h>
 
@@ -19,7 +24,9 @@ namespace gauntlet::sim::packet {
 
 class PacketFabric {
  public:
-  PacketFabric(const Topology& topology, const EcmpRouter& router, const RoceParams& params, std::uint64_t seed);
+  // `footprint`: per link, whether to build it (empty: every link).
+  PacketFabric(const Topology& topology, const EcmpRouter& router, const RoceParams& params, std::uint64_t seed,
+               const std::vector<char>& footprint = {});
   PacketFabric(const PacketFabric&) = delete;
   PacketFabric& operator=(const PacketFabric&) = delete;
   ~PacketFabric();
@@ -36,6 +43,8 @@ class PacketFabric {
   int leaf_port_of_link(int link) const { return ends_[static_cast<std::size_t>(link)].lower_switch_port; }
   int leaf_port_of_endpoint(int endpoint) const { return leaf_port_of_endpoint_[static_cast<std::size_t>(endpoint)]; }
   int links() const { return static_cast<int>(ends_.size()); }
+  // Whether the link (for a host link: also its RNIC) was built.
+  bool built(int link) const { return ends_[static_cast<std::size_t>(link)].lower != nullptr; }
 
  private:
   struct LinkEnds {

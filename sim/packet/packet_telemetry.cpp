@@ -4,7 +4,7 @@
 
 namespace gauntlet::sim {
 
-PacketTelemetry::PacketTelemetry(const PacketEngine& engine)
+PacketTelemetry::PacketTelemetry(const PacketCounterSource& engine)
     : engine_(engine),
       ports_(static_cast<std::size_t>(engine.topology().links() * 2)),
       rnics_(static_cast<std::size_t>(engine.topology().endpoints())) {}

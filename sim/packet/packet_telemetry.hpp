@@ -1,5 +1,6 @@
 #pragma once
-// Switch port and RNIC transport counters read off the packet engine: each
+// Switch port and RNIC transport counters read off the packet engine (or
+// the hybrid engine's packet batches): each
 // sample reports what the packets did in the interval since the previous
 // one (bytes, frames, mean queue depth, ECN marks, PFC frames, drops, CRC
 // errors per port direction; retransmissions, NAKs, out-of-sequence
@@ -15,7 +16,7 @@ namespace gauntlet::sim {
 
 class PacketTelemetry {
  public:
-  explicit PacketTelemetry(const PacketEngine& engine);
+  explicit PacketTelemetry(const PacketCounterSource& engine);
 
   void sample(Nanos at, telemetry::Batch* out);
   // CNPs the RNIC handled as a sender per second, over the last interval.
@@ -38,7 +39,7 @@ class PacketTelemetry {
     double cnp_rate = 0;
   };
 
-  const PacketEngine& engine_;
+  const PacketCounterSource& engine_;
   std::vector<PortState> ports_;  // link * 2 + upward
   std::vector<RnicState> rnics_;
   Nanos last_at_ = 0;

@@ -1,0 +1,65 @@
+// Folding the hybrid engine's packet counts into the flow model's records.
+#include "harness/runner/hybrid_telemetry.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gauntlet::harness {
+namespace {
+
+telemetry::PortCounters* port(telemetry::Batch& b, const std::string& link, bool upward, std::int64_t at) {
+  telemetry::PortCounters* p = b.add_records()->mutable_port();
+  p->set_link(link);
+  p->set_upward(upward);
+  p->set_time_ns(at);
+  return p;
+}
+
+TEST(HybridTelemetry, PacketCountsTakeTheModelsPlaceOnThePortsBatchesCrossed) {
+  telemetry::Batch model;
+  telemetry::PortCounters* lossy = port(model, "h0.nic0~leaf0", true, 1000);
+  lossy->set_tx_bytes(5'000'000);
+  lossy->set_tx_packets(1221);
+  port(model, "h0.nic0~leaf0", false, 1000)->set_tx_bytes(70'000);
+  telemetry::RnicTransportCounters* t = model.add_records()->mutable_transport();
+  t->set_nic("h0.nic0");
+  t->set_time_ns(1000);
+  t->set_retransmitted_packets(40);
+
+  telemetry::Batch packets;
+  telemetry::PortCounters* counted = port(packets, "h0.nic0~leaf0", true, 1000);
+  counted->set_tx_packets(1300);
+  counted->set_tx_bytes(5'300'000);
+  counted->set_crc_errors(13);
+  port(packets, "h0.nic0~leaf0", false, 1000);  // fell quiet: all zero
+  port(packets, "leaf0~spine1", true, 1000)->set_ecn_marked(7);  // the model had no record
+  telemetry::RnicTransportCounters* resent = packets.add_records()->mutable_transport();
+  resent->set_nic("h0.nic0");
+  resent->set_time_ns(1000);
+  resent->set_retransmitted_packets(310);
+  resent->set_naks_received(12);
+
+  merge_packet_counts(packets, &model);
+  ASSERT_EQ(model.records_size(), 4);
+  // The model's bytes stay; the packets' errors replace its estimate.
+  EXPECT_EQ(model.records(0).port().tx_bytes(), 5'000'000u);
+  EXPECT_EQ(model.records(0).port().crc_errors(), 13u);
+  EXPECT_EQ(model.records(1).port().tx_bytes(), 70'000u);
+  EXPECT_EQ(model.records(2).transport().retransmitted_packets(), 310u);
+  EXPECT_EQ(model.records(2).transport().naks_received(), 12u);
+  EXPECT_EQ(model.records(3).port().link(), "leaf0~spine1");
+  EXPECT_EQ(model.records(3).port().ecn_marked(), 7u);
+}
+
+TEST(HybridTelemetry, RecordsOfAnotherInstantAreNotMerged) {
+  telemetry::Batch model;
+  port(model, "h0.nic0~leaf0", true, 1000)->set_tx_bytes(1);
+  telemetry::Batch packets;
+  port(packets, "h0.nic0~leaf0", true, 2000)->set_crc_errors(3);
+  merge_packet_counts(packets, &model);
+  ASSERT_EQ(model.records_size(), 2);
+  EXPECT_EQ(model.records(0).port().crc_errors(), 0u);
+  EXPECT_EQ(model.records(1).port().crc_errors(), 3u);
+}
+
+}  // namespace
+}  // namespace gauntlet::harness

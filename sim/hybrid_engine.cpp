@@ -1,0 +1,349 @@
+#include "sim/hybrid_engine.hpp"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include "sim/contract.hpp"
+#include "sim/rng.hpp"
+
+namespace gauntlet::sim {
+namespace {
+
+// Transfers of packet batches are numbered apart from the flow engine's.
+constexpr TransferId kBatchIds = TransferId{1} << 62;
+
+void add(PacketPortCounters& to, const PacketPortCounters& c) {
+  to.tx_bytes += c.tx_bytes;
+  to.tx_packets += c.tx_packets;
+  to.ecn_marked += c.ecn_marked;
+  to.pause_sent += c.pause_sent;
+  to.pause_received += c.pause_received;
+  to.drops += c.drops;
+  to.crc_errors += c.crc_errors;
+  to.queue_byte_ns += c.queue_byte_ns;
+  to.paused_ns += c.paused_ns;
+}
+
+void add(PacketRnicCounters& to, const PacketRnicCounters& c) {
+  to.tx_bytes += c.tx_bytes;
+  to.rx_bytes += c.rx_bytes;
+  to.tx_packets += c.tx_packets;
+  to.rx_packets += c.rx_packets;
+  to.retransmitted_packets += c.retransmitted_packets;
+  to.naks_sent += c.naks_sent;
+  to.naks_received += c.naks_received;
+  to.out_of_sequence += c.out_of_sequence;
+  to.cnp_sent += c.cnp_sent;
+  to.cnp_handled += c.cnp_handled;
+  to.timeouts += c.timeouts;
+  to.qp_errors += c.qp_errors;
+}
+
+}  // namespace
+
+struct HybridEngine::Impl {
+  Impl(const Topology& t, std::uint64_t s, const HybridParams& p)
+      : seed(s), params(p), flow(t, s),
+        ports(static_cast<std::size_t>(t.links()) * 2),
+        rnics(static_cast<std::size_t>(t.endpoints())) {}
+
+  std::uint64_t seed;
+  HybridParams params;
+  FlowEngine flow;
+  std::uint64_t version = 0;  // packet fault changes
+
+  // Packet faults in force, per link (or endpoint) and cause.
+  std::map<LinkId, std::map<std::string, double>> losses;
+  std::map<LinkId, std::map<std::string, double>> loads;
+  std::map<EndpointId, Nanos> endpoint_storms;  // until
+  std::map<LinkId, Nanos> leaf_storms;
+
+  struct Member {
+    TransferId id = 0;
+    EndpointId src = 0;
+    EndpointId dst = 0;
+    double bytes = 0;
+    TransferCallback on_done;
+  };
+  std::vector<Member> pending;  // started at this instant, not simulated yet
+  bool flush_scheduled = false;
+  TransferId next_id = kBatchIds;
+
+  // A batch transfer's sending span, for its progress.
+  struct Span {
+    double bytes = 0;
+    Nanos start = 0;
+    Nanos sent = -1;  // its last byte left; -1: not simulated yet
+  };
+  std::unordered_map<TransferId, Span> spans;
+  std::vector<TransferListener> listeners;
+
+  std::vector<PacketPortCounters> ports;  // link * 2 + upward
+  std::vector<PacketRnicCounters> rnics;
+  std::uint64_t transfers = 0;
+  std::uint64_t batches = 0;
+  std::uint64_t hops = 0;
+
+  void notify(TransferEvent::Kind kind, const Member& m, Nanos at) {
+    for (const auto& listener : listeners) listener({kind, m.id, m.src, m.dst, m.bytes, at});
+  }
+  bool storming(const std::map<int, Nanos>& storms, int key) const {
+    auto it = storms.find(key);
+    return it != storms.end() && it->second > flow.now();
+  }
+  bool faulted(LinkId link) const {
+    const Topology& t = flow.topology();
+    return losses.count(link) || loads.count(link) || storming(leaf_storms, link) ||
+           (!t.is_fabric_link(link) && storming(endpoint_storms, link));
+  }
+  void flush();
+  void simulate(std::vector<Member> members);
+};
+
+// The batch of this instant: every transfer started at it that goes to
+// packet level, in the order they started.
+void HybridEngine::Impl::flush() {
+  flush_scheduled = false;
+  std::vector<Member> members = std::move(pending);
+  pending.clear();
+  if (!members.empty()) simulate(std::move(members));
+}
+
+void HybridEngine::Impl::simulate(std::vector<Member> members) {
+  const Topology& t = flow.topology();
+  const Nanos start = flow.now();
+  std::vector<char> footprint(static_cast<std::size_t>(t.links()), 0);
+  // Acknowledgements, NAKs and CNPs travel back over the reverse route,
+  // which ECMP hashes on its own.
+  for (const Member& m : members)
+    for (const std::vector<LinkId>& path : {flow.route(m.src, m.dst), flow.route(m.dst, m.src)})
+      for (LinkId link : path) footprint[static_cast<std::size_t>(link)] = 1;
+  std::vector<Nanos> delivered(members.size(), -1);
+  std::vector<double> acknowledged(members.size(), 0);
+  struct Counted {
+    std::vector<std::pair<LinkId, PacketPortCounters>> ports;  // by link * 2 + upward
+    std::vector<std::pair<EndpointId, PacketRnicCounters>> rnics;
+  } counted;
+  Nanos span = 0;  // until the batch's last delivery, or its horizon
+  {
+    PacketEngine batch(t, mix_seed(seed, "hybrid/batch", batches), params.roce, footprint, seed);
+    batch.set_convergence_delay(0);
+    // Routing as the flow engine's has converged, so packets take its routes.
+    for (int leaf = 0; leaf < t.leaves(); ++leaf)
+      for (int spine = 0; spine < t.spines(); ++spine)
+        if (!flow.router().fabric_link_usable(leaf, spine)) batch.set_fabric_link_drained(t.fabric_link(leaf, spine), true);
+    for (LinkId link = 0; link < t.links(); ++link) {
+      if (!footprint[static_cast<std::size_t>(link)]) continue;
+      if (flow.link_state(link) != PathState{}) batch.set_link_state(link, flow.link_state(link));
+      if (!t.is_fabric_link(link) && flow.endpoint_state(link) != PathState{})
+        batch.set_endpoint_state(link, flow.endpoint_state(link));
+      if (auto it = losses.find(link); it != losses.end())
+        for (const auto& [cause, rate] : it->second) batch.set_link_loss(link, cause, rate);
+      if (auto it = loads.find(link); it != loads.end())
+        for (const auto& [cause, load] : it->second) batch.set_background_load(link, cause, load);
+      if (storming(leaf_storms, link)) batch.start_pfc_storm_from_leaf(link, leaf_storms.at(link) - start);
+      if (!t.is_fabric_link(link) && storming(endpoint_storms, link))
+        batch.start_pfc_storm_from_endpoint(link, endpoint_storms.at(link) - start);
+    }
+    std::vector<TransferId> ids;
+    std::size_t left = members.size();
+    for (std::size_t i = 0; i < members.size(); ++i)
+      ids.push_back(batch.start_transfer(members[i].src, members[i].dst, members[i].bytes, [&, i](Nanos at) {
+        delivered[i] = at;
+        --left;
+      }));
+    for (Nanos step = kMillisecond; left > 0 && batch.now() < params.batch_horizon;
+         step = std::min(2 * step, params.batch_horizon))
+      batch.run_until(std::min(batch.now() + step, params.batch_horizon));
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (delivered[i] < 0) acknowledged[i] = batch.transfer_acknowledged(ids[i]);
+      span = std::max(span, delivered[i] < 0 ? params.batch_horizon : delivered[i]);
+    }
+    for (LinkId link = 0; link < t.links(); ++link) {
+      if (!footprint[static_cast<std::size_t>(link)]) continue;
+      for (bool upward : {false, true})
+        counted.ports.emplace_back(link * 2 + (upward ? 1 : 0), batch.port_counters(link, upward));
+      if (!t.is_fabric_link(link)) counted.rnics.emplace_back(link, batch.rnic_counters(link));
+    }
+    hops += batch.packet_hops();
+  }
+  ++batches;
+  transfers += members.size();
+  // The counters count when the batch's packets are done, as a packet
+  // engine's would have counted them by then (a timeout late, not early).
+  flow.schedule_at(start + span, [this, counted = std::move(counted)] {
+    for (const auto& [index, c] : counted.ports) add(ports[static_cast<std::size_t>(index)], c);
+    for (const auto& [endpoint, c] : counted.rnics) add(rnics[static_cast<std::size_t>(endpoint)], c);
+  });
+
+  ReplayLedger* ledger = flow.replays();
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    Member m = std::move(members[i]);
+    if (delivered[i] >= 0) {
+      const Nanos latency = flow.route_latency(m.src, m.dst);
+      spans[m.id].sent = start + std::max<Nanos>(0, delivered[i] - latency);
+      flow.schedule_at(start + delivered[i], [this, ledger, m = std::move(m), latency] {
+        spans.erase(m.id);
+        notify(TransferEvent::Kind::finished, m, flow.now() - latency);
+        ledger->transfer_delivered();
+        if (m.on_done) m.on_done(flow.now());
+      });
+      continue;
+    }
+    // Not delivered within the horizon: the rest goes on at flow level.
+    spans[m.id].sent = start + params.batch_horizon;
+    const double rest = std::max(1.0, m.bytes - acknowledged[i]);
+    flow.schedule_at(start + params.batch_horizon, [this, ledger, m = std::move(m), rest] {
+      spans.erase(m.id);
+      notify(TransferEvent::Kind::finished, m, flow.now());
+      ledger->transfer_delivered();
+      flow.start_transfer(m.src, m.dst, rest, m.on_done);
+    });
+  }
+}
+
+HybridEngine::HybridEngine(const Topology& topology, std::uint64_t seed, const HybridParams& params)
+    : impl_(std::make_unique<Impl>(topology, seed, params)) {}
+
+// The flow engine outlives the process's last use of it (see ~FlowEngine).
+HybridEngine::~HybridEngine() = default;
+
+FlowEngine& HybridEngine::flow() { return impl_->flow; }
+const Topology& HybridEngine::topology() const { return impl_->flow.topology(); }
+Nanos HybridEngine::now() const { return impl_->flow.now(); }
+TimerId HybridEngine::schedule_at(Nanos at, TimerCallback callback) {
+  return impl_->flow.schedule_at(at, std::move(callback));
+}
+void HybridEngine::cancel(TimerId id) { impl_->flow.cancel(id); }
+void HybridEngine::set_link_state(LinkId link, const PathState& state) { impl_->flow.set_link_state(link, state); }
+void HybridEngine::set_endpoint_state(EndpointId endpoint, const PathState& state) {
+  impl_->flow.set_endpoint_state(endpoint, state);
+}
+const PathState& HybridEngine::link_state(LinkId link) const { return impl_->flow.link_state(link); }
+const PathState& HybridEngine::endpoint_state(EndpointId endpoint) const {
+  return impl_->flow.endpoint_state(endpoint);
+}
+std::vector<LinkId> HybridEngine::route(EndpointId src, EndpointId dst) const { return impl_->flow.route(src, dst); }
+Nanos HybridEngine::route_latency(EndpointId src, EndpointId dst) const { return impl_->flow.route_latency(src, dst); }
+void HybridEngine::run_until(Nanos until) { impl_->flow.run_until(until); }
+// Both counts only grow, so their sum changes whenever either does.
+std::uint64_t HybridEngine::state_version() const { return impl_->flow.state_version() + impl_->version; }
+Nanos HybridEngine::next_internal_change() const { return impl_->flow.next_internal_change(); }
+bool HybridEngine::set_fabric_link_drained(LinkId link, bool drained) {
+  return impl_->flow.set_fabric_link_drained(link, drained);
+}
+
+void HybridEngine::add_transfer_listener(TransferListener listener) {
+  impl_->listeners.push_back(listener);
+  impl_->flow.add_transfer_listener(std::move(listener));
+}
+
+bool HybridEngine::packet_faults_active() const {
+  auto storming = [this](const std::map<int, Nanos>& storms) {
+    return std::any_of(storms.begin(), storms.end(), [this](const auto& s) { return s.second > now(); });
+  };
+  return !impl_->losses.empty() || !impl_->loads.empty() || storming(impl_->endpoint_storms) ||
+         storming(impl_->leaf_storms);
+}
+
+ReplayLedger* HybridEngine::replays() { return packet_faults_active() ? nullptr : impl_->flow.replays(); }
+
+std::optional<std::vector<Nanos>> HybridEngine::simulate_apart(const std::vector<TransferRequest>& transfers,
+                                                               Nanos limit) {
+  if (packet_faults_active()) return std::nullopt;
+  return impl_->flow.simulate_apart(transfers, limit);
+}
+
+bool HybridEngine::at_packet_level(EndpointId src, EndpointId dst) const {
+  if (src == dst || !packet_faults_active()) return false;
+  const FlowEngine& flow = impl_->flow;
+  if (!flow.endpoint_state(src).up || !flow.endpoint_state(dst).up) return false;
+  bool faulted = false;
+  for (LinkId link : flow.route(src, dst)) {
+    if (!flow.link_state(link).up) return false;
+    faulted = faulted || impl_->faulted(link);
+  }
+  return faulted;
+}
+
+TransferId HybridEngine::start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) {
+  if (bytes <= 0 || !at_packet_level(src, dst))
+    return impl_->flow.start_transfer(src, dst, bytes, std::move(on_done));
+  Impl::Member m{++impl_->next_id, src, dst, bytes, std::move(on_done)};
+  impl_->notify(TransferEvent::Kind::started, m, now());
+  impl_->flow.replays()->transfer_started();
+  impl_->spans[m.id] = {bytes, now(), -1};
+  const TransferId id = m.id;
+  impl_->pending.push_back(std::move(m));
+  if (!impl_->flush_scheduled) {
+    impl_->flush_scheduled = true;
+    Impl* impl = impl_.get();
+    impl_->flow.schedule_at(now(), [impl] { impl->flush(); });
+  }
+  return id;
+}
+
+double HybridEngine::transfer_progress(TransferId id) const {
+  if (id < kBatchIds) return impl_->flow.transfer_progress(id);
+  auto it = impl_->spans.find(id);
+  if (it == impl_->spans.end() || it->second.sent < 0) return 0;
+  const Impl::Span& s = it->second;
+  // The batch knows when the last byte left, not each byte: linear between.
+  if (now() >= s.sent || s.sent <= s.start) return s.bytes;
+  return s.bytes * static_cast<double>(now() - s.start) / static_cast<double>(s.sent - s.start);
+}
+
+namespace {
+
+void set_cause(std::map<LinkId, std::map<std::string, double>>& causes, LinkId link, const std::string& cause,
+               double value) {
+  if (value > 0) {
+    causes[link][cause] = value;
+    return;
+  }
+  auto it = causes.find(link);
+  if (it == causes.end()) return;
+  it->second.erase(cause);
+  if (it->second.empty()) causes.erase(it);
+}
+
+}  // namespace
+
+void HybridEngine::set_link_loss(LinkId link, const std::string& cause, double rate) {
+  set_cause(impl_->losses, link, cause, rate);
+  ++impl_->version;
+}
+
+void HybridEngine::set_background_load(LinkId link, const std::string& cause, double load) {
+  set_cause(impl_->loads, link, cause, load);
+  ++impl_->version;
+}
+
+// A storm ends by itself; its end changes the network's state as well.
+void HybridEngine::start_pfc_storm_from_endpoint(EndpointId endpoint, Nanos until) {
+  Nanos& end = impl_->endpoint_storms[endpoint];
+  end = std::max(end, until);
+  ++impl_->version;
+  impl_->flow.schedule_at(until, [impl = impl_.get()] { ++impl->version; });
+}
+
+void HybridEngine::start_pfc_storm_from_leaf(LinkId link, Nanos until) {
+  Nanos& end = impl_->leaf_storms[link];
+  end = std::max(end, until);
+  ++impl_->version;
+  impl_->flow.schedule_at(until, [impl = impl_.get()] { ++impl->version; });
+}
+
+PacketPortCounters HybridEngine::port_counters(LinkId link, bool upward) const {
+  return impl_->ports.at(static_cast<std::size_t>(link) * 2 + (upward ? 1 : 0));
+}
+PacketRnicCounters HybridEngine::rnic_counters(EndpointId endpoint) const {
+  return impl_->rnics.at(static_cast<std::size_t>(endpoint));
+}
+std::uint64_t HybridEngine::packet_transfers() const { return impl_->transfers; }
+std::uint64_t HybridEngine::packet_batches() const { return impl_->batches; }
+std::uint64_t HybridEngine::packet_hops() const { return impl_->hops; }
+
+}  // namespace gauntlet::sim
