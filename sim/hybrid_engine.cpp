@@ -171,6 +171,9 @@ void HybridEngine::Impl::simulate(std::vector<Member> members) {
   }
   ++batches;
   transfers += members.size();
+  // Each batch is a draw of its own (loss, marks), not a state a job may
+  // repeat: the state version moves, so iterations are not fast-forwarded.
+  ++version;
   // The counters count when the batch's packets are done, as a packet
   // engine's would have counted them by then (a timeout late, not early).
   flow.schedule_at(start + span, [this, counted = std::move(counted)] {

@@ -8,7 +8,9 @@
 // and the link and flow-table states of that instant. Their deliveries come
 // back to the flow engine's clock as timers, and the batches' port and RNIC
 // counters add up in the packet engine's schema. With no packet fault in
-// force the engine is the flow engine, result for result, replays included.
+// force the engine is the flow engine, result for result, replays included;
+// each batch moves the state version, since its outcome is a draw of its
+// own that a job must not repeat as a steady state.
 //
 // What a batch does not see, as an outcome simulated apart does not: the
 // flow-level transfers sharing its links (nor do they see it), and changes

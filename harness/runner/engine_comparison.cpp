@@ -140,13 +140,15 @@ std::vector<EngineWindowMeasure> finish(WindowTally& tally, const sim::Topology&
 json measure_json(const EngineWindowMeasure& m) {
   json busiest = json::array();
   for (const LinkUtilization& u : m.busiest) busiest.push_back({{"link", u.link}, {"utilization", u.utilization}});
-  return {{"iteration_s", m.iteration_s},    {"iterations", m.iterations}, {"busiest", busiest},
+  return {{"iteration_s", m.iteration_s},    {"median_iteration_s", m.median_iteration_s},
+          {"iterations", m.iterations},      {"busiest", busiest},
           {"probe_rtt_us", m.probe_rtt_us}, {"probes_lost", m.probes_lost}, {"counters", m.counters}};
 }
 
 EngineWindowMeasure measure_from_json(const json& j) {
   EngineWindowMeasure m;
   m.iteration_s = j["iteration_s"].get<double>();
+  m.median_iteration_s = j["median_iteration_s"].get<double>();
   m.iterations = j["iterations"].get<std::uint64_t>();
   for (const json& u : j["busiest"]) m.busiest.push_back({u["link"].get<std::string>(), u["utilization"].get<double>()});
   m.probe_rtt_us = j["probe_rtt_us"].get<double>();
@@ -181,14 +183,28 @@ std::vector<EngineWindowMeasure> measure_on(const Scenario& base, const std::str
     std::vector<EngineWindowMeasure> measures = finish(tally, topology, windows);
     for (std::size_t w = 0; w < windows.size(); ++w) {
       double seconds = 0;
-      for (const models::IterationSpan& s : outcome.timeline)
+      std::vector<std::pair<sim::Nanos, std::uint64_t>> durations;  // duration, how many
+      for (const models::IterationSpan& s : outcome.timeline) {
+        std::uint64_t counted = 0;
         for (std::uint64_t i = 0; i < s.count; ++i) {
           const sim::Nanos start = s.start + static_cast<sim::Nanos>(i) * s.duration;
           if (!counts_in(windows[w], start, start + s.duration)) continue;
           seconds += sim::to_seconds(s.duration);
-          ++measures[w].iterations;
+          ++counted;
         }
-      if (measures[w].iterations > 0) measures[w].iteration_s = seconds / static_cast<double>(measures[w].iterations);
+        if (counted > 0) durations.emplace_back(s.duration, counted);
+        measures[w].iterations += counted;
+      }
+      if (measures[w].iterations == 0) continue;
+      measures[w].iteration_s = seconds / static_cast<double>(measures[w].iterations);
+      std::sort(durations.begin(), durations.end());
+      std::uint64_t below = 0;
+      for (const auto& [duration, count] : durations) {
+        below += count;
+        if (2 * below < measures[w].iterations) continue;
+        measures[w].median_iteration_s = sim::to_seconds(duration);
+        break;
+      }
     }
     json out = json::array();
     for (const EngineWindowMeasure& m : measures) out.push_back(measure_json(m));
@@ -277,6 +293,8 @@ std::string format_comparison(const EngineComparison& comparison) {
     row("", "flow", "packet", "hybrid");
     row("iteration time (s)", number_or_dash(w.flow.iteration_s, "%.4f"), number_or_dash(w.packet.iteration_s, "%.4f"),
         number_or_dash(h.iteration_s, "%.4f"));
+    row("median iteration (s)", number_or_dash(w.flow.median_iteration_s, "%.4f"),
+        number_or_dash(w.packet.median_iteration_s, "%.4f"), number_or_dash(h.median_iteration_s, "%.4f"));
     row("iterations", std::to_string(w.flow.iterations), std::to_string(w.packet.iterations),
         std::to_string(h.iterations));
     auto percent = [](double gap) {

@@ -30,6 +30,9 @@ struct EngineWindowMeasure {
   // Mean over the iterations a fault's window overlaps, or that ended within
   // the healthy stretch; -1: none.
   double iteration_s = -1;
+  // The median over the same iterations: the typical step, which a rare
+  // stall (a retransmission timeout) moves far less than the mean.
+  double median_iteration_s = -1;
   std::uint64_t iterations = 0;
   std::vector<LinkUtilization> busiest;  // at most three, busiest first
   double probe_rtt_us = -1;              // mean over probes answered in the window; -1: none

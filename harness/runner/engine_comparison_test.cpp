@@ -77,11 +77,12 @@ TEST(EngineComparison, AgreeOnSharedPhysicsAndOnlyPacketsCountWhatOnlyPacketsSho
 // no iteration a loss stalls reaches into its window. Healthy, the hybrid
 // is the flow engine to the digit; under congestion its iterations are
 // within 10% of the packet engine's. Under 1% loss both stall on RoCE's
-// 537 ms retransmission timeout whenever a message loses its last packet,
-// which half the window's time goes to: one stall more or less is a draw of
-// the loss sequence worth ~25 ms a step, so the bound there is 25%; per
-// iteration the lossy link costs as many CRC errors, and each error as many
-// resent packets (go-back-N), as on packets, within 25%.
+// 537 ms retransmission timeout whenever a message loses its last packet:
+// how many messages do in a window is a draw of the loss sequence, one
+// stall more or less moving the window's mean step by up to half, so the
+// bound is on the median step (10%). Per iteration the lossy link costs as
+// many CRC errors, and each error as many resent packets (go-back-N), as on
+// packets, within 25%.
 TEST(EngineComparison, HybridIsFlowWhenHealthyAndNearPacketsInFaultWindows) {
   const std::string text =
       small_scenario("compare-hybrid", "3s", "512KB",
@@ -105,8 +106,8 @@ TEST(EngineComparison, HybridIsFlowWhenHealthyAndNearPacketsInFaultWindows) {
   for (const EngineWindowMeasure* m : {&packet, &hybrid})
     for (const char* counter : {"crc_errors", "retransmitted", "naks_sent", "timeouts"})
       ASSERT_GT(m->counters.count(counter) ? m->counters.at(counter) : 0u, 0u) << counter;
-  ASSERT_TRUE(hybrid_error(w[2]));
-  EXPECT_LT(std::abs(*hybrid_error(w[2])), 0.25);
+  ASSERT_GT(packet.median_iteration_s, 0);
+  EXPECT_NEAR(hybrid.median_iteration_s, packet.median_iteration_s, 0.10 * packet.median_iteration_s);
   EXPECT_GT(hybrid.iteration_s, 1.5 * w[2].flow.iteration_s);  // the stalls the flow engine has not
   auto per_iteration = [](const EngineWindowMeasure& m, const char* counter) {
     return static_cast<double>(m.counters.at(counter)) / static_cast<double>(m.iterations);

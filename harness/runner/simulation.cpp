@@ -174,10 +174,11 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   Tenants tenants(scenario, topology, engine, bus);
   models::TrainingJob& job = tenants.observed();
   // Packets and their counters exist only in simulated iterations, so the
-  // packet and hybrid engines simulate every one; so do jobs sharing the
-  // fabric, since each one's traffic changes the other's iterations from
-  // step to step.
-  tenants.set_fast_forward(request.fast_forward && !setup.packet && !setup.hybrid && !scenario.shared());
+  // packet engine simulates every one (the hybrid engine's batches change
+  // the network's state, so its jobs simulate every iteration while a
+  // packet fault lasts); so do jobs sharing the fabric, since each one's
+  // traffic changes the other's iterations from step to step.
+  tenants.set_fast_forward(request.fast_forward && !setup.packet && !scenario.shared());
   const sim::Calibration& calibration = scenario.calibration;
   const auto fault_types = fault_types_of(scenario);
   injectors::FaultScheduler scheduler(engine, tenants.all(), *fault_types);
