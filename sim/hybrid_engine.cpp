@@ -98,6 +98,18 @@ struct HybridEngine::Impl {
     return losses.count(link) || loads.count(link) || storming(leaf_storms, link) ||
            (!t.is_fabric_link(link) && storming(endpoint_storms, link));
   }
+  // One batch simulated on its own fabric, from now, for at most `horizon`.
+  struct Batch {
+    std::vector<Nanos> delivered;     // per transfer, after the start; -1: not within the horizon
+    std::vector<double> acknowledged;  // per undelivered transfer, its bytes acknowledged in order
+    Nanos span = 0;                    // until the last delivery, or the horizon
+    std::vector<std::pair<int, PacketPortCounters>> ports;  // by link * 2 + upward
+    std::vector<std::pair<EndpointId, PacketRnicCounters>> rnics;
+    std::uint64_t hops = 0;
+  };
+  Batch run_batch(const std::vector<TransferRequest>& requests, Nanos horizon);
+  // Accounts a batch run now, its counters from its end on.
+  void count(Batch batch, std::size_t members);
   void flush();
   void simulate(std::vector<Member> members);
 };
@@ -111,75 +123,84 @@ void HybridEngine::Impl::flush() {
   if (!members.empty()) simulate(std::move(members));
 }
 
-void HybridEngine::Impl::simulate(std::vector<Member> members) {
+HybridEngine::Impl::Batch HybridEngine::Impl::run_batch(const std::vector<TransferRequest>& requests, Nanos horizon) {
   const Topology& t = flow.topology();
   const Nanos start = flow.now();
   std::vector<char> footprint(static_cast<std::size_t>(t.links()), 0);
   // Acknowledgements, NAKs and CNPs travel back over the reverse route,
   // which ECMP hashes on its own.
-  for (const Member& m : members)
-    for (const std::vector<LinkId>& path : {flow.route(m.src, m.dst), flow.route(m.dst, m.src)})
+  for (const TransferRequest& r : requests)
+    for (const std::vector<LinkId>& path : {flow.route(r.src, r.dst), flow.route(r.dst, r.src)})
       for (LinkId link : path) footprint[static_cast<std::size_t>(link)] = 1;
-  std::vector<Nanos> delivered(members.size(), -1);
-  std::vector<double> acknowledged(members.size(), 0);
-  struct Counted {
-    std::vector<std::pair<LinkId, PacketPortCounters>> ports;  // by link * 2 + upward
-    std::vector<std::pair<EndpointId, PacketRnicCounters>> rnics;
-  } counted;
-  Nanos span = 0;  // until the batch's last delivery, or its horizon
-  {
-    PacketEngine batch(t, mix_seed(seed, "hybrid/batch", batches), params.roce, footprint, seed);
-    batch.set_convergence_delay(0);
-    // Routing as the flow engine's has converged, so packets take its routes.
-    for (int leaf = 0; leaf < t.leaves(); ++leaf)
-      for (int spine = 0; spine < t.spines(); ++spine)
-        if (!flow.router().fabric_link_usable(leaf, spine)) batch.set_fabric_link_drained(t.fabric_link(leaf, spine), true);
-    for (LinkId link = 0; link < t.links(); ++link) {
-      if (!footprint[static_cast<std::size_t>(link)]) continue;
-      if (flow.link_state(link) != PathState{}) batch.set_link_state(link, flow.link_state(link));
-      if (!t.is_fabric_link(link) && flow.endpoint_state(link) != PathState{})
-        batch.set_endpoint_state(link, flow.endpoint_state(link));
-      if (auto it = losses.find(link); it != losses.end())
-        for (const auto& [cause, rate] : it->second) batch.set_link_loss(link, cause, rate);
-      if (auto it = loads.find(link); it != loads.end())
-        for (const auto& [cause, load] : it->second) batch.set_background_load(link, cause, load);
-      if (storming(leaf_storms, link)) batch.start_pfc_storm_from_leaf(link, leaf_storms.at(link) - start);
-      if (!t.is_fabric_link(link) && storming(endpoint_storms, link))
-        batch.start_pfc_storm_from_endpoint(link, endpoint_storms.at(link) - start);
-    }
-    std::vector<TransferId> ids;
-    std::size_t left = members.size();
-    for (std::size_t i = 0; i < members.size(); ++i)
-      ids.push_back(batch.start_transfer(members[i].src, members[i].dst, members[i].bytes, [&, i](Nanos at) {
-        delivered[i] = at;
-        --left;
-      }));
-    for (Nanos step = kMillisecond; left > 0 && batch.now() < params.batch_horizon;
-         step = std::min(2 * step, params.batch_horizon))
-      batch.run_until(std::min(batch.now() + step, params.batch_horizon));
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (delivered[i] < 0) acknowledged[i] = batch.transfer_acknowledged(ids[i]);
-      span = std::max(span, delivered[i] < 0 ? params.batch_horizon : delivered[i]);
-    }
-    for (LinkId link = 0; link < t.links(); ++link) {
-      if (!footprint[static_cast<std::size_t>(link)]) continue;
-      for (bool upward : {false, true})
-        counted.ports.emplace_back(link * 2 + (upward ? 1 : 0), batch.port_counters(link, upward));
-      if (!t.is_fabric_link(link)) counted.rnics.emplace_back(link, batch.rnic_counters(link));
-    }
-    hops += batch.packet_hops();
+  Batch out;
+  out.delivered.assign(requests.size(), -1);
+  out.acknowledged.assign(requests.size(), 0);
+  PacketEngine batch(t, mix_seed(seed, "hybrid/batch", batches), params.roce, footprint, seed);
+  batch.set_convergence_delay(0);
+  // Routing as the flow engine's has converged, so packets take its routes.
+  for (int leaf = 0; leaf < t.leaves(); ++leaf)
+    for (int spine = 0; spine < t.spines(); ++spine)
+      if (!flow.router().fabric_link_usable(leaf, spine)) batch.set_fabric_link_drained(t.fabric_link(leaf, spine), true);
+  for (LinkId link = 0; link < t.links(); ++link) {
+    if (!footprint[static_cast<std::size_t>(link)]) continue;
+    if (flow.link_state(link) != PathState{}) batch.set_link_state(link, flow.link_state(link));
+    if (!t.is_fabric_link(link) && flow.endpoint_state(link) != PathState{})
+      batch.set_endpoint_state(link, flow.endpoint_state(link));
+    if (auto it = losses.find(link); it != losses.end())
+      for (const auto& [cause, rate] : it->second) batch.set_link_loss(link, cause, rate);
+    if (auto it = loads.find(link); it != loads.end())
+      for (const auto& [cause, load] : it->second) batch.set_background_load(link, cause, load);
+    if (storming(leaf_storms, link)) batch.start_pfc_storm_from_leaf(link, leaf_storms.at(link) - start);
+    if (!t.is_fabric_link(link) && storming(endpoint_storms, link))
+      batch.start_pfc_storm_from_endpoint(link, endpoint_storms.at(link) - start);
   }
+  std::vector<TransferId> ids;
+  std::size_t left = requests.size();
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    ids.push_back(batch.start_transfer(requests[i].src, requests[i].dst, requests[i].bytes, [&out, &left, i](Nanos at) {
+      out.delivered[i] = at;
+      --left;
+    }));
+  for (Nanos step = kMillisecond; left > 0 && batch.now() < horizon; step = std::min(2 * step, horizon))
+    batch.run_until(std::min(batch.now() + step, horizon));
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (out.delivered[i] < 0) out.acknowledged[i] = batch.transfer_acknowledged(ids[i]);
+    out.span = std::max(out.span, out.delivered[i] < 0 ? horizon : out.delivered[i]);
+  }
+  for (LinkId link = 0; link < t.links(); ++link) {
+    if (!footprint[static_cast<std::size_t>(link)]) continue;
+    for (bool upward : {false, true})
+      out.ports.emplace_back(link * 2 + (upward ? 1 : 0), batch.port_counters(link, upward));
+    if (!t.is_fabric_link(link)) out.rnics.emplace_back(link, batch.rnic_counters(link));
+  }
+  out.hops = batch.packet_hops();
+  return out;
+}
+
+void HybridEngine::Impl::count(Batch batch, std::size_t members) {
   ++batches;
-  transfers += members.size();
+  transfers += members;
+  hops += batch.hops;
   // Each batch is a draw of its own (loss, marks), not a state a job may
   // repeat: the state version moves, so iterations are not fast-forwarded.
   ++version;
   // The counters count when the batch's packets are done, as a packet
   // engine's would have counted them by then (a timeout late, not early).
-  flow.schedule_at(start + span, [this, counted = std::move(counted)] {
-    for (const auto& [index, c] : counted.ports) add(ports[static_cast<std::size_t>(index)], c);
-    for (const auto& [endpoint, c] : counted.rnics) add(rnics[static_cast<std::size_t>(endpoint)], c);
+  flow.schedule_at(flow.now() + batch.span, [this, ports_counted = std::move(batch.ports),
+                                            rnics_counted = std::move(batch.rnics)] {
+    for (const auto& [index, c] : ports_counted) add(ports[static_cast<std::size_t>(index)], c);
+    for (const auto& [endpoint, c] : rnics_counted) add(rnics[static_cast<std::size_t>(endpoint)], c);
   });
+}
+
+void HybridEngine::Impl::simulate(std::vector<Member> members) {
+  const Nanos start = flow.now();
+  std::vector<TransferRequest> requests;
+  for (const Member& m : members) requests.push_back({m.src, m.dst, m.bytes});
+  Batch batch = run_batch(requests, params.batch_horizon);
+  const std::vector<Nanos> delivered = batch.delivered;
+  const std::vector<double> acknowledged = batch.acknowledged;
+  count(std::move(batch), members.size());
 
   ReplayLedger* ledger = flow.replays();
   for (std::size_t i = 0; i < members.size(); ++i) {
@@ -251,12 +272,38 @@ bool HybridEngine::packet_faults_active() const {
          storming(impl_->leaf_storms);
 }
 
-ReplayLedger* HybridEngine::replays() { return packet_faults_active() ? nullptr : impl_->flow.replays(); }
+ReplayLedger* HybridEngine::replays() { return impl_->flow.replays(); }
 
+// While packet faults last, every batch moves the version: no outcome
+// recorded then ever replays, and none recorded without them replays then.
+std::uint64_t HybridEngine::outcome_salt() const { return packet_faults_active() ? impl_->version : 0; }
+
+// The transfers at packet level go to a batch of their own, the others to
+// the flow engine's simulation apart; both are outcomes on an idle network.
 std::optional<std::vector<Nanos>> HybridEngine::simulate_apart(const std::vector<TransferRequest>& transfers,
                                                                Nanos limit) {
-  if (packet_faults_active()) return std::nullopt;
-  return impl_->flow.simulate_apart(transfers, limit);
+  if (!packet_faults_active()) return impl_->flow.simulate_apart(transfers, limit);
+  std::vector<TransferRequest> packets, flows;
+  std::vector<std::size_t> packet_index, flow_index;
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    const bool packet = transfers[i].bytes > 0 && at_packet_level(transfers[i].src, transfers[i].dst);
+    (packet ? packets : flows).push_back(transfers[i]);
+    (packet ? packet_index : flow_index).push_back(i);
+  }
+  std::vector<Nanos> offsets(transfers.size(), 0);
+  if (!flows.empty()) {
+    const std::optional<std::vector<Nanos>> flow_offsets = impl_->flow.simulate_apart(flows, limit);
+    if (!flow_offsets) return std::nullopt;
+    for (std::size_t k = 0; k < flows.size(); ++k) offsets[flow_index[k]] = (*flow_offsets)[k];
+  }
+  if (packets.empty()) return offsets;
+  Impl::Batch batch = impl_->run_batch(packets, std::min(limit, impl_->params.batch_horizon));
+  for (std::size_t k = 0; k < packets.size(); ++k) {
+    if (batch.delivered[k] < 0) return std::nullopt;  // left to be simulated in place
+    offsets[packet_index[k]] = batch.delivered[k];
+  }
+  impl_->count(std::move(batch), packets.size());
+  return offsets;
 }
 
 bool HybridEngine::at_packet_level(EndpointId src, EndpointId dst) const {

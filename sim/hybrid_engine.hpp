@@ -59,11 +59,12 @@ class HybridEngine final : public NetworkEngine, public PacketFaults, public Pac
   double transfer_progress(TransferId id) const override;
   Nanos next_internal_change() const override;
   bool set_fabric_link_drained(LinkId link, bool drained) override;
+  // While a packet fault lasts, its transfers go to a batch and the others
+  // to the flow engine's simulation apart.
   std::optional<std::vector<Nanos>> simulate_apart(const std::vector<TransferRequest>& transfers,
                                                    Nanos limit) override;
-  // The flow engine's ledger, except while a packet fault is in force: a
-  // set's cached outcome does not know of packet faults, so none replays.
   ReplayLedger* replays() override;
+  std::uint64_t outcome_salt() const override;
   PacketFaults* packet_faults() override { return this; }
 
   void set_link_loss(LinkId link, const std::string& cause, double rate) override;

@@ -228,6 +228,11 @@ class NetworkEngine {
   // Capability: replaying transfer sets. Null (the default) when the engine
   // must see every transfer; models then never replay.
   virtual ReplayLedger* replays() { return nullptr; }
+  // What a set's outcome on an idle network depends on beyond its routes
+  // and the states of its links and endpoints (packet faults, say), as a
+  // value that differs whenever that does; a recorded outcome replays only
+  // under the salt it was recorded with.
+  virtual std::uint64_t outcome_salt() const { return 0; }
 
   // Tells `observer` of every set replayed on this engine until the returned
   // Observation ends; does nothing on an engine that does not replay.

@@ -1,6 +1,7 @@
 // A scenario run end to end on the packet engine: the same job as on the
 // flow engine, iterations paced alike when healthy, and a lossy host link
-// that slows it and shows in port and transport counters.
+// that slows it and shows in port and transport counters; then on the
+// hybrid engine.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -120,6 +121,31 @@ TEST(PacketRun, PfcStormStallsTheJobForItsWindowAndShowsAsPauses) {
   const EngineRun storm = run("packet", kStorm);
   // The storming RNIC's ring edges cannot send while its leaf is paused;
   // the synchronous step waits out the 500 ms storm.
+  EXPECT_GT(storm.lossy_s, 4 * storm.healthy_s);
+  EXPECT_GT(storm.totals.value("pause_sent", 0), 0);
+  EXPECT_EQ(storm.totals.value("lossy_link_crc_errors", 0), 0);
+}
+
+// The same runs on the hybrid engine: the flow engine's steps before the
+// fault, and during it the lossy link's or the storm's packets, simulated
+// in batches, in the telemetry's counters and in the job's pace.
+TEST(HybridRun, BeforeTheFaultItIsTheFlowEngine) {
+  const EngineRun hybrid = run("hybrid");
+  const EngineRun flow = run("flow");
+  EXPECT_EQ(hybrid.healthy_s, flow.healthy_s);
+}
+
+TEST(HybridRun, LossyHostLinkSlowsTheJobAndShowsInTheCounters) {
+  const EngineRun hybrid = run("hybrid");
+  EXPECT_GT(hybrid.lossy_s, 2 * hybrid.healthy_s);
+  EXPECT_GT(hybrid.totals.value("lossy_link_crc_errors", 0), 0);
+  EXPECT_GT(hybrid.totals.value("naks_sent", 0), 0);
+  EXPECT_GT(hybrid.totals.value("out_of_sequence", 0), 0);
+  EXPECT_GT(hybrid.totals.value("retransmitted_packets", 0), hybrid.totals.value("lossy_link_crc_errors", 0));
+}
+
+TEST(HybridRun, PfcStormStallsTheJobForItsWindowAndShowsAsPauses) {
+  const EngineRun storm = run("hybrid", kStorm);
   EXPECT_GT(storm.lossy_s, 4 * storm.healthy_s);
   EXPECT_GT(storm.totals.value("pause_sent", 0), 0);
   EXPECT_EQ(storm.totals.value("lossy_link_crc_errors", 0), 0);

@@ -22,13 +22,15 @@ void push_state(std::vector<std::uint64_t>& key, const sim::PathState& state) {
 }
 
 // Everything a set's outcome on an idle network depends on: its flows, their
-// routes and latencies, and the state of every link and endpoint they use.
+// routes and latencies, the state of every link and endpoint they use, and
+// the engine's salt for anything else.
 std::vector<std::uint64_t> outcome_key(const sim::NetworkEngine& engine, const std::vector<Flow>& flows,
                                        int channels) {
   std::vector<std::uint64_t> key;
   key.reserve(flows.size() * 12 + 2);
   key.push_back(static_cast<std::uint64_t>(channels));
   key.push_back(flows.size());
+  key.push_back(engine.outcome_salt());
   std::vector<sim::LinkId> links;
   std::vector<sim::EndpointId> endpoints;
   for (const Flow& f : flows) {
