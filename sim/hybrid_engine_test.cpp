@@ -7,8 +7,10 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "sim/flow/flow_engine.hpp"
 #include "sim/isolated_run.hpp"
@@ -176,6 +178,36 @@ TEST(HybridEngine, APfcStormHoldsTrafficToTheStormingNicUntilItEnds) {
   EXPECT_EQ(batches, 1u);
   EXPECT_GT(pauses, 0u);
   EXPECT_FALSE(still_packet);
+}
+
+TEST(HybridEngine, ASetSimulatedApartSplitsBetweenABatchAndTheFlowEngine) {
+  const Topology topology(small_packet_fabric());
+  const std::vector<TransferRequest> set = {{0, 2, 16e6}, {1, 3, 16e6}};
+  const std::string flow = run_isolated([&] {
+    FlowEngine engine(topology, 3);
+    return std::to_string(engine.simulate_apart({set[1]}, kSecond)->at(0));
+  });
+  const std::string text = run_isolated([&] {
+    HybridEngine engine(topology, 3);
+    engine.set_link_loss(topology.host_link(0), "f1", 0.01);
+    const std::optional<std::vector<Nanos>> offsets = engine.simulate_apart(set, 2 * kSecond);
+    std::ostringstream out;
+    out << (offsets ? offsets->at(0) : -1) << " " << (offsets ? offsets->at(1) : -1) << " " << engine.now() << " "
+        << engine.packet_batches() << " ";
+    engine.run_until(3 * kSecond);  // the batch's counters count from its end
+    out << engine.rnic_counters(0).retransmitted_packets << " " << engine.rnic_counters(1).tx_packets;
+    return out.str();
+  });
+  std::istringstream in(text);
+  Nanos lossy = 0, clean = 0, now = -1;
+  std::uint64_t batches = 0, resent = 0, clean_packets = 1;
+  in >> lossy >> clean >> now >> batches >> resent >> clean_packets;
+  EXPECT_EQ(std::to_string(clean), flow);  // the flow engine's outcome apart
+  EXPECT_GT(static_cast<double>(lossy), 1.2 * static_cast<double>(clean));
+  EXPECT_EQ(now, 0);  // computed apart: the clock has not moved
+  EXPECT_EQ(batches, 1u);
+  EXPECT_GT(resent, 0u);
+  EXPECT_EQ(clean_packets, 0u);  // 1 -> 3 never went to packets
 }
 
 TEST(HybridEngine, SameSeedSameResults) {
