@@ -140,7 +140,8 @@ HybridEngine::Impl::Batch HybridEngine::Impl::run_batch(const std::vector<Transf
   // Routing as the flow engine's has converged, so packets take its routes.
   for (int leaf = 0; leaf < t.leaves(); ++leaf)
     for (int spine = 0; spine < t.spines(); ++spine)
-      if (!flow.router().fabric_link_usable(leaf, spine)) batch.set_fabric_link_drained(t.fabric_link(leaf, spine), true);
+      if (!flow.router().fabric_link_usable(leaf, spine))
+        batch.set_fabric_link_drained(t.fabric_link(leaf, spine), true);
   for (LinkId link = 0; link < t.links(); ++link) {
     if (!footprint[static_cast<std::size_t>(link)]) continue;
     if (flow.link_state(link) != PathState{}) batch.set_link_state(link, flow.link_state(link));
@@ -157,10 +158,11 @@ HybridEngine::Impl::Batch HybridEngine::Impl::run_batch(const std::vector<Transf
   std::vector<TransferId> ids;
   std::size_t left = requests.size();
   for (std::size_t i = 0; i < requests.size(); ++i)
-    ids.push_back(batch.start_transfer(requests[i].src, requests[i].dst, requests[i].bytes, [&out, &left, i](Nanos at) {
-      out.delivered[i] = at;
-      --left;
-    }));
+    ids.push_back(batch.start_transfer(requests[i].src, requests[i].dst, requests[i].bytes,
+                                       [&out, &left, i](Nanos at) {
+                                         out.delivered[i] = at;
+                                         --left;
+                                       }));
   for (Nanos step = kMillisecond; left > 0 && batch.now() < horizon; step = std::min(2 * step, horizon))
     batch.run_until(std::min(batch.now() + step, horizon));
   for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -231,7 +233,6 @@ void HybridEngine::Impl::simulate(std::vector<Member> members) {
 HybridEngine::HybridEngine(const Topology& topology, std::uint64_t seed, const HybridParams& params)
     : impl_(std::make_unique<Impl>(topology, seed, params)) {}
 
-// The flow engine outlives the process's last use of it (see ~FlowEngine).
 HybridEngine::~HybridEngine() = default;
 
 FlowEngine& HybridEngine::flow() { return impl_->flow; }

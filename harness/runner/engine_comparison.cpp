@@ -355,7 +355,8 @@ nlohmann::ordered_json comparison_json(const EngineComparison& comparison) {
   }
   json out = {{"scenario", comparison.scenario}, {"windows", windows}};
   out["wall_s"] = {{"flow", comparison.flow_wall_s}, {"packet", comparison.packet_wall_s}};
-  if (!comparison.windows.empty() && comparison.windows.front().hybrid) out["wall_s"]["hybrid"] = comparison.hybrid_wall_s;
+  if (!comparison.windows.empty() && comparison.windows.front().hybrid)
+    out["wall_s"]["hybrid"] = comparison.hybrid_wall_s;
   return out;
 }
 

@@ -28,7 +28,8 @@ ns3::Time until_offset(Nanos at) {
 struct PacketEngine::Impl {
   Impl(const Topology& t, std::uint64_t s, const RoceParams& p, const std::vector<char>& footprint,
        std::uint64_t routing_seed)
-      : topology(t), params(p), seed(s), router(topology, routing_seed), fabric(topology, router, params, s, footprint) {}
+      : topology(t), params(p), seed(s), router(topology, routing_seed),
+        fabric(topology, router, params, s, footprint) {}
 
   Topology topology;
   RoceParams params;
