@@ -304,6 +304,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     if (sampling) {
       sampler.observe_traffic(batch, [&] { return models::job_endpoints(job, topology); });
       models::SampleInputs inputs = tenants.sample_inputs(engine);
+      telemetry::Batch counted;  // the hybrid engine's batches, merged below
       if (packet_counters) {
         packet_counters->sample(t, &batch);
         inputs.cnp_per_second = [&packet_counters](sim::EndpointId e) { return packet_counters->cnp_rate(e); };
@@ -314,19 +315,21 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
       } else {
         fabric->observe_traffic(batch);
         fabric->measure_second(t, inputs.traffic_flowing);
-        inputs.cnp_per_second = [&fabric](sim::EndpointId e) { return fabric->cnp_rate(e); };
+        if (batch_counters) batch_counters->sample(t, &counted);
+        // An RNIC a packet batch ran on reports the CNPs it handled there.
+        inputs.cnp_per_second = [&fabric, &batch_counters](sim::EndpointId e) {
+          const double handled = batch_counters ? batch_counters->cnp_rate(e) : 0;
+          return handled > 0 ? handled : fabric->cnp_rate(e);
+        };
         inputs.host_link_bytes_per_second = [&fabric](sim::EndpointId e, bool upward) {
           return fabric->host_link_bytes_per_second(e, upward);
         };
-        inputs.version = inputs.version * 1000003u + fabric->version();
+        inputs.version =
+            inputs.version * 1000003u + fabric->version() + (batch_counters ? batch_counters->version() : 0);
       }
       sampler.sample(t, inputs, &batch);
       if (fabric) fabric->sample(t, inputs.traffic_flowing, &batch);
-      if (batch_counters) {
-        telemetry::Batch counted;
-        batch_counters->sample(t, &counted);
-        merge_packet_counts(counted, &batch);
-      }
+      if (batch_counters) merge_packet_counts(counted, &batch);
       if (flow_tables) flow_tables->sample(t, &batch);
       if (t == scenario.duration) {  // the last repeats
         sampler.flush(&batch);
