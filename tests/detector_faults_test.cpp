@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/detectors/registry.hpp"
+#include "harness/runner/runner.hpp"
 #include "harness/runner/simulation.hpp"
 #include "harness/scenario/loader.hpp"
 #include "sim/isolated_run.hpp"
@@ -153,6 +154,30 @@ TEST(EroicaWindow, OpensAtTheTriggerOnTheScoreboardThrottle) {
   EXPECT_GE(a->time_s, 600 + window_s);
   EXPECT_LE(a->time_s, 600 + checkpoint_s + window_s + 3 * iteration_s + 2);
   EXPECT_NEAR(out.detectors.at("eroica").profiling_seconds, window_s, 1e-9);
+}
+
+// Two profilers in one scenario (a threshold sweep's copy beside eroica):
+// each sees only the windows it opened itself, as it would alone.
+TEST(EroicaWindow, ACopyAtAnotherWindowGetsARunOfItsOwn) {
+  const DetectorRegistry registry = builtin_detectors();
+  const auto report_of = [&](const std::string& detectors) {
+    return run_scenario(parse_scenario(scenario_text(kThrottle, detectors), "detector-faults.yaml", registry), registry,
+                        RunOptions{});
+  };
+  const RunReport both = report_of("[eroica, {name: eroica, as: eroica_short, window: 20s}]");
+  const RunReport alone = report_of("[{name: eroica, as: eroica_short, window: 20s}]");
+  const RunReport own = report_of("[eroica]");
+  EXPECT_EQ(both.own_runs.count("eroica"), 0u);  // the first keeps the shared run
+  ASSERT_EQ(both.own_runs.count("eroica_short"), 1u);
+  const auto& copy = both.faulty.detectors.at("eroica_short");
+  const auto& copy_alone = alone.faulty.detectors.at("eroica_short");
+  EXPECT_NEAR(copy.profiling_seconds, 20, 1e-9);
+  EXPECT_EQ(copy.profiling_seconds, copy_alone.profiling_seconds);
+  EXPECT_NEAR(both.faulty.detectors.at("eroica").profiling_seconds, 60, 1e-9);
+  ASSERT_FALSE(copy.alerts.empty());
+  ASSERT_EQ(copy.alerts.size(), copy_alone.alerts.size());
+  for (std::size_t i = 0; i < copy.alerts.size(); ++i) EXPECT_EQ(copy.alerts[i].time_s, copy_alone.alerts[i].time_s);
+  ASSERT_EQ(both.faulty.detectors.at("eroica").alerts.size(), own.faulty.detectors.at("eroica").alerts.size());
 }
 
 // The scoreboard's single-fault scenarios with every reference detector:

@@ -37,8 +37,8 @@ struct DetectorInfo {
   // observe: under mitigation `none` it gets a run of its own.
   bool pauses_training = false;
   // It switches function-level profiling on, and the windows' summaries
-  // reach every detector of the run: a second copy beside it changes what
-  // it sees.
+  // reach every detector of the run: a second detector that does so (a
+  // copy at another threshold) is given a run of its own.
   bool shares_profiling = false;
 };
 

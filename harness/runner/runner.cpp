@@ -149,6 +149,16 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
   std::vector<bool> own_run(scenario.detectors.size(), mitigated);
   if (!mitigated && scenario.detectors.size() > 1)
     for (std::size_t i = 0; i < own_run.size(); ++i) own_run[i] = pauses_training(scenario.detectors[i].name, registry);
+  // A profiler's windows reach every detector of its run, so a second
+  // detector that opens them (a copy at another threshold) gets a run of
+  // its own and sees only the windows it opened itself.
+  bool profiler_shared = false;
+  for (std::size_t i = 0; i < own_run.size() && !mitigated; ++i) {
+    const DetectorInfo* info = registry.find(scenario.detectors[i].name);
+    if (own_run[i] || info == nullptr || !info->shares_profiling) continue;
+    own_run[i] = profiler_shared;
+    profiler_shared = true;
+  }
   SimulationRequest faulty_request;
   faulty_request.show_progress = options.show_progress;
   faulty_request.run_detectors = !mitigated;

@@ -196,9 +196,6 @@ SuiteSweep read_sweep(const Source& source, const Field& field, const YAML::Node
   const DetectorInfo* info = registry.find(name);
   if (info == nullptr)
     source.fail(map.field("detector").value_mark, "'" + sweep.detector + "' is not a reference detector: its parameters are unknown");
-  if (info->shares_profiling)
-    source.fail(map.field("detector").value_mark, name + "'s profiling windows reach every detector of a run: copies at "
-                                                  "other values beside it would change what it sees");
   sweep.param = yaml_read::read_text(source, map.require("param"));
   const DetectorParamInfo* param = nullptr;
   for (const DetectorParamInfo& p : info->params)
