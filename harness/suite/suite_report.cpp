@@ -151,7 +151,7 @@ std::string sweep_lines(const SuiteResult& r) {
   for (const SweepCurve& curve : r.sweeps) {
     out += "\n" + curve.detector + ": threshold sweep over " + curve.param + " (all faults; precision over every alert)\n";
     for (const SweepPoint& p : curve.points)
-      out += "  " + padded(curve.param + "=" + p.value + (p.own ? " (own)" : ""), 28) + "recall " +
+      out += "  " + padded(curve.param + "=" + p.value + (p.own ? " (own)" : ""), 28) + " recall " +
              padded(interval_text(p.recall, "%.2f"), 17) + "  precision " + padded(interval_text(p.precision, "%.2f"), 17) +
              "  false alerts/healthy h " + interval_text(p.false_alerts_per_healthy_hour, "%.2f") + "\n";
   }
