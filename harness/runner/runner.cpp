@@ -121,6 +121,11 @@ bool pauses_training(const std::string& detector, const DetectorRegistry& regist
   return info && info->pauses_training;
 }
 
+bool opens_profiling(const std::string& detector, const DetectorRegistry& registry) {
+  const DetectorInfo* info = registry.find(detector);
+  return info && info->shares_profiling;
+}
+
 }  // namespace
 
 namespace {
@@ -147,17 +152,19 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
   // detector's alerts change the run, so each gets its own, and a run with
   // no detector at all is the status quo baseline.
   std::vector<bool> own_run(scenario.detectors.size(), mitigated);
-  if (!mitigated && scenario.detectors.size() > 1)
-    for (std::size_t i = 0; i < own_run.size(); ++i) own_run[i] = pauses_training(scenario.detectors[i].name, registry);
   // A profiler's windows reach every detector of its run, so a second
   // detector that opens them (a copy at another threshold) gets a run of
   // its own and sees only the windows it opened itself.
-  bool profiler_shared = false;
-  for (std::size_t i = 0; i < own_run.size() && !mitigated; ++i) {
-    const DetectorInfo* info = registry.find(scenario.detectors[i].name);
-    if (own_run[i] || info == nullptr || !info->shares_profiling) continue;
-    own_run[i] = profiler_shared;
-    profiler_shared = true;
+  if (!mitigated && scenario.detectors.size() > 1) {
+    bool profiler_in_shared_run = false;
+    for (std::size_t i = 0; i < own_run.size(); ++i) {
+      const std::string& name = scenario.detectors[i].name;
+      own_run[i] = pauses_training(name, registry);
+      if (!own_run[i] && opens_profiling(name, registry)) {
+        own_run[i] = profiler_in_shared_run;
+        profiler_in_shared_run = true;
+      }
+    }
   }
   SimulationRequest faulty_request;
   faulty_request.show_progress = options.show_progress;
