@@ -43,6 +43,7 @@
 #include "models/job_status.hpp"
 #include "models/placement.hpp"
 #include "models/progress_ledger.hpp"
+#include "models/steady_run_template.hpp"
 #include "sim/network_engine.hpp"
 #include "sim/telemetry_bus.hpp"
 
@@ -226,6 +227,7 @@ class TrainingJob {
   std::shared_ptr<const IterationOutcome> filtered_for_;  // the outcome steady_records_ point into
   std::vector<const telemetry::Record*> steady_records_;  // its records that steady runs repeat
   std::uint64_t steady_records_version_ = 0;              // their records_version on the bus
+  SteadyRunTemplate steady_template_;                     // publishes the stretches that repeat them
   bool reconfigure_pending_ = false;
   std::uint64_t steady_generation_ = 0;  // a cut steady stretch ignores its planned end
   std::uint64_t executed_at_simulation_ = 0;  // executed iterations after the last simulated one

@@ -15,22 +15,6 @@ namespace {
 
 constexpr sim::Nanos kForever = std::numeric_limits<sim::Nanos>::max();
 
-// Rewrites a copy of one iteration's records as those of iteration
-// `iteration` starting `shift` later.
-void shift_record(telemetry::Record& record, sim::Nanos shift, std::uint64_t iteration) {
-  if (record.has_iteration()) {
-    auto* it = record.mutable_iteration();
-    it->set_iteration(iteration);
-    it->set_start_ns(it->start_ns() + shift);
-    it->set_end_ns(it->end_ns() + shift);
-  } else if (record.has_collective()) {
-    auto* c = record.mutable_collective();
-    c->set_sequence(iteration);
-    c->set_start_ns(c->start_ns() + shift);
-    if (c->end_ns() != 0) c->set_end_ns(c->end_ns() + shift);
-  }
-}
-
 }  // namespace
 
 void TrainingJob::begin_iteration() {
@@ -115,20 +99,10 @@ void TrainingJob::end_steady_run(std::uint64_t count) {
   // The stretch repeats the iterations right after the last one counted.
   GAUNTLET_INVARIANT(count <= run.count && run.first == ledger_.progress());
   if (count == 0) return;
-  // Written in place: a large job's iteration has tens of thousands of records.
-  bus_.publish_steady_in_place([&](telemetry::SteadyRun& steady) {
-    steady.set_first_iteration(run.first);
-    steady.set_last_iteration(run.first + count - 1);
-    steady.set_period_ns(run.duration);
-    const std::vector<const telemetry::Record*>& repeated = records_to_repeat();
-    steady.set_records_version(steady_records_version_);
-    steady.mutable_records()->Reserve(static_cast<int>(repeated.size()));
-    for (const telemetry::Record* record : repeated) {
-      telemetry::Record* copy = steady.add_records();
-      *copy = *record;
-      shift_record(*copy, run.start - last_->start, run.first);
-    }
-  });
+  const std::vector<const telemetry::Record*>& repeated = records_to_repeat();
+  steady_template_.publish(bus_, repeated, steady_records_version_,
+                           {.first_iteration = run.first, .count = count, .period = run.duration,
+                            .shift = run.start - last_->start});
   ledger_.complete(run.start, run.duration, count);
 }
 

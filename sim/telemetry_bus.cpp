@@ -9,6 +9,7 @@ TelemetryBus::TelemetryBus() { renew(); }
 void TelemetryBus::renew() {
   arena_ = std::make_unique<google::protobuf::Arena>();
   pending_ = google::protobuf::Arena::CreateMessage<telemetry::Batch>(arena_.get());
+  ++generation_;
 }
 
 void TelemetryBus::publish(telemetry::Record record) {
@@ -31,6 +32,13 @@ void TelemetryBus::publish_steady_in_place(const std::function<void(telemetry::S
   telemetry::SteadyRun* run = pending_->add_steady();
   build(*run);
   published_bytes_ += run->ByteSizeLong();
+}
+
+void TelemetryBus::lend_steady(telemetry::SteadyRun* run, std::uint64_t bytes) {
+  published_bytes_ += bytes;
+  // The batch lives on an arena, which frees only its own blocks: the lent
+  // run stays the lender's.
+  pending_->mutable_steady()->UnsafeArenaAddAllocated(run);
 }
 
 telemetry::Batch TelemetryBus::drain(Nanos until) {

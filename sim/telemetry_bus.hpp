@@ -47,6 +47,13 @@ class TelemetryBus {
   // Builds a steady run where it will be drained: `build` fills it in place,
   // so a run of tens of thousands of records is written once.
   void publish_steady_in_place(const std::function<void(telemetry::SteadyRun&)>& build);
+  // Lends `run` to the pending batch without copying it: the caller keeps it
+  // alive and leaves it unchanged until that batch is drained and gone, which
+  // is once generation() has moved on. `bytes` is its ByteSizeLong().
+  void lend_steady(telemetry::SteadyRun* run, std::uint64_t bytes);
+  // Counts the batches begun: a lent run is in the pending batch while the
+  // generation it was lent in lasts.
+  std::uint64_t generation() const { return generation_; }
   // Moves out everything published so far as one batch ending at until.
   telemetry::Batch drain(Nanos until);
   // The same batch without copying it off its arena.
@@ -63,6 +70,7 @@ class TelemetryBus {
   telemetry::Batch* pending_ = nullptr;  // on arena_
   std::uint64_t published_bytes_ = 0;
   std::uint64_t records_versions_ = 0;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace gauntlet::sim

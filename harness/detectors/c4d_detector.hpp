@@ -74,6 +74,7 @@ class C4dDetector : public Detector {
 
   void observe(const telemetry::Batch& batch) override;
   bool reads_heartbeats() const override { return false; }
+  bool reads_samples() const override { return false; }
 
   // Sync points still waiting to complete (bounded: resolved ones are dropped).
   std::size_t open_sync_points() const { return open_.size(); }

@@ -70,6 +70,11 @@ class Detector {
   // (FlowTableSample, FlowTableRun). Off unless asked for: nothing is
   // measured for a run nobody reads them in.
   virtual bool reads_flow_tables() const { return false; }
+  // Whether the detector reads the per-second hardware and fabric samples
+  // (GpuSample, CpuSample, NicCounters, RnicTransportCounters, PortCounters
+  // and their SteadySamples). A run none of whose readers do takes none: a
+  // month of them is most of what such a run would cost.
+  virtual bool reads_samples() const { return true; }
   // "ok", or "failed: <reason>" for a detector that could not do its work
   // (a program that crashed, a rule engine that refused the rules).
   virtual std::string status() const { return "ok"; }

@@ -72,6 +72,7 @@ class EroicaDetector : public Detector {
 
   void observe(const telemetry::Batch& batch) override;
   bool reads_heartbeats() const override { return false; }
+  bool reads_samples() const override { return false; }
 
   std::uint64_t windows_requested() const { return windows_requested_; }
   double profiling_seconds() const { return profiling_seconds_; }

@@ -81,6 +81,7 @@ class FalconDetector : public Detector {
 
   void observe(const telemetry::Batch& batch) override;
   bool reads_heartbeats() const override { return false; }
+  bool reads_samples() const override { return false; }
 
   // Iterations fed to the changepoint model so far (steady runs count at most
   // steady_copies each).

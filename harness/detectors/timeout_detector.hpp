@@ -42,6 +42,7 @@ class TimeoutDetector : public Detector {
 
   void observe(const telemetry::Batch& batch) override;
   bool reads_heartbeats() const override { return false; }
+  bool reads_samples() const override { return false; }
 
  private:
   using CollKey = std::pair<std::string, std::uint64_t>;  // communicator, sequence

@@ -259,7 +259,9 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   // What exporters would show Prometheus, when asked for.
   std::optional<ExporterSeries> exporters;
   if (request.record_metrics) exporters.emplace();
-  const bool sampling = !detectors.empty() || exporters;
+  const bool sampling = exporters || std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) {
+                          return d.detector->reads_samples();
+                        });
   sim::ReplayLedger::Observation replays_counted;  // ends before the samplers it feeds
   if (sampling && setup.packet) {
     packet_counters.emplace(*setup.packet);

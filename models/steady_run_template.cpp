@@ -1,0 +1,97 @@
+#include "models/steady_run_template.hpp"
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace gauntlet::models {
+namespace {
+
+int varint_width(std::uint64_t value) {
+  return static_cast<int>(google::protobuf::io::CodedOutputStream::VarintSize64(value));
+}
+
+void set_header(telemetry::SteadyRun& run, std::uint64_t records_version, const SteadyStretch& stretch) {
+  run.set_first_iteration(stretch.first_iteration);
+  run.set_last_iteration(stretch.first_iteration + stretch.count - 1);
+  run.set_period_ns(stretch.period);
+  run.set_records_version(records_version);
+}
+
+// `out` as `base` would be for the iteration `sequence` starting `shift`
+// later: the fields a stretch changes, and only those.
+void shift_into(const telemetry::Record& base, sim::Nanos shift, std::uint64_t sequence, telemetry::Record* out) {
+  if (base.has_iteration()) {
+    auto* it = out->mutable_iteration();
+    it->set_iteration(sequence);
+    it->set_start_ns(base.iteration().start_ns() + shift);
+    it->set_end_ns(base.iteration().end_ns() + shift);
+  } else if (base.has_collective()) {
+    auto* c = out->mutable_collective();
+    c->set_sequence(sequence);
+    c->set_start_ns(base.collective().start_ns() + shift);
+    c->set_end_ns(base.collective().end_ns() == 0 ? 0 : base.collective().end_ns() + shift);
+  }
+}
+
+}  // namespace
+
+void SteadyRunTemplate::rebuild(const std::vector<const telemetry::Record*>& records, std::uint64_t records_version) {
+  run_->Clear();
+  run_->mutable_records()->Reserve(static_cast<int>(records.size()));
+  lendable_ = true;
+  for (const telemetry::Record* record : records) {
+    *run_->add_records() = *record;
+    lendable_ = lendable_ && (record->has_iteration() || record->has_collective());
+  }
+  base_ = records;
+  version_ = records_version;
+  time_width_ = sequence_width_ = 0;
+}
+
+void SteadyRunTemplate::publish(sim::TelemetryBus& bus, const std::vector<const telemetry::Record*>& records,
+                                std::uint64_t records_version, const SteadyStretch& stretch) {
+  const bool in_pending_batch = lent_in_ == bus.generation() + 1;
+  if (!in_pending_batch && records_version != 0 && records_version != version_) rebuild(records, records_version);
+  if (in_pending_batch || records_version == 0 || !lendable_) {
+    bus.publish_steady_in_place([&](telemetry::SteadyRun& run) {
+      set_header(run, records_version, stretch);
+      run.mutable_records()->Reserve(static_cast<int>(records.size()));
+      for (const telemetry::Record* record : records) {
+        telemetry::Record* copy = run.add_records();
+        *copy = *record;
+        shift_into(*record, stretch.shift, stretch.first_iteration, copy);
+      }
+    });
+    return;
+  }
+  sim::Nanos earliest = std::numeric_limits<sim::Nanos>::max(), latest = 0;
+  for (std::size_t i = 0; i < base_.size(); ++i) {
+    telemetry::Record* out = run_->mutable_records(static_cast<int>(i));
+    shift_into(*base_[i], stretch.shift, stretch.first_iteration, out);
+    const bool iteration = out->has_iteration();
+    const sim::Nanos start = iteration ? out->iteration().start_ns() : out->collective().start_ns();
+    const sim::Nanos end = iteration ? out->iteration().end_ns() : out->collective().end_ns();
+    earliest = std::min(earliest, start);
+    latest = std::max({latest, start, end});
+  }
+  set_header(*run_, records_version, stretch);
+  // Every rewritten time lies in [earliest, latest]: when both ends encode
+  // as wide as when the records were last measured, so do all of them.
+  const int width = base_.empty() ? 0 : varint_width(static_cast<std::uint64_t>(earliest));
+  const bool same_widths = width == varint_width(static_cast<std::uint64_t>(latest)) && width == time_width_ &&
+                           varint_width(stretch.first_iteration) == sequence_width_;
+  telemetry::SteadyRun header;
+  set_header(header, records_version, stretch);
+  const std::uint64_t header_bytes = header.ByteSizeLong();
+  if (!same_widths) {
+    records_bytes_ = run_->ByteSizeLong() - header_bytes;
+    time_width_ = width;
+    sequence_width_ = varint_width(stretch.first_iteration);
+  }
+  bus.lend_steady(run_.get(), records_bytes_ + header_bytes);
+  lent_in_ = bus.generation() + 1;
+}
+
+}  // namespace gauntlet::models
