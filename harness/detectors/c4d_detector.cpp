@@ -151,8 +151,8 @@ void C4dDetector::add_steady(const telemetry::SteadyRun& run) {
 bool C4dDetector::complete(const Key& key, const SyncPoint& point) const {
   const Communicator& comm = comms_[key.first];
   for (const auto& [rank, worker] : comm.members) {
-    auto it = point.ranks.find(rank);
-    if (it == point.ranks.end() || it->second.end == 0) return false;
+    const RankEntry* e = point.ranks.find(rank);
+    if (!e || e->end == 0) return false;
   }
   return true;
 }
@@ -165,9 +165,8 @@ void C4dDetector::sort_by_name(std::vector<Key>* keys) const {
 }
 
 void C4dDetector::add_bad_edges(const SyncPoint& point, std::vector<C4dCell>* bad_cells) {
-  std::unordered_map<NameId, const RankEntry*> by_worker;
-  by_worker.reserve(point.ranks.size());
-  for (const auto& [rank, e] : point.ranks) by_worker[e.worker] = &e;
+  entry_of_worker_.resize(workers_.size(), nullptr);
+  for (const auto& [rank, e] : point.ranks) entry_of_worker_[e.worker] = &e;
   struct Edge {
     NameId sender, receiver;
     sim::Nanos latency;
@@ -179,12 +178,13 @@ void C4dDetector::add_bad_edges(const SyncPoint& point, std::vector<C4dCell>* ba
   sim::Nanos last_entry = 0;
   for (const auto& [rank, e] : point.ranks) last_entry = std::max(last_entry, e.start);
   for (const auto& [rank, e] : point.ranks) {
-    auto peer = by_worker.find(e.peer);
-    if (e.peer == kNoName || peer == by_worker.end() || e.peer == e.worker) continue;
-    const sim::Nanos latency = peer->second->end - last_entry;
+    const RankEntry* peer = entry_of_worker_[e.peer];
+    if (e.peer == kNoName || !peer || e.peer == e.worker) continue;
+    const sim::Nanos latency = peer->end - last_entry;
     edges.push_back({e.worker, e.peer, latency});
     latencies.push_back(latency);
   }
+  for (const auto& [rank, e] : point.ranks) entry_of_worker_[e.worker] = nullptr;
   const sim::Nanos median = median_of(latencies);
   for (const Edge& edge : edges) {
     const std::uint64_t cell = static_cast<std::uint64_t>(edge.sender) << 32 | edge.receiver;

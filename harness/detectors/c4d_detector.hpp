@@ -37,6 +37,7 @@
 // Steady runs are consumed as their first iteration: identical iterations
 // add no anomaly. An anomaly is alerted once and again only after it has
 // vanished from an evaluation round in between.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -97,6 +98,32 @@ class C4dDetector : public Detector {
     std::vector<std::string> names_;
   };
   static constexpr NameId kNoName = 0;
+  // Entries by rank, in rank order: a sorted vector, since records mostly
+  // come in rank order and a sync point of 64 ranks is met millions of times.
+  template <typename T>
+  class ByRank {
+   public:
+    using Entry = std::pair<std::uint32_t, T>;
+    T& operator[](std::uint32_t rank) {
+      if (entries_.empty() || entries_.back().first < rank) return entries_.emplace_back(rank, T{}).second;
+      auto it = std::lower_bound(entries_.begin(), entries_.end(), rank,
+                                 [](const Entry& e, std::uint32_t r) { return e.first < r; });
+      if (it == entries_.end() || it->first != rank) it = entries_.insert(it, Entry{rank, T{}});
+      return it->second;
+    }
+    const T* find(std::uint32_t rank) const {
+      auto it = std::lower_bound(entries_.begin(), entries_.end(), rank,
+                                 [](const Entry& e, std::uint32_t r) { return e.first < r; });
+      return it == entries_.end() || it->first != rank ? nullptr : &it->second;
+    }
+    bool count(std::uint32_t rank) const { return find(rank) != nullptr; }
+    std::size_t size() const { return entries_.size(); }
+    typename std::vector<Entry>::const_iterator begin() const { return entries_.begin(); }
+    typename std::vector<Entry>::const_iterator end() const { return entries_.end(); }
+
+   private:
+    std::vector<Entry> entries_;
+  };
   using Key = std::pair<NameId, std::uint64_t>;  // communicator, sequence
   struct KeyHash {
     std::size_t operator()(const Key& k) const {
@@ -110,11 +137,11 @@ class C4dDetector : public Detector {
     sim::Nanos end = 0;  // 0: not finished
   };
   struct SyncPoint {
-    std::map<std::uint32_t, RankEntry> ranks;
+    ByRank<RankEntry> ranks;
     sim::Nanos last_progress = 0;
   };
   struct Communicator {
-    std::map<std::uint32_t, NameId> members;  // rank -> worker
+    ByRank<NameId> members;  // rank -> worker
     std::uint64_t last_sequence = 0;
     sim::Nanos last_median_entry = -1;
     sim::Nanos step = 0;  // median entry spacing between consecutive sync points
@@ -151,6 +178,7 @@ class C4dDetector : public Detector {
   std::unordered_map<Key, SyncPoint, KeyHash> open_;
   std::unordered_map<std::uint64_t, sim::Nanos> best_edge_;  // sender << 32 | receiver -> best latency
   std::unordered_set<Key, KeyHash> hang_reported_;
+  std::vector<const RankEntry*> entry_of_worker_;  // by worker id, while add_bad_edges reads one sync point
   std::set<std::string> active_;  // signatures of the anomalies seen in the last evaluation round
   std::uint64_t evaluated_ = 0;
 };
