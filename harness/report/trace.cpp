@@ -29,8 +29,12 @@ json instant(const std::string& name, const char* category, int pid, int tid, do
 }
 
 void iteration_events(const std::vector<models::IterationSpan>& timeline, int pid, json& events) {
+  std::uint64_t in_short_spans = 0;
+  for (const models::IterationSpan& span : timeline)
+    if (span.count <= kPerIterationSlicesUpTo) in_short_spans += span.count;
+  const bool detailed = in_short_spans <= kMaxIterationSlices;
   for (const models::IterationSpan& span : timeline) {
-    if (span.count <= kPerIterationSlicesUpTo) {
+    if (span.count == 1 || (detailed && span.count <= kPerIterationSlicesUpTo)) {
       for (std::uint64_t i = 0; i < span.count; ++i)
         events.push_back({{"name", "iteration " + std::to_string(span.first + i)},
                           {"cat", "iteration"},

@@ -10,7 +10,8 @@
 // (harness/runner/collective_sample.hpp).
 //
 // Size stays bounded for month-scale runs: a steady span of identical
-// iterations is one slice (short spans are drawn iteration by iteration),
+// iterations is one slice (short spans are drawn iteration by iteration,
+// up to kMaxIterationSlices a run),
 // alerts beyond kMaxTraceAlerts per detector and actions beyond it per run
 // are dropped with a count in the track's metadata, and collectives are
 // those of a bounded sample of ranks and iterations, described under
@@ -24,6 +25,10 @@
 namespace gauntlet::harness {
 
 inline constexpr std::uint64_t kPerIterationSlicesUpTo = 64;  // spans this short get a slice per iteration
+// ... while a run's short spans hold at most this many iterations in all: a
+// month checkpointing every few minutes is all short spans, hundreds of
+// thousands of iterations, and then each span is one slice.
+inline constexpr std::uint64_t kMaxIterationSlices = 20000;
 inline constexpr std::size_t kMaxTraceAlerts = 20000;
 
 // One simulated run as the trace shows it.

@@ -14,6 +14,7 @@
 #include "harness/detectors/registry.hpp"
 #include "harness/report/run_report.hpp"
 #include "harness/report/run_view.hpp"
+#include "harness/report/trace.hpp"
 #include "harness/scenario/loader.hpp"
 
 namespace gauntlet::harness {
@@ -120,6 +121,27 @@ TEST(TraceRuns, OneProcessPerRunWithEachDetectorsAlertsAndActions) {
   EXPECT_DOUBLE_EQ(c4d_actions[0]["time_s"].get<double>(), 1220.0);
   EXPECT_GT(by_name[own("c4d")].iterations, by_name[own("timeout")].iterations);
   EXPECT_GT(by_name[own("c4d")].iterations, by_name[status_quo].iterations);
+}
+
+// Short spans are drawn iteration by iteration only while a run has few of
+// them: a month checkpointing every 5 minutes is ~8,000 spans of ~38.
+TEST(TraceRuns, ManyShortSpansAreOneSliceEach) {
+  auto spans = [](std::uint64_t n) {
+    TraceRun run;
+    run.name = "faulty run";
+    for (std::uint64_t s = 0; s < n; ++s)
+      run.timeline.push_back({s * 38, 38, static_cast<sim::Nanos>(s) * 320 * sim::kSecond, 8 * sim::kSecond});
+    return json::parse(trace_json({run}, {}, 3600.0 * 24 * 30));
+  };
+  auto slices = [](const json& trace) {
+    std::size_t n = 0;
+    for (const json& e : trace["traceEvents"]) n += e["ph"] == "X" && (e["cat"] == "iteration" || e["cat"] == "steady");
+    return n;
+  };
+  EXPECT_EQ(slices(spans(10)), 380u);  // drawn one by one
+  const json month = spans(8000);
+  EXPECT_EQ(slices(month), 8000u);  // one per span
+  EXPECT_EQ(processes_of(month).at(1).iterations, 8000u * 38);  // every iteration still counted
 }
 
 // With tenants sharing the cluster, each tenant's runs are in the trace:
