@@ -70,6 +70,8 @@ class TrainingJob {
   // readers use only some (a reference run) keeps only those.
   using RecordFilter = std::function<bool(const telemetry::Record&)>;
   void set_steady_record_filter(RecordFilter keep) { steady_filter_ = std::move(keep); }
+  // Flow set outcomes other runs of this fabric simulated (see FlowSetArchive); null: none.
+  void set_flow_set_archive(const FlowSetArchive* archive) { flow_set_archive_ = archive; }
 
   const JobSpec& spec() const { return job_; }
   const Placement& placement() const { return *placement_; }
@@ -214,6 +216,7 @@ class TrainingJob {
   bool fast_forward_ = true;
   bool stepwise_rings_ = false;
   FlowOutcomeCache flow_outcomes_;
+  const FlowSetArchive* flow_set_archive_ = nullptr;
   ChangeHorizon next_change_;
   sim::Nanos horizon_ = 0;
 

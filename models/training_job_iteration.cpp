@@ -136,7 +136,9 @@ void TrainingJob::simulate_iteration() {
 // work: with it off every flow is simulated, the reference runs compare to.
 FlowReuse TrainingJob::flow_reuse() {
   if (!fast_forward_) return {};
-  return {&flow_outcomes_, next_change_ ? next_change_() : kForever};
+  FlowReuse reuse{&flow_outcomes_, next_change_ ? next_change_() : kForever};
+  reuse.archive = flow_set_archive_;
+  return reuse;
 }
 
 void TrainingJob::finish_iteration(std::shared_ptr<IterationOutcome> outcome) {

@@ -173,7 +173,9 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
   faulty_request.record_metrics = options.record_metrics;
   for (std::size_t i = 0; i < own_run.size(); ++i)
     if (own_run[i] && !mitigated) faulty_request.skip_detectors.push_back(scenario.detectors[i].run_name());
+  faulty_request.flow_sets = options.flow_sets;
   SimulationRequest fault_free_request;
+  fault_free_request.flow_sets = options.flow_sets;
   fault_free_request.inject_faults = false;
   fault_free_request.run_detectors = false;
   std::vector<std::function<std::string()>> bodies = {
@@ -187,6 +189,7 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
     r.mitigation = scenario.mitigation;
     r.only_detector = scenario.detectors[i].run_name();
     r.sample_collectives = true;  // for trace.json
+    r.flow_sets = options.flow_sets;
     result_of[i] = 2 + detector_requests.size();
     detector_requests.push_back(r);
   }

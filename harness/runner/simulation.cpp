@@ -25,6 +25,7 @@
 #include "injectors/sim/telemetry_effects_from_faults.hpp"
 #include "models/host/host_clock.hpp"
 #include "models/benchmark_service.hpp"
+#include "models/collectives/flow_set_archive.hpp"
 #include "models/host/job_view.hpp"
 #include "models/job_console.hpp"
 #include "models/simulated_gpus.hpp"
@@ -179,6 +180,12 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   // packet fault lasts); so do jobs sharing the fabric, since each one's
   // traffic changes the other's iterations from step to step.
   tenants.set_fast_forward(request.fast_forward && !setup.packet && !scenario.shared());
+  // Other runs of this fabric may have simulated the job's flow sets already.
+  std::optional<models::FlowSetArchive> flow_sets;
+  if (!request.flow_sets.empty() && scenario.engine == "flow" && !scenario.shared()) {
+    flow_sets.emplace(request.flow_sets, models::FlowSetArchive::salt_for(topology));
+    job.set_flow_set_archive(&*flow_sets);
+  }
   const sim::Calibration& calibration = scenario.calibration;
   const auto fault_types = fault_types_of(scenario);
   injectors::FaultScheduler scheduler(engine, tenants.all(), *fault_types);

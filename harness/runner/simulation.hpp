@@ -31,6 +31,9 @@ struct SimulationRequest {
   std::vector<std::string> skip_detectors;  // run elsewhere (they act on the job)
   bool sample_collectives = false;  // keep a bounded per-rank sample for trace.json
   bool record_metrics = false;      // the telemetry as OpenMetrics (--metrics-out)
+  // A folder of flow set outcomes shared with other runs of the same fabric
+  // (models/collectives/flow_set_archive.hpp); empty: none.
+  std::string flow_sets;
 };
 
 struct DetectorOutcome {

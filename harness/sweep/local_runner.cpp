@@ -22,6 +22,9 @@ int run_one_cell(const SweepSpec& spec, const SweepCell& cell, const DetectorReg
   const int ran = worker_step(what, "run failed", [&] {
     RunOptions options;
     options.parallel_runs = parallel_runs;
+    // Cells re-place their jobs onto the same hosts after the same failures:
+    // one simulates each new placement's flow sets, the others read them.
+    options.flow_sets = (spec.out / kFlowSetsFolder).string();
     report = run_scenario(cell_scenario(spec, cell, registry), registry, options);
   });
   if (ran != kWorkerOk) return ran;

@@ -11,6 +11,10 @@
 
 namespace gauntlet::harness {
 
+// Under the sweep's out: the flow set outcomes its cells share
+// (models/collectives/flow_set_archive.hpp).
+inline constexpr const char* kFlowSetsFolder = ".flow-sets";
+
 struct SweepRunOptions {
   std::size_t jobs = 1;
   bool progress_bar = false;  // else line per cell

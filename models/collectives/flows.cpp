@@ -167,7 +167,13 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
     if (!cached) reuse.cache->count(false);
     const auto network_flows = static_cast<std::size_t>(std::count_if(flows.begin(), flows.end(), on_network));
     if (!cached && network_flows >= reuse.apart_from && quiet > start) {
-      if (auto offsets = simulate_apart(engine, flows, channels, quiet - start)) {
+      std::optional<std::vector<sim::Nanos>> offsets;
+      if (reuse.archive) offsets = reuse.archive->find(key, flows.size());
+      if (!offsets) {
+        offsets = simulate_apart(engine, flows, channels, quiet - start);
+        if (offsets && reuse.archive) reuse.archive->store(key, *offsets);
+      }
+      if (offsets) {
         auto entry = std::make_shared<FlowOutcomeCache::Entry>();
         entry->key = std::move(key);
         entry->offsets = std::move(*offsets);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/collectives/flow_set_archive.hpp"
 #include "sim/network_engine.hpp"
 
 namespace gauntlet::models {
@@ -78,10 +79,13 @@ class FlowOutcomeCache {
 // which large sets need: SimGrid's cost per completed transfer grows with
 // every transfer in flight); the outcome is then replayed. An engine that
 // declines leaves the set to be simulated in place.
+// `archive`, if set, holds outcomes other runs simulated apart: a set found
+// there is not simulated again (see FlowSetArchive).
 struct FlowReuse {
   FlowOutcomeCache* cache = nullptr;
   sim::Nanos quiet_until = 0;
   std::size_t apart_from = 4096;
+  const FlowSetArchive* archive = nullptr;
 };
 
 // Starts every flow at the engine's current time: same-host flows over
