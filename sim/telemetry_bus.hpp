@@ -48,11 +48,12 @@ class TelemetryBus {
   // so a run of tens of thousands of records is written once.
   void publish_steady_in_place(const std::function<void(telemetry::SteadyRun&)>& build);
   // Lends `run` to the pending batch without copying it: the caller keeps it
-  // alive and leaves it unchanged until that batch is drained and gone, which
-  // is once generation() has moved on. `bytes` is its ByteSizeLong().
+  // alive and unchanged until that batch has been drained and freed (a
+  // simulation frees each batch before it runs the engine on). `bytes` is its
+  // ByteSizeLong().
   void lend_steady(telemetry::SteadyRun* run, std::uint64_t bytes);
-  // Counts the batches begun: a lent run is in the pending batch while the
-  // generation it was lent in lasts.
+  // Counts the batches begun: a lent run is still in the pending batch while
+  // the generation it was lent in lasts.
   std::uint64_t generation() const { return generation_; }
   // Moves out everything published so far as one batch ending at until.
   telemetry::Batch drain(Nanos until);
