@@ -45,7 +45,6 @@ void SteadyRunTemplate::rebuild(const std::vector<const telemetry::Record*>& rec
     *run_->add_records() = *record;
     lendable_ = lendable_ && (record->has_iteration() || record->has_collective());
   }
-  base_ = records;
   version_ = records_version;
   time_width_ = sequence_width_ = 0;
 }
@@ -67,9 +66,10 @@ void SteadyRunTemplate::publish(sim::TelemetryBus& bus, const std::vector<const 
     return;
   }
   sim::Nanos earliest = std::numeric_limits<sim::Nanos>::max(), latest = 0;
-  for (std::size_t i = 0; i < base_.size(); ++i) {
+  // Same version, same records: `records` are the ones run_'s were copied from.
+  for (std::size_t i = 0; i < records.size(); ++i) {
     telemetry::Record* out = run_->mutable_records(static_cast<int>(i));
-    shift_into(*base_[i], stretch.shift, stretch.first_iteration, out);
+    shift_into(*records[i], stretch.shift, stretch.first_iteration, out);
     const bool iteration = out->has_iteration();
     const sim::Nanos start = iteration ? out->iteration().start_ns() : out->collective().start_ns();
     const sim::Nanos end = iteration ? out->iteration().end_ns() : out->collective().end_ns();
@@ -79,7 +79,7 @@ void SteadyRunTemplate::publish(sim::TelemetryBus& bus, const std::vector<const 
   set_header(*run_, records_version, stretch);
   // Every rewritten time lies in [earliest, latest]: when both ends encode
   // as wide as when the records were last measured, so do all of them.
-  const int width = base_.empty() ? 0 : varint_width(static_cast<std::uint64_t>(earliest));
+  const int width = records.empty() ? 0 : varint_width(static_cast<std::uint64_t>(earliest));
   const bool same_widths = width == varint_width(static_cast<std::uint64_t>(latest)) && width == time_width_ &&
                            varint_width(stretch.first_iteration) == sequence_width_;
   telemetry::SteadyRun header;
