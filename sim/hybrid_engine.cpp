@@ -49,6 +49,7 @@ struct HybridEngine::Impl {
         ports(static_cast<std::size_t>(t.links()) * 2),
         rnics(static_cast<std::size_t>(t.endpoints())) {}
 
+  HybridEngine* owner = nullptr;  // transfers re-enter through it
   std::uint64_t seed;
   HybridParams params;
   FlowEngine flow;
@@ -96,7 +97,35 @@ struct HybridEngine::Impl {
   bool faulted(LinkId link) const {
     const Topology& t = flow.topology();
     return losses.count(link) || loads.count(link) || storming(leaf_storms, link) ||
-           (!t.is_fabric_link(link) && storming(endpoint_storms, link));
+           (!t.is_fabric_link(link) && storming(endpoint_storms, link)) || feeds_paused_switch(link);
+  }
+  // A storm pauses one switch's egress; its shared buffer fills with frames
+  // for the stormer, and PFC then pauses every port feeding that switch, so
+  // traffic that only passes through it waits too (head-of-line blocking).
+  // An RNIC's storm pauses its leaf; a leaf port's storm on a fabric link
+  // pauses that spine. The links into the paused switch go to packet level
+  // with the storm's own, one hop of the spread: as far as the packet
+  // engine's test fabrics carry it.
+  bool feeds_paused_switch(LinkId link) const {
+    const Topology& t = flow.topology();
+    const bool fabric = t.is_fabric_link(link);
+    const int leaf = fabric ? (link - t.endpoints()) / t.spines() : t.leaf_of(link);
+    for (const auto& [endpoint, until] : endpoint_storms)
+      if (until > flow.now() && t.leaf_of(endpoint) == leaf) return true;
+    if (!fabric) return false;
+    const int spine = (link - t.endpoints()) % t.spines();
+    for (const auto& [stormed, until] : leaf_storms)
+      if (until > flow.now() && t.is_fabric_link(stormed) && (stormed - t.endpoints()) % t.spines() == spine)
+        return true;
+    return false;
+  }
+  bool storm_on_route(EndpointId src, EndpointId dst) const {
+    const Topology& t = flow.topology();
+    for (LinkId link : flow.route(src, dst))
+      if (storming(leaf_storms, link) || (!t.is_fabric_link(link) && storming(endpoint_storms, link)) ||
+          feeds_paused_switch(link))
+        return true;
+    return false;
   }
   // One batch simulated on its own fabric, from now, for at most `horizon`.
   struct Batch {
@@ -218,20 +247,27 @@ void HybridEngine::Impl::simulate(std::vector<Member> members) {
       });
       continue;
     }
-    // Not delivered within the horizon: the rest goes on at flow level.
+    // Not delivered within the horizon: the rest goes on at flow level,
+    // which models loss and congestion but not a storm; while one still
+    // holds its route, the rest goes to a batch of that instant instead.
     spans[m.id].sent = start + params.batch_horizon;
     const double rest = std::max(1.0, m.bytes - acknowledged[i]);
     flow.schedule_at(start + params.batch_horizon, [this, ledger, m = std::move(m), rest] {
       spans.erase(m.id);
       notify(TransferEvent::Kind::finished, m, flow.now());
       ledger->transfer_delivered();
-      flow.start_transfer(m.src, m.dst, rest, m.on_done);
+      if (storm_on_route(m.src, m.dst) && owner->at_packet_level(m.src, m.dst))
+        owner->start_transfer(m.src, m.dst, rest, m.on_done);
+      else
+        flow.start_transfer(m.src, m.dst, rest, m.on_done);
     });
   }
 }
 
 HybridEngine::HybridEngine(const Topology& topology, std::uint64_t seed, const HybridParams& params)
-    : impl_(std::make_unique<Impl>(topology, seed, params)) {}
+    : impl_(std::make_unique<Impl>(topology, seed, params)) {
+  impl_->owner = this;
+}
 
 HybridEngine::~HybridEngine() = default;
 

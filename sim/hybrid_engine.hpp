@@ -12,12 +12,17 @@
 // each batch moves the state version, since its outcome is a draw of its
 // own that a job must not repeat as a steady state.
 //
+// While a PFC storm lasts, the links into the switch it pauses count as
+// faulty too, so the transfers it blocks head-of-line share a batch with
+// the stormer's own.
+//
 // What a batch does not see, as an outcome simulated apart does not: the
 // flow-level transfers sharing its links (nor do they see it), and changes
 // of the network after its start. A transfer whose route is down or whose
 // RNIC is, stays on the flow engine, which models stalls and rerouting; one
 // a batch has not delivered after `batch_horizon` goes on there with the
-// bytes its receiver had not acknowledged.
+// bytes its receiver had not acknowledged, or in a new batch while a storm
+// still holds its route (the flow engine knows no storms).
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -178,6 +179,88 @@ TEST(HybridEngine, APfcStormHoldsTrafficToTheStormingNicUntilItEnds) {
   EXPECT_EQ(batches, 1u);
   EXPECT_GT(pauses, 0u);
   EXPECT_FALSE(still_packet);
+}
+
+TEST(HybridEngine, APfcStormStallsATransferThatNeverCrossesTheStormingPort) {
+  // The packet engine's head-of-line case (packet_engine_test): one leaf,
+  // RNIC 0 storms, 1 sends to 0 and to 2 at once; 1 -> 2 waits too.
+  const Topology topology(small_packet_fabric(3, 1));
+  const Nanos storm_end = 10 * kMillisecond;
+  const std::string text = run_isolated([&] {
+    HybridEngine engine(topology, 7);
+    engine.start_pfc_storm_from_endpoint(0, storm_end);
+    std::ostringstream out;
+    out << engine.at_packet_level(1, 2) << " ";
+    Nanos stalled = -1;
+    engine.start_transfer(1, 0, 8e6, nullptr);
+    engine.start_transfer(1, 2, 8e6, [&](Nanos at) { stalled = at; });
+    engine.run_until(kSecond);
+    out << stalled << " " << engine.packet_batches() << " "
+        << engine.port_counters(topology.host_link(1), /*upward=*/true).pause_sent;
+    return out.str();
+  });
+  std::istringstream in(text);
+  bool spread = false;
+  Nanos stalled = 0;
+  std::uint64_t batches = 0, pauses = 0;
+  in >> spread >> stalled >> batches >> pauses;
+  EXPECT_TRUE(spread);
+  EXPECT_GT(stalled, storm_end) << text;
+  EXPECT_EQ(batches, 1u);
+  EXPECT_GT(pauses, 0u);
+}
+
+TEST(HybridEngine, AStormSpreadsToTheLinksIntoThePausedSwitchOnly) {
+  // Two leaves of two hosts: RNIC 0 pauses leaf 0; a leaf port on leaf1~spine0
+  // pauses spine 0.
+  const Topology topology(small_packet_fabric(4, 2));
+  const std::string text = run_isolated([&] {
+    HybridEngine engine(topology, 7);
+    std::ostringstream out;
+    engine.start_pfc_storm_from_endpoint(0, 10 * kMillisecond);
+    // 2 -> 1 enters leaf 0; 2 -> 3 stays under leaf 1.
+    out << engine.at_packet_level(2, 1) << engine.at_packet_level(2, 3);
+    engine.run_until(11 * kMillisecond);
+    out << engine.at_packet_level(2, 1);
+    engine.start_pfc_storm_from_leaf(topology.fabric_link(1, 0), 20 * kMillisecond);
+    // Every leaf-to-leaf route through spine 0 feeds it; within a leaf none does.
+    bool through_spine0 = false, through_spine1 = false;
+    for (EndpointId src : {0, 1})
+      for (EndpointId dst : {2, 3}) {
+        const std::vector<LinkId> path = engine.route(src, dst);
+        const bool spine0 = std::find(path.begin(), path.end(), topology.fabric_link(0, 0)) != path.end();
+        (spine0 ? through_spine0 : through_spine1) = true;
+        out << (engine.at_packet_level(src, dst) == spine0);
+      }
+    out << engine.at_packet_level(0, 1) << through_spine0 << through_spine1;
+    return out.str();
+  });
+  EXPECT_EQ(text, "100" "1111" "011");
+}
+
+TEST(HybridEngine, AStormLongerThanTheBatchHorizonHoldsItsTransfersToItsEnd) {
+  // The flow engine knows no storms: a transfer the storm still holds at
+  // the horizon goes on in a new batch, not at flow level.
+  const Topology topology(small_packet_fabric());
+  HybridParams params;
+  params.batch_horizon = 2 * kMillisecond;
+  const Nanos storm_end = 5 * kMillisecond;
+  const std::string text = run_isolated([&] {
+    HybridEngine engine(topology, 4, params);
+    engine.start_pfc_storm_from_endpoint(2, storm_end);
+    Nanos stormed = -1;
+    engine.start_transfer(0, 2, 4e6, [&](Nanos at) { stormed = at; });
+    engine.run_until(20 * kMillisecond);
+    return std::to_string(stormed) + " " + std::to_string(engine.packet_batches());
+  });
+  std::istringstream in(text);
+  Nanos stormed = 0;
+  std::uint64_t batches = 0;
+  in >> stormed >> batches;
+  const double lone_ns = 4e6 / kLineRate * 1e9;
+  EXPECT_GE(stormed, storm_end);
+  EXPECT_LT(static_cast<double>(stormed), static_cast<double>(storm_end) + 3 * lone_ns);
+  EXPECT_EQ(batches, 3u);  // 0-2 ms, 2-4 ms, 4 ms until delivered
 }
 
 TEST(HybridEngine, ASetSimulatedApartSplitsBetweenABatchAndTheFlowEngine) {
