@@ -53,11 +53,7 @@ ns3::Ptr<ns3::Channel> RocePort::GetChannel() const { return cable_; }
 
 double RocePort::queued_bytes(int priority) const { return queues_[static_cast<std::size_t>(priority)]->GetNBytes(); }
 
-double RocePort::queued_bytes() const {
-  double total = 0;
-  for (const auto& q : queues_) total += q->GetNBytes();
-  return total;
-}
+double RocePort::queued_bytes() const { return static_cast<double>(queued_total_); }
 
 bool RocePort::paused(int priority) const { return paused_until_[static_cast<std::size_t>(priority)] > sim_now(); }
 
@@ -83,7 +79,7 @@ void RocePort::enqueue(ns3::Ptr<ns3::Packet> packet, const RoceHeader& header) {
     return;
   }
   account_queue();
-  queues_[header.priority % kPriorities]->Enqueue(packet);
+  if (queues_[header.priority % kPriorities]->Enqueue(packet)) queued_total_ += packet->GetSize();
   try_transmit();
 }
 
@@ -111,6 +107,7 @@ void RocePort::try_transmit() {
     if (q->IsEmpty() || paused(p)) continue;
     account_queue();
     next = q->Dequeue();
+    queued_total_ -= next->GetSize();
     dequeued_data = true;
   }
   if (!next) return;
@@ -184,6 +181,7 @@ void RocePort::flush() {
   for (auto& q : queues_)
     while (!q->IsEmpty()) {
       ns3::Ptr<ns3::Packet> dropped = q->Dequeue();
+      queued_total_ -= dropped->GetSize();
       RoceHeader h;
       dropped->PeekHeader(h);
       if (on_dequeue_) on_dequeue_(dropped, h);  // frees its buffer

@@ -127,6 +127,9 @@ class RocePort final : public ns3::NetDevice {
   double receive_loss_ = 0;
   Rng rng_{0};
   std::array<ns3::Ptr<ns3::DropTailQueue<ns3::Packet>>, kPriorities> queues_;
+  // Bytes in queues_, kept as frames come and go: the queue integral reads
+  // it on every frame, and summing eight queues there was a tenth of a batch.
+  std::uint64_t queued_total_ = 0;
   ns3::Ptr<ns3::DropTailQueue<ns3::Packet>> pause_frames_;  // sent before any class
   std::array<Nanos, kPriorities> paused_until_{};
   std::array<ns3::EventId, kPriorities> resume_events_;
