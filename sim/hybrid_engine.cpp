@@ -104,8 +104,8 @@ struct HybridEngine::Impl {
   // traffic that only passes through it waits too (head-of-line blocking).
   // An RNIC's storm pauses its leaf; a leaf port's storm on a fabric link
   // pauses that spine. The links into the paused switch go to packet level
-  // with the storm's own, one hop of the spread: as far as the packet
-  // engine's test fabrics carry it.
+  // with the storm's own: one hop of the spread. On packets a switch whose
+  // buffer fills behind the paused one pauses its own feeders in turn.
   bool feeds_paused_switch(LinkId link) const {
     const Topology& t = flow.topology();
     const bool fabric = t.is_fabric_link(link);
