@@ -94,10 +94,12 @@ struct HybridEngine::Impl {
     auto it = storms.find(key);
     return it != storms.end() && it->second > flow.now();
   }
-  bool faulted(LinkId link) const {
+  bool faulted(LinkId link) const { return losses.count(link) || loads.count(link) || storm_holds(link); }
+  // The link's port storms, or it feeds a switch a storm pauses.
+  bool storm_holds(LinkId link) const {
     const Topology& t = flow.topology();
-    return losses.count(link) || loads.count(link) || storming(leaf_storms, link) ||
-           (!t.is_fabric_link(link) && storming(endpoint_storms, link)) || feeds_paused_switch(link);
+    return storming(leaf_storms, link) || (!t.is_fabric_link(link) && storming(endpoint_storms, link)) ||
+           feeds_paused_switch(link);
   }
   // A storm pauses one switch's egress; its shared buffer fills with frames
   // for the stormer, and PFC then pauses every port feeding that switch, so
@@ -120,12 +122,8 @@ struct HybridEngine::Impl {
     return false;
   }
   bool storm_on_route(EndpointId src, EndpointId dst) const {
-    const Topology& t = flow.topology();
-    for (LinkId link : flow.route(src, dst))
-      if (storming(leaf_storms, link) || (!t.is_fabric_link(link) && storming(endpoint_storms, link)) ||
-          feeds_paused_switch(link))
-        return true;
-    return false;
+    const std::vector<LinkId> path = flow.route(src, dst);
+    return std::any_of(path.begin(), path.end(), [this](LinkId link) { return storm_holds(link); });
   }
   // One batch simulated on its own fabric, from now, for at most `horizon`.
   struct Batch {
