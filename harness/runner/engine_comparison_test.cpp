@@ -154,5 +154,26 @@ TEST(EngineComparison, APortFlappingTwiceStallsBothEnginesAndTheJobRunsOn) {
   EXPECT_GT(flap.packet.counters.at("drops"), 0u);
 }
 
+// An RNIC pausing its leaf for 2 s, longer than a hybrid batch's 1 s
+// horizon: on packets the synchronous step waits out the whole storm, and
+// the hybrid, whose batches hold the stormed transfers until it ends, too.
+// (A batch's counters count at its end: the window spans whole seconds.)
+TEST(EngineComparison, HybridWaitsOutAStormLongerThanItsBatchHorizonAsPacketsDo) {
+  const std::string scenario =
+      "engine: packet\n" + small_scenario("compare-storm", "4s", "512KB",
+                                          "  - {type: pfc_storm, target: h3.nic1, at: 1s, duration: 2s}\n");
+  const EngineComparison comparison =
+      compare_engines(parse_scenario(scenario, "storm.yaml", builtin_detectors()), /*hybrid=*/true);
+  ASSERT_EQ(comparison.windows.size(), 2u);
+  const ComparedWindow& storm = comparison.windows[1];
+  ASSERT_TRUE(storm.hybrid.has_value());
+  const EngineWindowMeasure& packet = storm.packet;
+  const EngineWindowMeasure& hybrid = *storm.hybrid;
+  EXPECT_GT(packet.iteration_s, 1.9);  // one step held for the storm
+  EXPECT_NEAR(hybrid.iteration_s, packet.iteration_s, 0.10 * packet.iteration_s);
+  for (const EngineWindowMeasure* m : {&packet, &hybrid}) EXPECT_GT(m->counters.at("pause_sent"), 0u);
+  EXPECT_LT(storm.flow.iteration_s, 0.1);  // the flow engine acts out no storm
+}
+
 }  // namespace
 }  // namespace gauntlet::harness
