@@ -111,14 +111,13 @@ struct HybridEngine::Impl {
   bool feeds_paused_switch(LinkId link) const {
     const Topology& t = flow.topology();
     const bool fabric = t.is_fabric_link(link);
-    const int leaf = fabric ? (link - t.endpoints()) / t.spines() : t.leaf_of(link);
+    const int leaf = fabric ? t.leaf_of_fabric_link(link) : t.leaf_of(link);
     for (const auto& [endpoint, until] : endpoint_storms)
       if (until > flow.now() && t.leaf_of(endpoint) == leaf) return true;
     if (!fabric) return false;
-    const int spine = (link - t.endpoints()) % t.spines();
+    const int spine = t.spine_of_fabric_link(link);
     for (const auto& [stormed, until] : leaf_storms)
-      if (until > flow.now() && t.is_fabric_link(stormed) && (stormed - t.endpoints()) % t.spines() == spine)
-        return true;
+      if (until > flow.now() && t.is_fabric_link(stormed) && t.spine_of_fabric_link(stormed) == spine) return true;
     return false;
   }
   bool storm_on_route(EndpointId src, EndpointId dst) const {

@@ -46,8 +46,7 @@ double Topology::link_bytes_per_second(int link) const {
 
 ComponentId Topology::link_component(int link) const {
   if (!is_fabric_link(link)) return ComponentId::make_host_link(host_of(link), nic_of(link), leaf_of(link));
-  int f = link - endpoints();
-  return ComponentId::make_fabric_link(f / shape_.spines, f % shape_.spines);
+  return ComponentId::make_fabric_link(leaf_of_fabric_link(link), spine_of_fabric_link(link));
 }
 
 std::optional<int> Topology::link_of(const ComponentId& id) const {

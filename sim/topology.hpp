@@ -47,6 +47,9 @@ class Topology {
 
   int host_link(int endpoint) const { return endpoint; }
   int fabric_link(int leaf, int spine) const { return endpoints() + leaf * shape_.spines + spine; }
+  // The ends of a fabric link, fabric_link's inverse.
+  int leaf_of_fabric_link(int link) const { return (link - endpoints()) / shape_.spines; }
+  int spine_of_fabric_link(int link) const { return (link - endpoints()) % shape_.spines; }
   int links() const { return endpoints() + shape_.leaves * shape_.spines; }
   bool is_fabric_link(int link) const { return link >= endpoints(); }
   double link_bytes_per_second(int link) const;

@@ -111,10 +111,10 @@ std::vector<PlannedProbe> identifying_probes(const sim::Topology& topology, cons
     // Too few known routes: pairs from this link's leaf to leaves no other
     // tied link touches. ECMP sends about one in `spines` of them over this
     // link, and each reports the path it took.
-    const int leaf = (link - topology.endpoints()) / topology.spines();
+    const int leaf = topology.leaf_of_fabric_link(link);
     std::set<int> other_leaves{leaf};
     for (const int l : tied_links)
-      if (topology.is_fabric_link(l)) other_leaves.insert((l - topology.endpoints()) / topology.spines());
+      if (topology.is_fabric_link(l)) other_leaves.insert(topology.leaf_of_fabric_link(l));
     std::vector<int> near, far;
     for (int e = 0; e < topology.endpoints(); ++e) {
       if (tied_links.count(topology.host_link(e))) continue;

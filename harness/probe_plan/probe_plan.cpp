@@ -109,7 +109,7 @@ std::vector<PlannedProbe> candidates(const sim::Topology& t, int component,
   } else if (!t.is_fabric_link(component)) {
     toward(component);  // host link number == endpoint number
   } else {
-    const int leaf = (component - t.endpoints()) / t.spines();
+    const int leaf = t.leaf_of_fabric_link(component);
     for (sim::EndpointId src : on_leaf[static_cast<std::size_t>(leaf)]) {
       toward(src);
       if (out.size() > 256) break;

@@ -254,8 +254,8 @@ s4u::CommPtr FlowEngine::Impl::launch(Pending& p, double bytes) {
 }
 
 void FlowEngine::Impl::converge(LinkId link, FlowEngine& owner) {
-  const int leaf = (link - topology.endpoints()) / topology.spines();
-  const int spine = (link - topology.endpoints()) % topology.spines();
+  const int leaf = topology.leaf_of_fabric_link(link);
+  const int spine = topology.spine_of_fabric_link(link);
   const bool up = link_states[static_cast<std::size_t>(link)].up && !drained.count(link);
   if (router.fabric_link_usable(leaf, spine) == up) return;
   router.set_fabric_link_usable(leaf, spine, up);

@@ -117,8 +117,8 @@ void PacketEngine::Impl::apply_link(LinkId link) {
 }
 
 void PacketEngine::Impl::converge(LinkId link) {
-  const int leaf = (link - topology.endpoints()) / topology.spines();
-  const int spine = (link - topology.endpoints()) % topology.spines();
+  const int leaf = topology.leaf_of_fabric_link(link);
+  const int spine = topology.spine_of_fabric_link(link);
   const bool up = link_states[static_cast<std::size_t>(link)].up && !drained.count(link);
   if (router.fabric_link_usable(leaf, spine) == up) return;
   // Packets already queued keep their egress; later ones follow the new hash.
@@ -325,8 +325,7 @@ void PacketEngine::start_pfc_storm_from_leaf(LinkId link, Nanos until) {
   ++impl_->version;
   if (!impl_->fabric.built(link)) return;
   if (t.is_fabric_link(link)) {
-    const int leaf = (link - t.endpoints()) / t.spines();
-    impl_->fabric.leaf(leaf).storm_pause(impl_->fabric.leaf_port_of_link(link), until);
+    impl_->fabric.leaf(t.leaf_of_fabric_link(link)).storm_pause(impl_->fabric.leaf_port_of_link(link), until);
   } else {
     impl_->fabric.leaf(t.leaf_of(link)).storm_pause(impl_->fabric.leaf_port_of_endpoint(link), until);
   }
