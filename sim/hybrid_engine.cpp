@@ -253,10 +253,9 @@ void HybridEngine::Impl::simulate(std::vector<Member> members) {
       spans.erase(m.id);
       notify(TransferEvent::Kind::finished, m, flow.now());
       ledger->transfer_delivered();
-      if (storm_on_route(m.src, m.dst) && owner->at_packet_level(m.src, m.dst))
-        owner->start_transfer(m.src, m.dst, rest, m.on_done);
-      else
-        flow.start_transfer(m.src, m.dst, rest, m.on_done);
+      // The hybrid's own start sends it to flow level if its route went down.
+      NetworkEngine& next = storm_on_route(m.src, m.dst) ? static_cast<NetworkEngine&>(*owner) : flow;
+      next.start_transfer(m.src, m.dst, rest, m.on_done);
     });
   }
 }
