@@ -88,9 +88,13 @@ void scheme_vs_stepwise(benchmark::State& state, const char* path, int horizon_s
 // The 128-GPU demo for its whole 20 minutes, and the first two minutes of
 // the 4,096-GPU hour (every ring step of 64-rank rings is costly).
 BENCHMARK_CAPTURE(scheme_vs_stepwise, demo_128gpu_20min, "scenarios/demo.yaml", 0)
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK_CAPTURE(scheme_vs_stepwise, scale_4096gpu_2min, "scenarios/scale-4096.yaml", 120)
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace gauntlet

@@ -35,30 +35,49 @@ void faulty_run(benchmark::State& state, const char* path, bool fast_forward) {
   SimulationRequest request;
   request.fast_forward = fast_forward;
   for (auto _ : state)
-    benchmark::DoNotOptimize(gauntlet::sim::run_isolated([&] { return simulate(scenario, registry, request).to_json(); }));
+    benchmark::DoNotOptimize(
+        gauntlet::sim::run_isolated([&] { return simulate(scenario, registry, request).to_json(); }));
 }
 
 BENCHMARK_CAPTURE(faulty_run, demo_fast_forward, "scenarios/demo.yaml", true)
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(3);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(3);
 BENCHMARK_CAPTURE(faulty_run, demo_every_iteration, "scenarios/demo.yaml", false)
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(3);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(3);
 BENCHMARK_CAPTURE(run_scenario_file, demo_128gpu_20min, "scenarios/demo.yaml")
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK_CAPTURE(run_scenario_file, scale_4096gpu_1h, "scenarios/scale-4096.yaml")
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK_CAPTURE(run_scenario_file, scale_16384gpu_1h, "scenarios/scale-16384.yaml")
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK_CAPTURE(run_scenario_file, month_4096gpu_40_failstops, "scenarios/month-4096-failstop.yaml")
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 // The planners' scale targets: 16,384 GPUs with all six reference detectors
 // (under 60 s, 4 GiB), 65,536 GPUs with all six (under 5 minutes, 16 GiB),
 // C4D's month under C4D with isolate-restart (under 2 minutes).
 BENCHMARK_CAPTURE(run_scenario_file, scale_16384gpu_1h_six_detectors, "scenarios/scale-16384-six.yaml")
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK_CAPTURE(run_scenario_file, scale_65536gpu_1h_six_detectors, "scenarios/scale-65536-six.yaml")
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK_CAPTURE(run_scenario_file, c4d_month_isolate_restart, "scenarios/c4d-month-c4d.yaml")
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 }  // namespace
 

@@ -54,7 +54,9 @@ void standard_slice(benchmark::State& state, std::size_t stride, bool idle_detec
 
 BENCHMARK_CAPTURE(standard_slice, every_8th_episode, 8, false)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 BENCHMARK_CAPTURE(standard_slice, every_8th_idle_detectors, 8, true)
-    ->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 }  // namespace
 

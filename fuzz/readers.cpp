@@ -171,10 +171,14 @@ void read_detector_replies(std::string_view bytes) {
 
 const std::vector<Reader>& readers() {
   static const std::vector<Reader> all = {
-      {"scenario_loader", read_scenario},       {"chaos_plan", read_chaos_plan},
-      {"sweep_loader", read_sweep},             {"score_records", read_score_records},
-      {"alertmanager", read_alertmanager},      {"chaos_journal", read_chaos_journal},
-      {"detector_reply", read_detector_replies}, {"suite_loader", read_suite},
+      {"scenario_loader", read_scenario},
+      {"chaos_plan", read_chaos_plan},
+      {"sweep_loader", read_sweep},
+      {"score_records", read_score_records},
+      {"alertmanager", read_alertmanager},
+      {"chaos_journal", read_chaos_journal},
+      {"detector_reply", read_detector_replies},
+      {"suite_loader", read_suite},
       {"network_calibration", read_network_calibration},
   };
   return all;

@@ -46,8 +46,10 @@ void BenchmarkService::run_next() {
   }
   const BenchmarkOrder order = queue_.front();
   queue_.pop_front();
-  if (order.kind == "gemm") run_gemm(order);
-  else run_allreduce(order);
+  if (order.kind == "gemm")
+    run_gemm(order);
+  else
+    run_allreduce(order);
 }
 
 sim::Nanos BenchmarkService::jittered(sim::Nanos value) {
@@ -87,7 +89,8 @@ void BenchmarkService::run_allreduce(const BenchmarkOrder& order) {
   const sim::Nanos started = engine_.now();
   std::vector<const DpGroup*> groups;
   for (const DpGroup& g : job_.placement().dp_groups())
-    if (order.targets.empty() || std::find(order.targets.begin(), order.targets.end(), g.communicator) != order.targets.end())
+    if (order.targets.empty() ||
+        std::find(order.targets.begin(), order.targets.end(), g.communicator) != order.targets.end())
       groups.push_back(&g);
   if (groups.empty()) {
     finish(order, started, {});

@@ -89,7 +89,7 @@ class BenchmarkService {
   BenchmarkSettings settings_;
   std::deque<BenchmarkOrder> queue_;
   bool active_ = false;
-  sim::Nanos pace_ = 0;  // the job's iteration time when it stopped
+  sim::Nanos pace_ = 0;           // the job's iteration time when it stopped
   std::uint64_t generation_ = 0;  // the running benchmark; a late ring of a timed-out one is ignored
   std::map<std::string, BenchmarkCost> costs_;
 };

@@ -57,8 +57,8 @@ class ClusterState {
   std::size_t gpu_index(int host, int gpu) const;
 
   const sim::Topology& topology_;
-  std::vector<double> speed_;              // per (host, gpu) of the cluster
-  std::vector<sim::EndpointId> fallback_;  // per endpoint: where its traffic goes
+  std::vector<double> speed_;                                // per (host, gpu) of the cluster
+  std::vector<sim::EndpointId> fallback_;                    // per endpoint: where its traffic goes
   std::vector<std::pair<int, int>> pending_fallback_clear_;  // (host, nic)
   std::set<std::pair<int, int>> failed_gpus_;
   std::set<int> failed_hosts_;

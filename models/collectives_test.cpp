@@ -124,8 +124,8 @@ TEST(RailOptimized, RingsCrossSpinesOnlyWhereTheyLeaveThePod) {
   for (const DpGroup& g : p.dp_groups())
     for (std::size_t i = 0; i < g.ranks.size(); ++i) check(g.ranks[i], g.ranks[(i + 1) % g.ranks.size()]);
   for (const PipelineEdge& e : p.pipeline_edges()) check(e.sender, e.receiver);
-  EXPECT_EQ(inside, 16 * 8);   // DP rings stay inside their stage's pod
-  EXPECT_EQ(leaving, 8 * 8);   // every pipeline edge goes from pod 0 to pod 1
+  EXPECT_EQ(inside, 16 * 8);  // DP rings stay inside their stage's pod
+  EXPECT_EQ(leaving, 8 * 8);  // every pipeline edge goes from pod 0 to pod 1
   for (const DpGroup& g : p.tp_groups())
     for (int r : g.ranks) EXPECT_EQ(p.rank(r).host, p.rank(g.ranks[0]).host);  // TP is NVLink only
 }

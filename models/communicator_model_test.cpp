@@ -37,24 +37,23 @@ TEST(CommunicatorModel, RetriesRunOutFromAbout17Point7PercentLoss) {
 
 // h0.nic0's host link goes down at 10 s for `outage`; the model watches it.
 JobReport run_outage(sim::Nanos outage) {
-  return testing::run_job(testing::rail_pods(1, 8), testing::tp8_pp2_dp4_job(), 2 * sim::kMinute, true,
-                          [outage](JobHarness& h) {
-                            auto communicator = std::make_shared<CommunicatorModel>(h.engine, h.job);
-                            const sim::Topology& topology = h.engine.topology();
-                            const sim::LinkId link = topology.host_link(topology.endpoint(0, 0));
-                            const sim::Nanos down_at = 10 * sim::kSecond;
-                            h.engine.schedule_at(down_at, [&h, link] { h.engine.set_link_state(link, {1.0, 0, false}); });
-                            h.engine.schedule_at(down_at + outage,
-                                                 [&h, link] { h.engine.set_link_state(link, {1.0, 0, true}); });
-                            communicator->watch_outage(down_at, link);
-                            const auto verdicts = communicator->verdict_times();
-                            h.job.set_change_horizon([verdicts, &h] {
-                              for (sim::Nanos t : verdicts)
-                                if (t > h.engine.now()) return t;
-                              return std::numeric_limits<sim::Nanos>::max();
-                            });
-                            h.keep = communicator;
-                          });
+  return testing::run_job(
+      testing::rail_pods(1, 8), testing::tp8_pp2_dp4_job(), 2 * sim::kMinute, true, [outage](JobHarness& h) {
+        auto communicator = std::make_shared<CommunicatorModel>(h.engine, h.job);
+        const sim::Topology& topology = h.engine.topology();
+        const sim::LinkId link = topology.host_link(topology.endpoint(0, 0));
+        const sim::Nanos down_at = 10 * sim::kSecond;
+        h.engine.schedule_at(down_at, [&h, link] { h.engine.set_link_state(link, {1.0, 0, false}); });
+        h.engine.schedule_at(down_at + outage, [&h, link] { h.engine.set_link_state(link, {1.0, 0, true}); });
+        communicator->watch_outage(down_at, link);
+        const auto verdicts = communicator->verdict_times();
+        h.job.set_change_horizon([verdicts, &h] {
+          for (sim::Nanos t : verdicts)
+            if (t > h.engine.now()) return t;
+          return std::numeric_limits<sim::Nanos>::max();
+        });
+        h.keep = communicator;
+      });
 }
 
 TEST(CommunicatorModel, AnOutageLongerThanTheTransportTimeoutFailsTheCollective) {

@@ -13,11 +13,16 @@ std::string overlay_address_text(std::uint32_t address) {
 
 std::string_view stop_reason_name(StopReason reason) {
   switch (reason) {
-    case StopReason::gpu_failed: return "gpu_failed";
-    case StopReason::host_failed: return "host_failed";
-    case StopReason::isolated: return "isolated";
-    case StopReason::restart: return "restart";
-    case StopReason::reconfigure: return "reconfigure";
+    case StopReason::gpu_failed:
+      return "gpu_failed";
+    case StopReason::host_failed:
+      return "host_failed";
+    case StopReason::isolated:
+      return "isolated";
+    case StopReason::restart:
+      return "restart";
+    case StopReason::reconfigure:
+      return "reconfigure";
   }
   return "restart";
 }
@@ -79,8 +84,8 @@ void ContainerSet::start_all(sim::Nanos now, const Placement& placement) {
     for (int r = slot * per_host; r < std::min(placement.ranks(), (slot + 1) * per_host); ++r) {
       const RankPlace& place = placement.rank(r);
       c.gpus.push_back(place.gpu);
-      const bool attached = std::any_of(c.vfs.begin(), c.vfs.end(),
-                                        [&](const VirtualFunction& vf) { return vf.rnic == place.endpoint; });
+      const bool attached =
+          std::any_of(c.vfs.begin(), c.vfs.end(), [&](const VirtualFunction& vf) { return vf.rnic == place.endpoint; });
       if (attached) continue;
       // The lowest VF of the RNIC no live container holds.
       std::uint32_t& in_use = vfs_in_use_[static_cast<std::size_t>(place.endpoint)];

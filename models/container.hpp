@@ -46,9 +46,9 @@ struct Container {
   int slot = 0;
   int incarnation = 0;
   int host = 0;
-  std::vector<int> gpus;                // GPU indices within the host
-  std::vector<VirtualFunction> vfs;     // one per attached RNIC, by RNIC
-  std::vector<VSwitchRule> rules;       // sorted; empty once stopped
+  std::vector<int> gpus;             // GPU indices within the host
+  std::vector<VirtualFunction> vfs;  // one per attached RNIC, by RNIC
+  std::vector<VSwitchRule> rules;    // sorted; empty once stopped
   sim::Nanos started_at = 0;
   std::optional<sim::Nanos> stopped_at;
   std::optional<StopReason> stop_reason;
@@ -100,11 +100,11 @@ class ContainerSet : public OverlayDirectory {
   const sim::Topology& topology_;
   sim::TelemetryBus* bus_;
   std::vector<Container> containers_;
-  std::vector<std::size_t> live_;              // indices into containers_
-  std::vector<int> live_on_host_;              // per host: index into containers_, or -1
-  std::vector<std::pair<int, int>> vf_at_;     // per endpoint: (container, vf) live there, or (-1, -1)
-  std::vector<std::uint32_t> vfs_in_use_;      // per endpoint: bit i set while VF i is held
-  int incarnation_ = 0;                        // of the next start_all
+  std::vector<std::size_t> live_;           // indices into containers_
+  std::vector<int> live_on_host_;           // per host: index into containers_, or -1
+  std::vector<std::pair<int, int>> vf_at_;  // per endpoint: (container, vf) live there, or (-1, -1)
+  std::vector<std::uint32_t> vfs_in_use_;   // per endpoint: bit i set while VF i is held
+  int incarnation_ = 0;                     // of the next start_all
 };
 
 }  // namespace gauntlet::models

@@ -76,9 +76,8 @@ JobReport run_with_failed_gpu() {
   return run_job(cluster(), job(), kHorizon, true, [](JobHarness& h) {
     TrainingJob* job = &h.job;
     h.engine.schedule_at(kFail, [job] { job->fail_gpu(3, 2); });  // never repaired
-    h.job.set_change_horizon([&engine = h.engine] {
-      return engine.now() < kFail ? kFail : std::numeric_limits<sim::Nanos>::max();
-    });
+    h.job.set_change_horizon(
+        [&engine = h.engine] { return engine.now() < kFail ? kFail : std::numeric_limits<sim::Nanos>::max(); });
     h.probe = [job] { return lifetimes_text(*job); };
   });
 }
@@ -177,9 +176,8 @@ TEST(ContainerLifecycle, AReconfigurationStopsEveryContainerAndShiftsThemByOneHo
   const JobReport r = run_job(cluster(), job(), 15 * sim::kMinute, true, [at](JobHarness& h) {
     TrainingJob* job = &h.job;
     h.engine.schedule_at(at, [job] { job->reconfigure(); });
-    h.job.set_change_horizon([&engine = h.engine, at] {
-      return engine.now() < at ? at : std::numeric_limits<sim::Nanos>::max();
-    });
+    h.job.set_change_horizon(
+        [&engine = h.engine, at] { return engine.now() < at ? at : std::numeric_limits<sim::Nanos>::max(); });
     h.probe = [job] { return lifetimes_text(*job); };
   });
   const std::vector<Lifetime> all = parse(r.extra);

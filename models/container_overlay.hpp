@@ -15,8 +15,8 @@ namespace gauntlet::models {
 // on the overlay through that RNIC.
 struct VirtualFunction {
   sim::EndpointId rnic = 0;
-  int index = 0;                       // VF number on that RNIC
-  std::uint32_t overlay_address = 0;   // IPv4, host byte order
+  int index = 0;                      // VF number on that RNIC
+  std::uint32_t overlay_address = 0;  // IPv4, host byte order
 };
 
 // One vSwitch rule of a container: traffic from its VF on `rnic` to the

@@ -52,8 +52,10 @@ void HostPool::moved(const std::vector<int>& before, const Placement& now) {
   for (int h : now.hosts()) std::erase(spare_pool_, h);
   for (int h : before) {
     if (now.uses_host(h) || isolated_.count(h)) continue;
-    if (usable(h)) spare_pool_.push_back(h);
-    else replaced_.insert(h);
+    if (usable(h))
+      spare_pool_.push_back(h);
+    else
+      replaced_.insert(h);
   }
   std::sort(spare_pool_.begin(), spare_pool_.end());
 }

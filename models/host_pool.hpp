@@ -47,7 +47,7 @@ class HostPool {
   SpareLayout layout_;
   std::vector<int> spare_pool_;  // healthy hosts the job may move to, ascending
   std::set<int> isolated_;
-  std::set<int> replaced_;       // hosts the job left while broken
+  std::set<int> replaced_;  // hosts the job left while broken
   int spares_used_ = 0;
 };
 

@@ -81,14 +81,13 @@ sim::Nanos IterationRun::pipeline_span(const std::vector<sim::Nanos>& transfer) 
   if (replica_m_.empty()) return one_f_one_b_duration(slot_, transfer.empty() ? 0 : transfer[0], pp, microbatches_);
   sim::Nanos span = 0;
   for (std::size_t i = 0; i < replica_m_.size(); ++i)
-    span = std::max(span,
-                    one_f_one_b_duration(replica_slot_[i], transfer.empty() ? 0 : transfer[i], pp, replica_m_[i]));
+    span =
+        std::max(span, one_f_one_b_duration(replica_slot_[i], transfer.empty() ? 0 : transfer[i], pp, replica_m_[i]));
   return span;
 }
 
 int IterationRun::edge_microbatches(const PipelineEdge& edge) const {
-  return replica_m_.empty() ? microbatches_
-                            : replica_m_[static_cast<std::size_t>(in_.placement.rank(edge.sender).dp)];
+  return replica_m_.empty() ? microbatches_ : replica_m_[static_cast<std::size_t>(in_.placement.rank(edge.sender).dp)];
 }
 
 void IterationRun::start_expert_alltoall() {
@@ -126,10 +125,10 @@ void IterationRun::record_alltoall() {
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const auto& members = groups[g].ranks;
     for (std::size_t i = 0; i < members.size(); ++i)
-      o_->records.push_back(collective_record(
-          groups[g].communicator, static_cast<int>(i), in_.placement.worker_name(members[i]), "alltoall", "direct",
-           in_.spec.alltoall_bytes, o_->iteration, o_->start, alltoall_end_[g][i],
-           in_.placement.worker_name(members[(i + 1) % members.size()])));
+      o_->records.push_back(collective_record(groups[g].communicator, static_cast<int>(i),
+                                              in_.placement.worker_name(members[i]), "alltoall", "direct",
+                                              in_.spec.alltoall_bytes, o_->iteration, o_->start, alltoall_end_[g][i],
+                                              in_.placement.worker_name(members[(i + 1) % members.size()])));
   }
   start_pipeline();
 }
@@ -145,9 +144,9 @@ void IterationRun::start_pipeline() {
     if (tp_time_ == 0) break;
     for (std::size_t k = 0; k < group.ranks.size(); ++k)
       o_->records.push_back(collective_record(group.communicator, static_cast<int>(k),
-                                               placement.worker_name(group.ranks[k]), "allreduce", "ring",
-                                               spec.tp_bytes, o_->iteration, begin, begin + tp_time_,
-                                               placement.worker_name(group.ranks[(k + 1) % group.ranks.size()])));
+                                              placement.worker_name(group.ranks[k]), "allreduce", "ring", spec.tp_bytes,
+                                              o_->iteration, begin, begin + tp_time_,
+                                              placement.worker_name(group.ranks[(k + 1) % group.ranks.size()])));
   }
   const auto& edges = placement.pipeline_edges();
   if (spec.parallelism.pp <= 1 || edges.empty() || spec.activation_bytes == 0) {
@@ -188,10 +187,10 @@ void IterationRun::record_pipeline_transfers() {
     const std::string sender = placement.worker_name(e.sender), receiver = placement.worker_name(e.receiver);
     o_->records.push_back(
         collective_record(e.communicator, e.stage, sender, "send", "p2p", b, o_->iteration, begin, fwd, receiver));
-    o_->records.push_back(collective_record(
-        e.communicator, e.stage + 1, receiver, "recv", "p2p", b, o_->iteration, begin, fwd, sender));
-    o_->records.push_back(collective_record(
-        e.communicator, e.stage + 1, receiver, "send", "p2p", b, o_->iteration, begin, bwd, sender));
+    o_->records.push_back(
+        collective_record(e.communicator, e.stage + 1, receiver, "recv", "p2p", b, o_->iteration, begin, fwd, sender));
+    o_->records.push_back(
+        collective_record(e.communicator, e.stage + 1, receiver, "send", "p2p", b, o_->iteration, begin, bwd, sender));
     o_->records.push_back(
         collective_record(e.communicator, e.stage, sender, "recv", "p2p", b, o_->iteration, begin, bwd, receiver));
   }
@@ -242,9 +241,9 @@ void IterationRun::record_ring(std::size_t g, const RingResult& result) {
     const sim::Nanos idle = slowest_busy - o_->busy[static_cast<std::size_t>(group.ranks[pos])];
     const sim::Nanos entry = std::max(o_->start, result.start - idle);
     o_->records.push_back(collective_record(group.communicator, static_cast<int>(pos),
-                                             in_.placement.worker_name(group.ranks[pos]), "allreduce", "ring",
-                                             in_.spec.gradient_bytes, o_->iteration, entry, result.rank_end[pos],
-                                             in_.placement.worker_name(group.ranks[(pos + 1) % n])));
+                                            in_.placement.worker_name(group.ranks[pos]), "allreduce", "ring",
+                                            in_.spec.gradient_bytes, o_->iteration, entry, result.rank_end[pos],
+                                            in_.placement.worker_name(group.ranks[(pos + 1) % n])));
   }
   rings_end_ = std::max(rings_end_, result.end);
   if (--rings_pending_ > 0) return;

@@ -38,7 +38,7 @@ struct IterationOutcome {
   std::uint64_t iteration = 0;
   sim::Nanos start = 0;
   sim::Nanos duration = 0;
-  std::vector<sim::Nanos> busy;            // per rank: compute time (bubble excluded)
+  std::vector<sim::Nanos> busy;  // per rank: compute time (bubble excluded)
   // Per rank under a work split (empty when even): the micro-batches it
   // ran and its stage's layers (0: the even split's).
   std::vector<std::uint32_t> microbatches, layers;
@@ -54,7 +54,7 @@ struct IterationInputs {
   const ClusterState& cluster;
   WorkSplit split;
   bool stepwise_rings = false;
-  std::shared_ptr<long> in_flight;       // engine flows of the job
+  std::shared_ptr<long> in_flight;        // engine flows of the job
   std::function<FlowReuse()> flow_reuse;  // asked as each phase starts its flows
 };
 
@@ -90,13 +90,13 @@ class IterationRun : public std::enable_shared_from_this<IterationRun> {
   bool cancelled_ = false;
 
   int microbatches_ = 1;
-  sim::Nanos tp_time_ = 0;                 // a micro-batch slot's tensor-parallel allreduces, all slots
-  sim::Nanos slot_ = 0;                    // the pipeline's slot under an even split
-  std::vector<int> replica_m_;             // per replica under a split: its micro-batches
-  std::vector<sim::Nanos> replica_slot_;   // per replica under a split: its slowest stage's slot
+  sim::Nanos tp_time_ = 0;                             // a micro-batch slot's tensor-parallel allreduces, all slots
+  sim::Nanos slot_ = 0;                                // the pipeline's slot under an even split
+  std::vector<int> replica_m_;                         // per replica under a split: its micro-batches
+  std::vector<sim::Nanos> replica_slot_;               // per replica under a split: its slowest stage's slot
   std::vector<std::vector<sim::Nanos>> alltoall_end_;  // per EP group and member: last byte received
   sim::Nanos pipeline_begin_ = 0;
-  std::vector<sim::Nanos> transfer_end_;   // per pipeline flow (forward, backward per edge)
+  std::vector<sim::Nanos> transfer_end_;  // per pipeline flow (forward, backward per edge)
   std::size_t rings_pending_ = 0;
   sim::Nanos rings_end_ = 0;
 };

@@ -37,8 +37,8 @@ TEST(JobLifecycle, ACrashWithoutDetectorCostsTimeoutRestartAndWorkSinceCheckpoin
   const sim::Nanos horizon = 40 * sim::kMinute;
   const JobSpec spec = job();
   const JobReport clean = run_job(cluster(), spec, horizon, true);
-  const JobReport r = run_job(cluster(), spec, horizon, true,
-                              [](JobHarness& h) { fail_gpu_at(h, kFail, kFail + sim::kMinute); });
+  const JobReport r =
+      run_job(cluster(), spec, horizon, true, [](JobHarness& h) { fail_gpu_at(h, kFail, kFail + sim::kMinute); });
   const JobEventSeen* crash = r.first(Kind::CRASH);
   const JobEventSeen* restart = r.first(Kind::RESTART);
   ASSERT_NE(crash, nullptr);
@@ -84,8 +84,8 @@ TEST(JobLifecycle, HungCollectiveShowsUnfinishedRanksAndNoneForTheDeadOne) {
 TEST(JobLifecycle, RestartsOnASpareWhenTheHardwareStaysBroken) {
   JobSpec spec = job();
   spec.spare_hosts = 1;
-  const JobReport r = run_job(cluster(), spec, 30 * sim::kMinute, true,
-                              [](JobHarness& h) { fail_gpu_at(h, kFail, -1); });
+  const JobReport r =
+      run_job(cluster(), spec, 30 * sim::kMinute, true, [](JobHarness& h) { fail_gpu_at(h, kFail, -1); });
   EXPECT_EQ(r.count(Kind::RESTART), 1);
   EXPECT_EQ(r.spares_used, 1);
   EXPECT_EQ(std::count(r.hosts.begin(), r.hosts.end(), 3), 0);
@@ -93,8 +93,8 @@ TEST(JobLifecycle, RestartsOnASpareWhenTheHardwareStaysBroken) {
   EXPECT_EQ(r.hosts[3], 8);
 
   // Without a spare the job waits for a repair that never comes.
-  const JobReport stuck = run_job(cluster(), job(), 30 * sim::kMinute, true,
-                                  [](JobHarness& h) { fail_gpu_at(h, kFail, -1); });
+  const JobReport stuck =
+      run_job(cluster(), job(), 30 * sim::kMinute, true, [](JobHarness& h) { fail_gpu_at(h, kFail, -1); });
   EXPECT_EQ(stuck.count(Kind::CRASH), 1);
   EXPECT_EQ(stuck.count(Kind::RESTART), 0);
   EXPECT_LE(stuck.progress * stuck.timeline.front().duration, kFail);
@@ -154,9 +154,8 @@ TEST(JobLifecycle, ReconfigurationMovesTheEndpointsButNotTheIterationTime) {
   const JobReport r = run_job(cluster(), spec, horizon, true, [at](JobHarness& h) {
     TrainingJob* job = &h.job;
     h.engine.schedule_at(at, [job] { job->reconfigure(); });
-    h.job.set_change_horizon([&engine = h.engine, at] {
-      return engine.now() < at ? at : std::numeric_limits<sim::Nanos>::max();
-    });
+    h.job.set_change_horizon(
+        [&engine = h.engine, at] { return engine.now() < at ? at : std::numeric_limits<sim::Nanos>::max(); });
   });
   EXPECT_EQ(r.count(Kind::CRASH), 0);
   EXPECT_EQ(r.count(Kind::RESTART), 1);
@@ -166,8 +165,7 @@ TEST(JobLifecycle, ReconfigurationMovesTheEndpointsButNotTheIterationTime) {
   // Nothing rolled back: the cost is the checkpoint write and the restart.
   EXPECT_EQ(r.lost_time, 0);
   const double cost = static_cast<double>(spec.checkpoint_cost + spec.restart_cost);
-  EXPECT_NEAR(static_cast<double>(clean.progress - r.progress), cost / static_cast<double>(clean.last_duration()),
-              1.0);
+  EXPECT_NEAR(static_cast<double>(clean.progress - r.progress), cost / static_cast<double>(clean.last_duration()), 1.0);
 }
 
 // A reconfiguration that comes while a checkpoint is being written waits for
@@ -184,9 +182,8 @@ TEST(JobLifecycle, AReconfigurationDuringACheckpointWriteAppliesAtTheNextIterati
   const auto reconfigure_at = [at](JobHarness& h) {
     TrainingJob* job = &h.job;
     h.engine.schedule_at(at, [job] { job->reconfigure(); });
-    h.job.set_change_horizon([&engine = h.engine, at] {
-      return engine.now() < at ? at : std::numeric_limits<sim::Nanos>::max();
-    });
+    h.job.set_change_horizon(
+        [&engine = h.engine, at] { return engine.now() < at ? at : std::numeric_limits<sim::Nanos>::max(); });
   };
   const JobReport fast = run_job(cluster(), spec, horizon, true, reconfigure_at);
   const JobReport full = run_job(cluster(), spec, horizon, false, reconfigure_at);

@@ -44,9 +44,8 @@ Measured measure(double speed, const WorkSplit& split, bool fast_forward, sim::N
     sim::TelemetryBus bus;
     TrainingJob training(job(), topology, engine, bus);
     training.set_fast_forward(fast_forward);
-    training.set_change_horizon([&engine] {
-      return engine.now() < 10 * sim::kSecond ? 10 * sim::kSecond : 40 * sim::kSecond;
-    });
+    training.set_change_horizon(
+        [&engine] { return engine.now() < 10 * sim::kSecond ? 10 * sim::kSecond : 40 * sim::kSecond; });
     JobMeasurements measured(job());
     engine.schedule_at(10 * sim::kSecond, [&] { training.set_gpu_speed(3, 2, speed); });
     engine.schedule_at(40 * sim::kSecond, [&] { training.apply_work_split(split, sim::kSecond); });

@@ -94,7 +94,8 @@ std::vector<double> measured_speeds(const TrainingJob& training, sim::TelemetryB
                                     bool per_replica) {
   JobMeasurements measured(training.spec());
   measured.observe(bus.drain(now));
-  return per_replica ? measured.measured_replica_speeds(training.placement()) : measured.measured_stage_speeds(training.placement());
+  return per_replica ? measured.measured_replica_speeds(training.placement())
+                     : measured.measured_stage_speeds(training.placement());
 }
 
 // Durations of the iteration before the throttle, with it, and after the
@@ -116,8 +117,10 @@ std::vector<sim::Nanos> durations(int pp, bool per_replica,
     std::ostringstream o;
     sim::Nanos before = 0, slow = 0;
     for (const IterationSpan& s : training.timeline()) {
-      if (s.start + s.duration <= 30 * sim::kSecond) before = s.duration;
-      else if (s.start >= 30 * sim::kSecond && s.start + s.duration <= 60 * sim::kSecond) slow = s.duration;
+      if (s.start + s.duration <= 30 * sim::kSecond)
+        before = s.duration;
+      else if (s.start >= 30 * sim::kSecond && s.start + s.duration <= 60 * sim::kSecond)
+        slow = s.duration;
     }
     o << before << " " << slow << " " << training.timeline().back().duration;
     return o.str();
@@ -251,9 +254,12 @@ LeverDurations lever_durations(const std::function<void(sim::FlowEngine&)>& faul
     for (const IterationSpan& s : training.timeline())
       for (std::uint64_t k = 0; k < s.count; ++k) {
         const sim::Nanos start = s.start + static_cast<sim::Nanos>(k) * s.duration;
-        if (start + s.duration <= 30 * sim::kSecond) healthy = s.duration;
-        else if (start >= 30 * sim::kSecond && start + s.duration <= 60 * sim::kSecond) faulty = s.duration;
-        else if (start >= 60 * sim::kSecond && resumed < 0) resumed = start;
+        if (start + s.duration <= 30 * sim::kSecond)
+          healthy = s.duration;
+        else if (start >= 30 * sim::kSecond && start + s.duration <= 60 * sim::kSecond)
+          faulty = s.duration;
+        else if (start >= 60 * sim::kSecond && resumed < 0)
+          resumed = start;
       }
     o << healthy << " " << faulty << " " << training.timeline().back().duration << " " << resumed;
     return o.str();
@@ -328,10 +334,9 @@ TEST(NetworkLevers, FastForwardGivesTheSameTimelineThroughADrainAndAMove) {
 }
 
 TEST(NetworkLevers, MovingAnRnicsGpusOntoAnotherDoublesThatRnicsRingLoad) {
-  const LeverDurations d = lever_durations([](sim::FlowEngine&) {},
-                                           [](TrainingJob& job, sim::FlowEngine&) {
-                                             job.move_nic_traffic(3, 3, 0, 20 * sim::kSecond);
-                                           });
+  const LeverDurations d =
+      lever_durations([](sim::FlowEngine&) {},
+                      [](TrainingJob& job, sim::FlowEngine&) { job.move_nic_traffic(3, 3, 0, 20 * sim::kSecond); });
   const double comm = d.healthy - 2.0;
   EXPECT_NEAR(d.faulty, d.healthy, 1e-9);  // no fault here
   // h3.nic0 now carries its own rail-0 ring edges and the moved rail-3 ones:

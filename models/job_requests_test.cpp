@@ -89,7 +89,8 @@ Recorded record_run(bool fast_forward, sim::Nanos hold_at = -1, sim::Nanos pause
     std::sort(entries.begin(), entries.end());
     std::ostringstream o;
     o << held_at << " " << batch.steady_size() << "\n";
-    for (const IterationSpan& s : training.timeline()) o << s.first << " " << s.count << " " << s.start << " " << s.duration << "\n";
+    for (const IterationSpan& s : training.timeline())
+      o << s.first << " " << s.count << " " << s.start << " " << s.duration << "\n";
     o << "-\n";
     for (const auto& [comm, rank, seq, start, end, worker] : entries)
       o << comm << " " << rank << " " << seq << " " << start << " " << end << " " << worker << "\n";
@@ -177,9 +178,9 @@ TEST(BenchmarkService, GemmFollowsTheClockAndRingsFollowTheirPaths) {
     BenchmarkSettings settings;
     JobMeasurements measured(job());
     JobConsole console(training, measured);
-    BenchmarkService service(engine, console, bus,
-                             simulated_gpus(training.cluster(), [](int h, int g) { return h == 1 && g == 2 ? 0.5 : 1.0; }),
-                             5, settings);
+    BenchmarkService service(
+        engine, console, bus,
+        simulated_gpus(training.cluster(), [](int h, int g) { return h == 1 && g == 2 ? 0.5 : 1.0; }), 5, settings);
     engine.schedule_at(10 * kSecond, [&] {
       service.submit({"falcon", "gemm", {}});
       service.submit({"falcon", "allreduce", {}});
@@ -191,7 +192,8 @@ TEST(BenchmarkService, GemmFollowsTheClockAndRingsFollowTheirPaths) {
     o << cost.benchmarks << " " << cost.pause_seconds << "\n";
     const telemetry::Batch batch = bus.drain(2 * sim::kMinute);
     for (const auto& r : batch.records())
-      if (r.has_benchmark()) o << r.benchmark().kind() << " " << r.benchmark().target() << " " << r.benchmark().duration_ns() << "\n";
+      if (r.has_benchmark())
+        o << r.benchmark().kind() << " " << r.benchmark().target() << " " << r.benchmark().duration_ns() << "\n";
     return o.str();
   });
   std::istringstream in(text);

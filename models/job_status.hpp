@@ -8,11 +8,11 @@
 namespace gauntlet::models {
 
 enum class JobState {
-  idle,           // not started
-  running,        // iterating or writing a checkpoint
-  hung,           // a collective waits for a rank that will never come
-  restarting,     // hardware available; resuming after restart_cost
-  waiting,        // crashed; waiting for a spare or a repair
+  idle,        // not started
+  running,     // iterating or writing a checkpoint
+  hung,        // a collective waits for a rank that will never come
+  restarting,  // hardware available; resuming after restart_cost
+  waiting,     // crashed; waiting for a spare or a repair
 };
 
 // Consecutive iterations with the same duration.

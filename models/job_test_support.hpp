@@ -87,8 +87,8 @@ struct JobHarness {
   sim::FlowEngine& engine;
   TrainingJob& job;
   sim::TelemetryBus& bus;
-  std::shared_ptr<void> keep;                // state the setup needs alive during the run
-  std::function<std::string()> probe;        // run after the horizon; its text lands in `extra`
+  std::shared_ptr<void> keep;          // state the setup needs alive during the run
+  std::function<std::string()> probe;  // run after the horizon; its text lands in `extra`
 };
 
 // Runs `job` on `shape` until `horizon`; `setup` may schedule faults and set
@@ -121,8 +121,7 @@ inline JobReport run_job(const sim::ClusterShape& shape, const JobSpec& spec, si
       o << "T " << job.rank_endpoint(e.sender) << " " << job.rank_endpoint(e.receiver) << "\n";
     std::vector<std::string> compute_lines;
     for (const telemetry::Record& r : batch.records()) {
-      if (r.has_job())
-        o << "E " << r.job().kind() << " " << r.job().time_ns() << " " << r.job().error() << "\n";
+      if (r.has_job()) o << "E " << r.job().kind() << " " << r.job().time_ns() << " " << r.job().error() << "\n";
       if (r.has_collective() && r.collective().end_ns() == 0)
         o << "U " << r.collective().communicator() << " " << r.collective().worker() << " " << r.collective().op()
           << " " << r.collective().sequence() << " " << r.collective().start_ns() << "\n";

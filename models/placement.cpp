@@ -25,14 +25,14 @@ int Placement::hosts_needed(const JobSpec& job, const sim::Topology& topology) {
 Placement::Placement(const JobSpec& job, const sim::Topology& topology)
     : Placement(job, topology, first_hosts(job, topology)) {}
 
-Placement::Placement(const JobSpec& job, const sim::Topology& topology, const std::vector<int>& hosts)
-    : hosts_(hosts) {
+Placement::Placement(const JobSpec& job, const sim::Topology& topology, const std::vector<int>& hosts) : hosts_(hosts) {
   const ParallelismSpec& p = job.parallelism;
   const int gpus_per_host = topology.shape().gpus_per_host;
   if (p.tp < 1 || p.pp < 1 || p.dp < 1 || p.ep < 1) throw std::invalid_argument("parallel degrees must be positive");
   if (p.tp * p.pp * p.dp != job.gpus) throw std::invalid_argument("tp * pp * dp must equal the job's gpus");
   if (p.dp % p.ep != 0) throw std::invalid_argument("ep must divide dp");
-  if (job.gpus > topology.hosts() * gpus_per_host) throw std::invalid_argument("the job needs more GPUs than the cluster has");
+  if (job.gpus > topology.hosts() * gpus_per_host)
+    throw std::invalid_argument("the job needs more GPUs than the cluster has");
   if (p.tp > gpus_per_host || gpus_per_host % p.tp != 0)
     throw std::invalid_argument("tensor parallelism must fit inside a host (tp divides gpus_per_host)");
   if (static_cast<int>(hosts_.size()) != hosts_needed(job, topology))
@@ -80,14 +80,12 @@ Placement::Placement(const JobSpec& job, const sim::Topology& topology, const st
   for (int j = 0; j + 1 < p.pp; ++j)
     for (int i = 0; i < p.dp; ++i)
       for (int k = 0; k < p.tp; ++k)
-        pipeline_edges_.push_back({"pp.dp" + std::to_string(i) + ".tp" + std::to_string(k), j, rank_of(k, i, j),
-                                   rank_of(k, i, j + 1)});
+        pipeline_edges_.push_back(
+            {"pp.dp" + std::to_string(i) + ".tp" + std::to_string(k), j, rank_of(k, i, j), rank_of(k, i, j + 1)});
 }
 
 bool Placement::uses_host(int host) const { return std::find(hosts_.begin(), hosts_.end(), host) != hosts_.end(); }
 
-std::string Placement::worker_name(int r) const {
-  return sim::ComponentId::make_gpu(rank(r).host, rank(r).gpu).str();
-}
+std::string Placement::worker_name(int r) const { return sim::ComponentId::make_gpu(rank(r).host, rank(r).gpu).str(); }
 
 }  // namespace gauntlet::models

@@ -15,9 +15,9 @@ namespace gauntlet::models {
 
 struct RankPlace {
   int host = 0;
-  int gpu = 0;                  // GPU index within the host
+  int gpu = 0;                   // GPU index within the host
   sim::EndpointId endpoint = 0;  // the RNIC this GPU uses (GPU-RNIC affinity)
-  int tp = 0, dp = 0, pp = 0;   // coordinates in the parallel grid
+  int tp = 0, dp = 0, pp = 0;    // coordinates in the parallel grid
 };
 
 // A communicator: its name and its global ranks in ring order.

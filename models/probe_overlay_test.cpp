@@ -65,8 +65,8 @@ TEST(ProbeOverlay, ReachesLiveContainersOnlyWhileTheUnderlayReachesEveryRnic) {
   // Same rail, same pod: two hops each way, plus processing and the two
   // containers' vSwitches; h1 is a ring neighbour of h0.
   const ProbeCost cost;
-  EXPECT_EQ(peer, "0 " + std::to_string(4 * sim::kMicrosecond + cost.processing + cost.overlay_processing) +
-                      " 4 h1.nic3.ft");
+  EXPECT_EQ(peer,
+            "0 " + std::to_string(4 * sim::kMicrosecond + cost.processing + cost.overlay_processing) + " 4 h1.nic3.ft");
   EXPECT_EQ(to_spare, "1 0 1 h0.nic3.ft");  // no container holds an address on h8: dropped at the source vSwitch
   EXPECT_EQ(underlay, "0 " + std::to_string(8 * sim::kMicrosecond + cost.processing) + " 4 h8.nic3~leaf11");
 }
@@ -76,7 +76,9 @@ TEST(ProbeOverlay, NothingLeavesAStoppedContainerAndTheMovedOneIsReachedOnItsSpa
                                       ProbeService& probes, ContainerSet& containers, std::ostringstream& os) {
     containers.start_all(0, Placement(job(), t));
     const std::set<std::pair<int, int>> failed = {{3, 2}};
-    engine.schedule_at(sim::kSecond, [&] { containers.stop_all(sim::kSecond, StopReason::restart, {kNone, failed, kNone}); });
+    engine.schedule_at(sim::kSecond, [&] {
+      containers.stop_all(sim::kSecond, StopReason::restart, {kNone, failed, kNone});
+    });
     engine.schedule_at(10 * sim::kSecond, [&] {
       containers.start_all(10 * sim::kSecond, Placement(job(), t, {0, 1, 2, 8, 4, 5, 6, 7}));
     });
@@ -110,7 +112,7 @@ TEST(ProbeOverlay, AStaleFlowTableOnTheSparesRnicSlowsTheOverlayToIt) {
   long long before = 0, stale = 0, underlay = 0;
   in >> before >> stale >> underlay;
   EXPECT_EQ(before, 16 * sim::kMicrosecond);  // the seed's healthy overlay RTT across a spine
-  EXPECT_EQ(stale, 120 * sim::kMicrosecond);   // and its stale one
+  EXPECT_EQ(stale, 120 * sim::kMicrosecond);  // and its stale one
   EXPECT_EQ(underlay, 14 * sim::kMicrosecond);
 }
 

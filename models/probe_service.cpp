@@ -49,7 +49,8 @@ void ProbeService::add_agent_down(int host, sim::Nanos from, sim::Nanos to) {
 bool ProbeService::agent_up(int host, sim::Nanos at) const {
   auto it = agent_down_.find(host);
   if (it == agent_down_.end()) return true;
-  return std::none_of(it->second.begin(), it->second.end(), [at](const Window& w) { return at >= w.from && at < w.to; });
+  return std::none_of(it->second.begin(), it->second.end(),
+                      [at](const Window& w) { return at >= w.from && at < w.to; });
 }
 
 ProbeOutcome ProbeService::evaluate(const ProbeOrder& order, sim::Rng& rng) const {
@@ -89,9 +90,8 @@ const std::string& cached_name(std::vector<std::string>& names, int count, int i
 const std::string& ProbeService::hop_name(const Hop& hop) const {
   const sim::Topology& t = engine_.topology();
   if (hop.flow_table)
-    return cached_name(flow_table_names_, t.endpoints(), hop.id, [&] {
-      return sim::ComponentId::make_flow_table(t.host_of(hop.id), t.nic_of(hop.id)).str();
-    });
+    return cached_name(flow_table_names_, t.endpoints(), hop.id,
+                       [&] { return sim::ComponentId::make_flow_table(t.host_of(hop.id), t.nic_of(hop.id)).str(); });
   return cached_name(link_names_, t.links(), hop.id, [&] { return t.link_name(hop.id); });
 }
 
@@ -101,8 +101,7 @@ const std::string& ProbeService::nic_name(sim::EndpointId endpoint) const {
                      [&] { return sim::ComponentId::make_nic(t.host_of(endpoint), t.nic_of(endpoint)).str(); });
 }
 
-void ProbeService::evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finished* out,
-                                 std::vector<Hop>* hops) const {
+void ProbeService::evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finished* out, std::vector<Hop>* hops) const {
   const sim::Topology& topology = engine_.topology();
   const sim::Nanos now = engine_.now();
   bool up = true;
@@ -226,7 +225,8 @@ void ProbeService::heartbeat(sim::Nanos interval, sim::Nanos until) {
     record.mutable_heartbeat()->set_time_ns(now);
     bus_.publish(std::move(record));
   }
-  if (now + interval <= until) engine_.schedule_at(now + interval, [this, interval, until] { heartbeat(interval, until); });
+  if (now + interval <= until)
+    engine_.schedule_at(now + interval, [this, interval, until] { heartbeat(interval, until); });
 }
 
 long long ProbeService::probes_sent(const std::string& detector) const {

@@ -103,13 +103,16 @@ TEST(ProbeService, ProbesQueuePerRnicAndResultsArriveWhenTheTrainEnds) {
                                 ProbeService& probes, std::ostringstream& os) {
     const int a = t.endpoint(0, 0);
     probes.add_agent_down(5, 0, sim::kHour);
-    probes.submit("d", {{a, t.endpoint(1, 0), true}, {a, t.endpoint(2, 0), true}, {t.endpoint(3, 0), a, false},
+    probes.submit("d", {{a, t.endpoint(1, 0), true},
+                        {a, t.endpoint(2, 0), true},
+                        {t.endpoint(3, 0), a, false},
                         {t.endpoint(5, 0), a, false}});
     engine.run_until(sim::kSecond);
     os << bus.drain(sim::kSecond).records_size() << ' ';
     engine.run_until(10 * sim::kSecond);
     const telemetry::Batch batch = bus.drain(10 * sim::kSecond);
-    for (const auto& r : batch.records()) os << r.probe().src() << '>' << r.probe().dst() << '@' << r.probe().sent_ns() << ' ';
+    for (const auto& r : batch.records())
+      os << r.probe().src() << '>' << r.probe().dst() << '@' << r.probe().sent_ns() << ' ';
     os << probes.probes_sent("d") << ' ' << probes.probe_bytes("d");
   });
   const ProbeCost cost;

@@ -151,9 +151,12 @@ void Profiler::add_records(const google::protobuf::RepeatedPtrField<telemetry::R
   for (Window& w : windows_) {
     for (const telemetry::Record& r : records) {
       sim::Nanos t0 = 0;
-      if (r.has_iteration()) t0 = r.iteration().start_ns();
-      else if (r.has_collective()) t0 = r.collective().start_ns();
-      else continue;
+      if (r.has_iteration())
+        t0 = r.iteration().start_ns();
+      else if (r.has_collective())
+        t0 = r.collective().start_ns();
+      else
+        continue;
       const sim::Nanos last_start = t0 + (count > 0 ? static_cast<sim::Nanos>(count - 1) * period : 0);
       // An iteration ending at or after the window's end: every later one starts after it.
       const sim::Nanos last_end = last_start + (r.has_iteration() ? r.iteration().end_ns() - t0 : 0);

@@ -57,9 +57,9 @@ struct HardwareState {
 // (models/calibration.hpp).
 struct ProfilerSettings {
   double overhead = calibration::kProfilerOverhead.default_value;
-  double gpu_clock_mhz = calibration::kGpuClock.default_value;  // nominal SM clock
+  double gpu_clock_mhz = calibration::kGpuClock.default_value;                 // nominal SM clock
   double forward_share = 0.30, backward_share = 0.60, optimizer_share = 0.05;  // the rest is dataloader
-  double cpu_busy = calibration::kCpuBusy.default_value;  // host CPU utilization of an uncontended job
+  double cpu_busy = calibration::kCpuBusy.default_value;   // host CPU utilization of an uncontended job
   double sm_busy = calibration::kGpuSmBusy.default_value;  // SM utilization inside forward/backward kernels
   double jitter = calibration::kProfilerJitter.default_value;
   sim::Nanos max_lag = 5 * sim::kMinute;  // give up waiting for a window's last iterations (a hung job)
@@ -99,8 +99,8 @@ class Profiler {
   };
   struct Window {
     sim::Nanos start = 0, end = 0;
-    std::vector<std::string> workers;  // sorted; empty: all
-    bool job_passed_end = false;       // an iteration starting after `end` was seen
+    std::vector<std::string> workers;                                  // sorted; empty: all
+    bool job_passed_end = false;                                       // an iteration starting after `end` was seen
     std::map<std::pair<std::string, std::string>, Figures> functions;  // worker, function
   };
 

@@ -20,7 +20,9 @@ struct Cluster {
   double slow_comm = 1.0;
 
   HardwareState hardware() {
-    return {[this](int h, int g) { return clock.count({h, g}) ? clock.at({h, g}) : 1.0; },
+    return {[this](int h, int g) {
+              return clock.count({h, g}) ? clock.at({h, g}) : 1.0;
+            },
             [this](int h) { return cpu.count(h) ? cpu.at(h) : 1.0; }};
   }
   static std::string worker(int w) { return "h" + std::to_string(w / 4) + ".gpu" + std::to_string(w % 4); }
@@ -61,8 +63,8 @@ struct Cluster {
 
 // Runs iterations 0..count-1 one batch each, profiling [from, from + window).
 std::map<std::pair<std::string, std::string>, telemetry::ProfileSummary> profile(Cluster& cluster, int count,
-                                                                               sim::Nanos from, sim::Nanos window,
-                                                                               ProfilingCost* cost = nullptr) {
+                                                                                 sim::Nanos from, sim::Nanos window,
+                                                                                 ProfilingCost* cost = nullptr) {
   sim::TelemetryBus bus;
   Profiler profiler(bus, cluster.hardware(), 11);
   sim::Nanos clock = 0;
@@ -169,7 +171,7 @@ TEST(Profiler, SteadyRunsAreCountedWithoutExpansion) {
     if (r.profile().function() == "forward") calls = r.profile().calls();
   }
   EXPECT_EQ(workers, std::set<std::string>{"h0.gpu0"});  // only the requested worker
-  EXPECT_EQ(calls, 50u);                                  // 60 s / 1.2 s
+  EXPECT_EQ(calls, 50u);                                 // 60 s / 1.2 s
   EXPECT_EQ(profiler.open_windows(), 0u);
 }
 

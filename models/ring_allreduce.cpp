@@ -6,9 +6,12 @@ namespace gauntlet::models {
 
 std::string_view ring_op_name(RingOp op) {
   switch (op) {
-    case RingOp::allreduce: return "allreduce";
-    case RingOp::reduce_scatter: return "reduce_scatter";
-    case RingOp::allgather: return "allgather";
+    case RingOp::allreduce:
+      return "allreduce";
+    case RingOp::reduce_scatter:
+      return "reduce_scatter";
+    case RingOp::allgather:
+      return "allgather";
   }
   return "allreduce";
 }

@@ -21,8 +21,8 @@ std::string_view ring_op_name(RingOp op);
 
 struct RingResult {
   sim::Nanos start = 0;
-  sim::Nanos end = 0;                   // when the last rank finished
-  std::vector<sim::Nanos> rank_end;     // per ring position: when its incoming edge finished
+  sim::Nanos end = 0;                // when the last rank finished
+  std::vector<sim::Nanos> rank_end;  // per ring position: when its incoming edge finished
 };
 
 // Bytes each ring edge carries for an allreduce of `bytes` over n ranks.

@@ -61,8 +61,7 @@ TEST_P(RingAllreduceOnIdleFabric, MatchesTheAnalyticalFormula) {
 // one flow per endpoint they must not exceed a link's capacity.
 INSTANTIATE_TEST_SUITE_P(SizesAndSpans, RingAllreduceOnIdleFabric,
                          ::testing::Values(std::tuple{2, 64e6, 1}, std::tuple{4, 1e9, 1}, std::tuple{8, 2e9, 1},
-                                           std::tuple{16, 1e9, 1}, std::tuple{4, 256e6, 5},
-                                           std::tuple{6, 4e9, 5}));
+                                           std::tuple{16, 1e9, 1}, std::tuple{4, 256e6, 5}, std::tuple{6, 4e9, 5}));
 
 // The ring run step by step costs 2(n-1) steps of S/n at line rate, each
 // with its latency; the concurrent-edge form must agree with it (they move
@@ -78,7 +77,8 @@ TEST(RingAllreduce, StepwiseRingMatchesItsFormulaAndTheConcurrentForm) {
     std::vector<FlowEnd> ring;
     for (int i = 0; i < n; ++i) ring.push_back({i * 5, topology.endpoint(i * 5, 0)});  // crosses pods
     sim::Nanos alpha = 0;
-    for (int i = 0; i < n; ++i) alpha = std::max(alpha, engine.route_latency(ring[i].endpoint, ring[(i + 1) % n].endpoint));
+    for (int i = 0; i < n; ++i)
+      alpha = std::max(alpha, engine.route_latency(ring[i].endpoint, ring[(i + 1) % n].endpoint));
     RingResult concurrent, stepwise;
     start_ring(engine, ring, RingOp::allreduce, bytes, 1, [&](const RingResult& r) { concurrent = r; });
     engine.run_until(10 * sim::kSecond);

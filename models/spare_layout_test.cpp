@@ -63,9 +63,8 @@ testing::JobReport run_with_broken_host(const sim::ClusterShape& shape, const Jo
   return testing::run_job(shape, spec, 30 * sim::kMinute, true, [](testing::JobHarness& h) {
     TrainingJob* job = &h.job;
     h.engine.schedule_at(kFail, [job] { job->fail_gpu(3, 2); });
-    h.job.set_change_horizon([&engine = h.engine] {
-      return engine.now() < kFail ? kFail : std::numeric_limits<sim::Nanos>::max();
-    });
+    h.job.set_change_horizon(
+        [&engine = h.engine] { return engine.now() < kFail ? kFail : std::numeric_limits<sim::Nanos>::max(); });
   });
 }
 

@@ -36,9 +36,9 @@ class SteadyRunTemplate {
   void rebuild(const std::vector<const telemetry::Record*>& records, std::uint64_t records_version);
 
   std::unique_ptr<telemetry::SteadyRun> run_ = std::make_unique<telemetry::SteadyRun>();
-  std::uint64_t version_ = 0;                   // the records_version run_'s records were copied at; 0: none yet
-  bool lendable_ = false;                       // only times and sequence numbers differ between stretches
-  std::uint64_t lent_in_ = 0;                   // the bus generation run_ was last lent in, plus one
+  std::uint64_t version_ = 0;  // the records_version run_'s records were copied at; 0: none yet
+  bool lendable_ = false;      // only times and sequence numbers differ between stretches
+  std::uint64_t lent_in_ = 0;  // the bus generation run_ was last lent in, plus one
   // run_'s records' encoded size, valid while every rewritten field encodes
   // in as many bytes as when it was measured.
   std::uint64_t records_bytes_ = 0;

@@ -67,9 +67,8 @@ TEST(SteadyRunTemplate, EachLentStretchReadsAsItsOwnShiftedCopyAndCountsItsExact
   const std::uint64_t version = bus.next_records_version();
   // The second stretch's times cross a varint width (2^35 ns), the third's
   // iteration numbers one (2^14): the counted size must follow both.
-  const std::vector<SteadyStretch> stretches = {{8, 5, 1000, 1000},
-                                                {13, 40, 1000, (sim::Nanos{1} << 35) - 950},
-                                                {20000, 3, 1000, sim::Nanos{1} << 36}};
+  const std::vector<SteadyStretch> stretches = {
+      {8, 5, 1000, 1000}, {13, 40, 1000, (sim::Nanos{1} << 35) - 950}, {20000, 3, 1000, sim::Nanos{1} << 36}};
   for (const SteadyStretch& stretch : stretches) {
     const std::uint64_t before = bus.published_bytes();
     steady.publish(bus, pointers(base), version, stretch);

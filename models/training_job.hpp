@@ -224,18 +224,18 @@ class TrainingJob {
   std::uint64_t epoch_ = 0;  // bumped on every interruption; stale timers compare it
   std::shared_ptr<long> in_flight_ = std::make_shared<long>(0);  // engine flows of this job
   std::optional<Steady> steady_;
-  std::shared_ptr<IterationRun> current_;        // the simulated iteration in flight
-  std::shared_ptr<IterationOutcome> last_;       // the last simulated iteration, for fast-forward
+  std::shared_ptr<IterationRun> current_;   // the simulated iteration in flight
+  std::shared_ptr<IterationOutcome> last_;  // the last simulated iteration, for fast-forward
   RecordFilter steady_filter_;
   std::shared_ptr<const IterationOutcome> filtered_for_;  // the outcome steady_records_ point into
   std::vector<const telemetry::Record*> steady_records_;  // its records that steady runs repeat
   std::uint64_t steady_records_version_ = 0;              // their records_version on the bus
   SteadyRunTemplate steady_template_;                     // publishes the stretches that repeat them
   bool reconfigure_pending_ = false;
-  std::uint64_t steady_generation_ = 0;  // a cut steady stretch ignores its planned end
+  std::uint64_t steady_generation_ = 0;       // a cut steady stretch ignores its planned end
   std::uint64_t executed_at_simulation_ = 0;  // executed iterations after the last simulated one
   bool hold_requested_ = false;
-  bool parked_ = false;                  // stopped at an iteration boundary by hold()
+  bool parked_ = false;  // stopped at an iteration boundary by hold()
   std::function<void()> on_held_;
 
   std::uint64_t simulated_iterations_ = 0;

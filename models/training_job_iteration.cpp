@@ -100,9 +100,9 @@ void TrainingJob::end_steady_run(std::uint64_t count) {
   GAUNTLET_INVARIANT(count <= run.count && run.first == ledger_.progress());
   if (count == 0) return;
   const std::vector<const telemetry::Record*>& repeated = records_to_repeat();
-  steady_template_.publish(bus_, repeated, steady_records_version_,
-                           {.first_iteration = run.first, .count = count, .period = run.duration,
-                            .shift = run.start - last_->start});
+  steady_template_.publish(
+      bus_, repeated, steady_records_version_,
+      {.first_iteration = run.first, .count = count, .period = run.duration, .shift = run.start - last_->start});
   ledger_.complete(run.start, run.duration, count);
 }
 
@@ -171,8 +171,10 @@ void TrainingJob::finish_iteration(std::shared_ptr<IterationOutcome> outcome) {
     ledger_.complete(outcome->start, outcome->duration, 1);
     for (const telemetry::Record& record : outcome->records) bus_.publish_copy(record);
     executed_at_simulation_ = ledger_.executed();
-    if (outcome->reusable) last_ = outcome;
-    else last_.reset();
+    if (outcome->reusable)
+      last_ = outcome;
+    else
+      last_.reset();
     after_iteration();
   });
 }

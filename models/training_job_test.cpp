@@ -204,8 +204,10 @@ TEST(TrainingJob, SteadyRunsOfOneSimulatedIterationShareTheirRecordsVersion) {
     auto [it, fresh] = shape_of.try_emplace(version, shape);
     EXPECT_EQ(it->second, shape) << "records_version " << version << " promised the same records";
     ++runs_of[version];
-    if (before_throttle) last_before_throttle_version = version;
-    else if (first_after_throttle_version == 0) first_after_throttle_version = version;
+    if (before_throttle)
+      last_before_throttle_version = version;
+    else if (first_after_throttle_version == 0)
+      first_after_throttle_version = version;
   }
   // Checkpoints split stretches of one simulated iteration: versions repeat.
   EXPECT_TRUE(std::any_of(runs_of.begin(), runs_of.end(), [](const auto& v) { return v.second >= 2; }));

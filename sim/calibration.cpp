@@ -23,22 +23,32 @@ bool whole_unit(AttributeUnit unit) {
 
 std::string_view unit_symbol(AttributeUnit unit) {
   switch (unit) {
-    case AttributeUnit::duration: return "s";
-    case AttributeUnit::bytes: return "B";
-    case AttributeUnit::count: return "";
-    case AttributeUnit::ratio: return "";
-    case AttributeUnit::celsius: return "C";
-    case AttributeUnit::watts: return "W";
-    case AttributeUnit::megahertz: return "MHz";
+    case AttributeUnit::duration:
+      return "s";
+    case AttributeUnit::bytes:
+      return "B";
+    case AttributeUnit::count:
+      return "";
+    case AttributeUnit::ratio:
+      return "";
+    case AttributeUnit::celsius:
+      return "C";
+    case AttributeUnit::watts:
+      return "W";
+    case AttributeUnit::megahertz:
+      return "MHz";
   }
   return "";
 }
 
 std::string format_attribute_value(const Attribute& attribute, double value) {
   switch (attribute.unit) {
-    case AttributeUnit::duration: return format_duration(static_cast<Nanos>(value));
-    case AttributeUnit::bytes: return shortest(value) + "B";
-    default: return shortest(value);
+    case AttributeUnit::duration:
+      return format_duration(static_cast<Nanos>(value));
+    case AttributeUnit::bytes:
+      return shortest(value) + "B";
+    default:
+      return shortest(value);
   }
 }
 
@@ -47,7 +57,8 @@ double reported_value(const Attribute& attribute, double value) {
 }
 
 AttributeRegistry::AttributeRegistry(std::initializer_list<std::span<const Attribute* const>> groups) {
-  for (std::span<const Attribute* const> group : groups) attributes_.insert(attributes_.end(), group.begin(), group.end());
+  for (std::span<const Attribute* const> group : groups)
+    attributes_.insert(attributes_.end(), group.begin(), group.end());
   std::sort(attributes_.begin(), attributes_.end(),
             [](const Attribute* a, const Attribute* b) { return a->name < b->name; });
   for (std::size_t i = 1; i < attributes_.size(); ++i)
@@ -69,8 +80,8 @@ double Calibration::value(const Attribute& attribute) const {
 void Calibration::set(const Attribute& attribute, double value) {
   const std::string name(attribute.name);
   if (!(value >= attribute.min && value <= attribute.max))
-    throw std::invalid_argument("calibration attribute '" + name + "' out of range: " +
-                                format_attribute_value(attribute, value));
+    throw std::invalid_argument("calibration attribute '" + name +
+                                "' out of range: " + format_attribute_value(attribute, value));
   if (whole_unit(attribute.unit) && value != std::floor(value))
     throw std::invalid_argument("calibration attribute '" + name + "' must be whole: " + shortest(value));
   values_[name] = value;

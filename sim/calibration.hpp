@@ -21,11 +21,11 @@
 namespace gauntlet::sim {
 
 enum class AttributeUnit {
-  duration,   // stored in nanoseconds, written with a unit ("4s", "100ms")
-  bytes,      // written as a size ("64B", "100KB")
-  count,      // a whole number
-  ratio,      // a dimensionless fraction or factor
-  celsius,    // degrees Celsius
+  duration,  // stored in nanoseconds, written with a unit ("4s", "100ms")
+  bytes,     // written as a size ("64B", "100KB")
+  count,     // a whole number
+  ratio,     // a dimensionless fraction or factor
+  celsius,   // degrees Celsius
   watts,
   megahertz,
 };

@@ -54,32 +54,52 @@ std::optional<ComponentId> ComponentId::parse(std::string_view text) {
 std::string ComponentId::str() const {
   const std::string h = "h" + std::to_string(host);
   switch (kind) {
-    case ComponentKind::host: return h;
-    case ComponentKind::gpu: return h + ".gpu" + std::to_string(index);
-    case ComponentKind::nic: return h + ".nic" + std::to_string(index);
-    case ComponentKind::flow_table: return h + ".nic" + std::to_string(index) + ".ft";
-    case ComponentKind::cpu: return h + ".cpu";
-    case ComponentKind::agent: return h + ".agent";
-    case ComponentKind::leaf: return "leaf" + std::to_string(leaf);
-    case ComponentKind::spine: return "spine" + std::to_string(spine);
-    case ComponentKind::host_link: return h + ".nic" + std::to_string(index) + "~leaf" + std::to_string(leaf);
-    case ComponentKind::fabric_link: return "leaf" + std::to_string(leaf) + "~spine" + std::to_string(spine);
+    case ComponentKind::host:
+      return h;
+    case ComponentKind::gpu:
+      return h + ".gpu" + std::to_string(index);
+    case ComponentKind::nic:
+      return h + ".nic" + std::to_string(index);
+    case ComponentKind::flow_table:
+      return h + ".nic" + std::to_string(index) + ".ft";
+    case ComponentKind::cpu:
+      return h + ".cpu";
+    case ComponentKind::agent:
+      return h + ".agent";
+    case ComponentKind::leaf:
+      return "leaf" + std::to_string(leaf);
+    case ComponentKind::spine:
+      return "spine" + std::to_string(spine);
+    case ComponentKind::host_link:
+      return h + ".nic" + std::to_string(index) + "~leaf" + std::to_string(leaf);
+    case ComponentKind::fabric_link:
+      return "leaf" + std::to_string(leaf) + "~spine" + std::to_string(spine);
   }
   return {};
 }
 
 std::string_view kind_name(ComponentKind kind) {
   switch (kind) {
-    case ComponentKind::host: return "host";
-    case ComponentKind::gpu: return "gpu";
-    case ComponentKind::nic: return "nic";
-    case ComponentKind::flow_table: return "flow_table";
-    case ComponentKind::cpu: return "cpu";
-    case ComponentKind::agent: return "agent";
-    case ComponentKind::leaf: return "leaf";
-    case ComponentKind::spine: return "spine";
-    case ComponentKind::host_link: return "host_link";
-    case ComponentKind::fabric_link: return "fabric_link";
+    case ComponentKind::host:
+      return "host";
+    case ComponentKind::gpu:
+      return "gpu";
+    case ComponentKind::nic:
+      return "nic";
+    case ComponentKind::flow_table:
+      return "flow_table";
+    case ComponentKind::cpu:
+      return "cpu";
+    case ComponentKind::agent:
+      return "agent";
+    case ComponentKind::leaf:
+      return "leaf";
+    case ComponentKind::spine:
+      return "spine";
+    case ComponentKind::host_link:
+      return "host_link";
+    case ComponentKind::fabric_link:
+      return "fabric_link";
   }
   return "unknown";
 }

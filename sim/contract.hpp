@@ -31,6 +31,6 @@ class ContractViolation : public std::logic_error {
 }  // namespace gauntlet::sim
 
 // The detail (optional) is evaluated only when the condition fails.
-#define GAUNTLET_INVARIANT(condition, ...)                                                                 \
-  ((condition) ? static_cast<void>(0)                                                                      \
+#define GAUNTLET_INVARIANT(condition, ...) \
+  ((condition) ? static_cast<void>(0)      \
                : ::gauntlet::sim::contract_failed(__FILE__, __LINE__, #condition __VA_OPT__(, ) __VA_ARGS__))

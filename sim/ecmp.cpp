@@ -21,8 +21,8 @@ int EcmpRouter::spine_for(EndpointId src, EndpointId dst) const {
   const int src_leaf = topology_->leaf_of(src);
   const int dst_leaf = topology_->leaf_of(dst);
   if (src_leaf == dst_leaf) return -1;
-  const std::uint64_t connection = splitmix64(seed_ ^ (static_cast<std::uint64_t>(src) << 32) ^
-                                              static_cast<std::uint64_t>(dst));
+  const std::uint64_t connection =
+      splitmix64(seed_ ^ (static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint64_t>(dst));
   int best = -1, fallback = -1;
   std::uint64_t best_weight = 0, fallback_weight = 0;
   for (int s = 0; s < topology_->spines(); ++s) {

@@ -45,7 +45,9 @@ void add(PacketRnicCounters& to, const PacketRnicCounters& c) {
 
 struct HybridEngine::Impl {
   Impl(const Topology& t, std::uint64_t s, const HybridParams& p)
-      : seed(s), params(p), flow(t, s),
+      : seed(s),
+        params(p),
+        flow(t, s),
         ports(static_cast<std::size_t>(t.links()) * 2),
         rnics(static_cast<std::size_t>(t.endpoints())) {}
 
@@ -126,9 +128,9 @@ struct HybridEngine::Impl {
   }
   // One batch simulated on its own fabric, from now, for at most `horizon`.
   struct Batch {
-    std::vector<Nanos> delivered;     // per transfer, after the start; -1: not within the horizon
-    std::vector<double> acknowledged;  // per undelivered transfer, its bytes acknowledged in order
-    Nanos span = 0;                    // until the last delivery, or the horizon
+    std::vector<Nanos> delivered;                           // per transfer, after the start; -1: not within the horizon
+    std::vector<double> acknowledged;                       // per undelivered transfer, its bytes acknowledged in order
+    Nanos span = 0;                                         // until the last delivery, or the horizon
     std::vector<std::pair<int, PacketPortCounters>> ports;  // by link * 2 + upward
     std::vector<std::pair<EndpointId, PacketRnicCounters>> rnics;
     std::uint64_t hops = 0;
@@ -184,11 +186,10 @@ HybridEngine::Impl::Batch HybridEngine::Impl::run_batch(const std::vector<Transf
   std::vector<TransferId> ids;
   std::size_t left = requests.size();
   for (std::size_t i = 0; i < requests.size(); ++i)
-    ids.push_back(batch.start_transfer(requests[i].src, requests[i].dst, requests[i].bytes,
-                                       [&out, &left, i](Nanos at) {
-                                         out.delivered[i] = at;
-                                         --left;
-                                       }));
+    ids.push_back(batch.start_transfer(requests[i].src, requests[i].dst, requests[i].bytes, [&out, &left, i](Nanos at) {
+      out.delivered[i] = at;
+      --left;
+    }));
   for (Nanos step = kMillisecond; left > 0 && batch.now() < horizon; step = std::min(2 * step, horizon))
     batch.run_until(std::min(batch.now() + step, horizon));
   for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -214,11 +215,11 @@ void HybridEngine::Impl::count(Batch batch, std::size_t members) {
   ++version;
   // The counters count when the batch's packets are done, as a packet
   // engine's would have counted them by then (a timeout late, not early).
-  flow.schedule_at(flow.now() + batch.span, [this, ports_counted = std::move(batch.ports),
-                                            rnics_counted = std::move(batch.rnics)] {
-    for (const auto& [index, c] : ports_counted) add(ports[static_cast<std::size_t>(index)], c);
-    for (const auto& [endpoint, c] : rnics_counted) add(rnics[static_cast<std::size_t>(endpoint)], c);
-  });
+  flow.schedule_at(flow.now() + batch.span,
+                   [this, ports_counted = std::move(batch.ports), rnics_counted = std::move(batch.rnics)] {
+                     for (const auto& [index, c] : ports_counted) add(ports[static_cast<std::size_t>(index)], c);
+                     for (const auto& [endpoint, c] : rnics_counted) add(rnics[static_cast<std::size_t>(endpoint)], c);
+                   });
 }
 
 void HybridEngine::Impl::simulate(std::vector<Member> members) {
@@ -352,8 +353,7 @@ bool HybridEngine::at_packet_level(EndpointId src, EndpointId dst) const {
 }
 
 TransferId HybridEngine::start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) {
-  if (bytes <= 0 || !at_packet_level(src, dst))
-    return impl_->flow.start_transfer(src, dst, bytes, std::move(on_done));
+  if (bytes <= 0 || !at_packet_level(src, dst)) return impl_->flow.start_transfer(src, dst, bytes, std::move(on_done));
   Impl::Member m{++impl_->next_id, src, dst, bytes, std::move(on_done)};
   impl_->notify(TransferEvent::Kind::started, m, now());
   impl_->flow.replays()->transfer_started();

@@ -66,8 +66,7 @@ class HybridEngine final : public NetworkEngine, public PacketFaults, public Pac
   bool set_fabric_link_drained(LinkId link, bool drained) override;
   // While a packet fault lasts, its transfers go to a batch and the others
   // to the flow engine's simulation apart.
-  std::optional<std::vector<Nanos>> simulate_apart(const std::vector<TransferRequest>& transfers,
-                                                   Nanos limit) override;
+  std::optional<std::vector<Nanos>> simulate_apart(const std::vector<TransferRequest>& transfers, Nanos limit) override;
   ReplayLedger* replays() override;
   std::uint64_t outcome_salt() const override;
   PacketFaults* packet_faults() override { return this; }

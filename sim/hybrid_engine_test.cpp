@@ -91,9 +91,9 @@ struct LossOutcome {
 
 std::string encode(const LossOutcome& o) {
   std::ostringstream out;
-  out << o.lossy_done << " " << o.clean_done << " " << o.sender.retransmitted_packets << " "
-      << o.sender.naks_received << " " << o.receiver.naks_sent << " " << o.clean_sender.retransmitted_packets << " "
-      << o.crc_errors << " " << o.frames << " " << o.sender.timeouts;
+  out << o.lossy_done << " " << o.clean_done << " " << o.sender.retransmitted_packets << " " << o.sender.naks_received
+      << " " << o.receiver.naks_sent << " " << o.clean_sender.retransmitted_packets << " " << o.crc_errors << " "
+      << o.frames << " " << o.sender.timeouts;
   return out.str();
 }
 
@@ -235,7 +235,10 @@ TEST(HybridEngine, AStormSpreadsToTheLinksIntoThePausedSwitchOnly) {
     out << engine.at_packet_level(0, 1) << through_spine0 << through_spine1;
     return out.str();
   });
-  EXPECT_EQ(text, "100" "1111" "011");
+  EXPECT_EQ(text,
+            "100"
+            "1111"
+            "011");
 }
 
 TEST(HybridEngine, AStormLongerThanTheBatchHorizonHoldsItsTransfersToItsEnd) {

@@ -97,8 +97,10 @@ class FieldReader {
       std::string expression = fields.text();
       throw ContractViolation(std::move(file), line, std::move(expression), fields.text());
     }
-    case kFailure: throw std::runtime_error(fields.text());
-    default: throw std::runtime_error("simulation process sent an error report of unknown kind");
+    case kFailure:
+      throw std::runtime_error(fields.text());
+    default:
+      throw std::runtime_error("simulation process sent an error report of unknown kind");
   }
 }
 

@@ -12,9 +12,8 @@ namespace gauntlet::sim {
 namespace {
 
 TEST(IsolatedRun, ResultsComeBackInInputOrder) {
-  auto results = run_isolated_all({[] { return std::string("a"); }, [] { return std::string("b\0c", 3); },
-                                   [] { return std::string(); }},
-                                  2);
+  auto results = run_isolated_all(
+      {[] { return std::string("a"); }, [] { return std::string("b\0c", 3); }, [] { return std::string(); }}, 2);
   EXPECT_EQ(results, (std::vector<std::string>{"a", std::string("b\0c", 3), ""}));
 }
 
@@ -77,8 +76,7 @@ TEST(IsolatedRun, AChildThatDiesReportsTheSignal) {
 
 TEST(IsolatedRun, TheFirstFailureInInputOrderIsThrownAfterAllEnded) {
   try {
-    run_isolated_all({[] { return std::string("ok"); },
-                      []() -> std::string { throw std::runtime_error("second"); },
+    run_isolated_all({[] { return std::string("ok"); }, []() -> std::string { throw std::runtime_error("second"); },
                       []() -> std::string { throw InputError("f.yaml", 1, 2, "third"); }},
                      3);
     FAIL() << "no error";

@@ -64,7 +64,8 @@ class Reader {
     const nlohmann::json& v = at(object, path, key);
     if (!v.is_number()) fail(path + "." + key, "expected a number");
     const double x = v.get<double>();
-    if (!(x >= min && x <= max)) fail(path + "." + key, "must be in [" + sim::number(min) + ", " + sim::number(max) + "]");
+    if (!(x >= min && x <= max))
+      fail(path + "." + key, "must be in [" + sim::number(min) + ", " + sim::number(max) + "]");
     return x;
   }
   std::string text(const nlohmann::json& object, const std::string& path, const char* key) const {
@@ -102,9 +103,7 @@ LossResponse NetworkCalibration::loss_response(double loss_rate, double bdp_pack
     return LossResponse{};  // the parser admits full grids only
   };
   const auto [b, wb] = bracket(bdps, bdp_packets, true);
-  auto at_rate = [&](std::size_t r) {
-    return bdps.size() == 1 ? point(r, 0) : mix(point(r, b), point(r, b + 1), wb);
-  };
+  auto at_rate = [&](std::size_t r) { return bdps.size() == 1 ? point(r, 0) : mix(point(r, b), point(r, b + 1), wb); };
   if (loss_rate < rates.front()) return mix(LossResponse{}, at_rate(0), loss_rate / rates.front());
   if (rates.size() == 1) return at_rate(0);
   const auto [r, wr] = bracket(rates, loss_rate, true);
@@ -138,8 +137,9 @@ LoadResponse NetworkCalibration::load_response(const EcnProfile& profile, double
 
 std::string to_json(const LossPoint& p) {
   return "{\"loss\": " + number(p.loss) + ", \"bdp_packets\": " + number(p.bdp_packets) +
-         ", \"goodput\": " + number(p.goodput) + ", \"retransmitted_per_packet\": " +
-         number(p.retransmitted_per_packet) + ", \"naks_per_packet\": " + number(p.naks_per_packet) +
+         ", \"goodput\": " + number(p.goodput) +
+         ", \"retransmitted_per_packet\": " + number(p.retransmitted_per_packet) +
+         ", \"naks_per_packet\": " + number(p.naks_per_packet) +
          ", \"timeouts_per_second\": " + number(p.timeouts_per_second) + "}";
 }
 
@@ -230,7 +230,8 @@ NetworkCalibration parse_network_calibration(std::string_view text, const std::s
     const std::string path = "load.profiles[" + std::to_string(i) + "]";
     EcnProfile profile{read.number(profiles[i], path, "kmin_bytes", 0, kHuge),
                        read.number(profiles[i], path, "kmax_bytes", 0, kHuge),
-                       read.number(profiles[i], path, "pmax", 0, 1), {}};
+                       read.number(profiles[i], path, "pmax", 0, 1),
+                       {}};
     const nlohmann::json& points = read.array(profiles[i], path, "points");
     for (std::size_t j = 0; j < points.size(); ++j) {
       const std::string at = path + ".points[" + std::to_string(j) + "]";

@@ -23,19 +23,19 @@
 namespace gauntlet::sim {
 
 struct LossPoint {
-  double loss = 0;                // per-packet loss probability on the link, each way
-  double bdp_packets = 0;         // line rate x propagation round trip / MTU
-  double goodput = 1;             // new data delivered over the line rate's packets
+  double loss = 0;                      // per-packet loss probability on the link, each way
+  double bdp_packets = 0;               // line rate x propagation round trip / MTU
+  double goodput = 1;                   // new data delivered over the line rate's packets
   double retransmitted_per_packet = 0;  // per new packet delivered
   double naks_per_packet = 0;           // NAKs the responder sent, per new packet
   double timeouts_per_second = 0;       // retransmission timeouts of the stream
 };
 
 struct LoadPoint {
-  double offered_load = 0;         // offered bytes over capacity at the bottleneck port
-  double queueing_delay_ns = 0;    // mean wait in its egress queue
+  double offered_load = 0;       // offered bytes over capacity at the bottleneck port
+  double queueing_delay_ns = 0;  // mean wait in its egress queue
   double ecn_marked_per_packet = 0;
-  double cnp_per_second = 0;       // handled by one sender crossing the port
+  double cnp_per_second = 0;  // handled by one sender crossing the port
 };
 
 struct EcnProfile {
@@ -70,12 +70,12 @@ struct NetworkCalibration {
   std::string ns3;
   std::uint64_t seed = 0;
   bool quick = false;
-  double line_rate_gbps = 0;   // of every micro-scenario's links
+  double line_rate_gbps = 0;  // of every micro-scenario's links
   double mtu_bytes = 0;
-  double loss_window_s = 0;    // how long each loss point streamed
+  double loss_window_s = 0;  // how long each loss point streamed
   double load_window_s = 0;
   double storm_window_s = 0;
-  std::vector<LossPoint> loss;        // a grid: every loss rate at every bdp
+  std::vector<LossPoint> loss;  // a grid: every loss rate at every bdp
   std::vector<EcnProfile> ecn;
   std::vector<StormPoint> pfc_storm;
 

@@ -119,8 +119,10 @@ TEST(ShippedNetworkCalibration, AStormingRnicPausesASenderThatSharesItsLeafOnlyW
 
 NetworkCalibration grid_table() {
   NetworkCalibration t;
-  t.loss = {{1e-3, 10, 0.9, 0.1, 1e-3, 0}, {1e-3, 100, 0.7, 0.4, 1e-3, 0},
-            {1e-1, 10, 0.1, 9, 0.1, 0},    {1e-1, 100, 0.01, 90, 0.1, 0}};
+  t.loss = {{1e-3, 10, 0.9, 0.1, 1e-3, 0},
+            {1e-3, 100, 0.7, 0.4, 1e-3, 0},
+            {1e-1, 10, 0.1, 9, 0.1, 0},
+            {1e-1, 100, 0.01, 90, 0.1, 0}};
   t.ecn = {{100e3, 400e3, 0.01, {{1.0, 0, 0, 0}, {2.0, 2000, 0.01, 1000}}},
            {50e3, 2e6, 0.01, {{1.0, 0, 0, 0}, {2.0, 4000, 0.02, 500}}}};
   return t;
@@ -128,8 +130,8 @@ NetworkCalibration grid_table() {
 
 TEST(NetworkCalibration, InterpolatesInLogLossAndLogPacketsInFlight) {
   const NetworkCalibration t = grid_table();
-  EXPECT_DOUBLE_EQ(t.loss_response(1e-3, 10).goodput, 0.9);  // a grid point
-  EXPECT_NEAR(t.loss_response(1e-2, 10).goodput, 0.5, 1e-12);  // halfway in log loss
+  EXPECT_DOUBLE_EQ(t.loss_response(1e-3, 10).goodput, 0.9);                   // a grid point
+  EXPECT_NEAR(t.loss_response(1e-2, 10).goodput, 0.5, 1e-12);                 // halfway in log loss
   EXPECT_NEAR(t.loss_response(1e-3, std::sqrt(1000.0)).goodput, 0.8, 1e-12);  // halfway in log bdp
   // Toward a clean stream below the grid, linearly in loss: half the loss, half the cost.
   EXPECT_NEAR(t.loss_response(5e-4, 10).goodput, 0.95, 1e-12);

@@ -205,8 +205,7 @@ class NetworkEngine {
   // last byte's arrival after the start. Nothing when the engine cannot (the
   // default) or some transfer would still be undelivered `limit` after the
   // start. Errors in the computation propagate, typed.
-  virtual std::optional<std::vector<Nanos>> simulate_apart(const std::vector<TransferRequest>& transfers,
-                                                           Nanos limit) {
+  virtual std::optional<std::vector<Nanos>> simulate_apart(const std::vector<TransferRequest>& transfers, Nanos limit) {
     (void)transfers;
     (void)limit;
     return std::nullopt;

@@ -20,12 +20,10 @@ TEST(ReplayLedger, ObserversHearOfReplaysOnlyWhileTheirObservationLasts) {
   ReplayLedger ledger;
   std::vector<std::string> heard;
   {
-    const ReplayLedger::Observation first = ledger.observe([&](const ReplayedSet& s) {
-      heard.push_back("first " + std::to_string(s.end));
-    });
-    ReplayLedger::Observation second = ledger.observe([&](const ReplayedSet& s) {
-      heard.push_back("second " + std::to_string(s.end));
-    });
+    const ReplayLedger::Observation first =
+        ledger.observe([&](const ReplayedSet& s) { heard.push_back("first " + std::to_string(s.end)); });
+    ReplayLedger::Observation second =
+        ledger.observe([&](const ReplayedSet& s) { heard.push_back("second " + std::to_string(s.end)); });
     ledger.record(set_ending_at(100));
     const ReplayLedger::Observation moved = std::move(second);  // still observing, ended once
     ledger.record(set_ending_at(200));

@@ -18,7 +18,8 @@ TEST(Duration, ParsesEveryUnit) {
 }
 
 TEST(Duration, RejectsMalformedText) {
-  for (const char* bad : {"", "5", "s", "5sec", "-5s", "5 s", "1.5ns", "0.0000000001s", "1e3s", "5.s5", "99999999999d"}) {
+  for (const char* bad :
+       {"", "5", "s", "5sec", "-5s", "5 s", "1.5ns", "0.0000000001s", "1e3s", "5.s5", "99999999999d"}) {
     std::string error;
     EXPECT_FALSE(parse_duration(bad, &error).has_value()) << bad;
     EXPECT_FALSE(error.empty()) << bad;

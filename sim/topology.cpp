@@ -10,7 +10,8 @@ Topology::Topology(const ClusterShape& shape) : shape_(shape) {
   auto require = [](bool ok, const std::string& message) {
     if (!ok) throw std::invalid_argument(message);
   };
-  require(shape.spines >= 1 && shape.leaves >= 1 && shape.hosts >= 1, "cluster needs at least one spine, leaf and host");
+  require(shape.spines >= 1 && shape.leaves >= 1 && shape.hosts >= 1,
+          "cluster needs at least one spine, leaf and host");
   require(shape.gpus_per_host >= 1 && shape.rnics_per_host >= 1, "hosts need at least one GPU and one RNIC");
   require(shape.rnics_per_host <= shape.gpus_per_host, "rnics_per_host cannot exceed gpus_per_host");
   require(shape.host_link_gbps > 0 && shape.fabric_link_gbps > 0, "link bandwidths must be positive");
@@ -20,8 +21,8 @@ Topology::Topology(const ClusterShape& shape) : shape_(shape) {
   const long long fabric_links = static_cast<long long>(shape.leaves) * shape.spines;
   const long long gpus = static_cast<long long>(shape.hosts) * shape.gpus_per_host;
   require(rnics + fabric_links <= std::numeric_limits<int>::max() && gpus <= std::numeric_limits<int>::max(),
-          "the cluster has more RNICs, links or GPUs than can be numbered (" + std::to_string(rnics) +
-              " RNICs, " + std::to_string(fabric_links) + " fabric links, " + std::to_string(gpus) + " GPUs)");
+          "the cluster has more RNICs, links or GPUs than can be numbered (" + std::to_string(rnics) + " RNICs, " +
+              std::to_string(fabric_links) + " fabric links, " + std::to_string(gpus) + " GPUs)");
   int groups;
   if (shape.rail_optimized) {
     require(shape.leaves % shape.rnics_per_host == 0,
@@ -61,16 +62,22 @@ bool Topology::contains(const ComponentId& id) const {
   switch (id.kind) {
     case ComponentKind::host:
     case ComponentKind::cpu:
-    case ComponentKind::agent: return in(id.host, shape_.hosts);
-    case ComponentKind::gpu: return in(id.host, shape_.hosts) && in(id.index, shape_.gpus_per_host);
+    case ComponentKind::agent:
+      return in(id.host, shape_.hosts);
+    case ComponentKind::gpu:
+      return in(id.host, shape_.hosts) && in(id.index, shape_.gpus_per_host);
     case ComponentKind::nic:
-    case ComponentKind::flow_table: return in(id.host, shape_.hosts) && in(id.index, shape_.rnics_per_host);
-    case ComponentKind::leaf: return in(id.leaf, shape_.leaves);
-    case ComponentKind::spine: return in(id.spine, shape_.spines);
+    case ComponentKind::flow_table:
+      return in(id.host, shape_.hosts) && in(id.index, shape_.rnics_per_host);
+    case ComponentKind::leaf:
+      return in(id.leaf, shape_.leaves);
+    case ComponentKind::spine:
+      return in(id.spine, shape_.spines);
     case ComponentKind::host_link:
       return in(id.host, shape_.hosts) && in(id.index, shape_.rnics_per_host) &&
              leaf_of(endpoint(id.host, id.index)) == id.leaf;
-    case ComponentKind::fabric_link: return in(id.leaf, shape_.leaves) && in(id.spine, shape_.spines);
+    case ComponentKind::fabric_link:
+      return in(id.leaf, shape_.leaves) && in(id.spine, shape_.spines);
   }
   return false;
 }

@@ -30,7 +30,8 @@ std::optional<std::uint64_t> parse_bytes(std::string_view text, std::string* err
     break;
   }
   if (error)
-    *error = "bad size '" + std::string(text) + "': expected a number followed by B, KB, MB, GB, TB, KiB, MiB, GiB or TiB";
+    *error =
+        "bad size '" + std::string(text) + "': expected a number followed by B, KB, MB, GB, TB, KiB, MiB, GiB or TiB";
   return std::nullopt;
 }
 

@@ -107,8 +107,8 @@ TEST(BadInput, FoundInASimulationProcessKeepsItsPosition) {
 
   // A sweep cell's worker reports the same; the sweep exits 2 without a merged report.
   const fs::path sweep = dir / "sweep.yaml";
-  std::ofstream(sweep) << "name: child-bad-input\nscenarios: [child.yaml]\nseeds: [1]\nout: " << (dir / "cells").string()
-                       << "\n";
+  std::ofstream(sweep) << "name: child-bad-input\nscenarios: [child.yaml]\nseeds: [1]\nout: "
+                       << (dir / "cells").string() << "\n";
   r = gauntlet("sweep " + sweep.string() + " --no-progress");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   const std::regex positioned(scenario.string() + R"(:\d+:\d+: detector 'exec:cat': exec: detector parameter)");
@@ -139,8 +139,7 @@ TEST(Calibration, SummaryEchoesEveryAttributeAndWhoSetIt) {
   const auto calibration = nlohmann::json::parse(slurp(out / "summary.json"))["calibration"];
   EXPECT_EQ(calibration["gpu.hot_temperature"],
             (nlohmann::json{{"value", 75.0}, {"unit", "C"}, {"set_by", "scenario"}}));
-  EXPECT_EQ(calibration["probe.ping_interval"],
-            (nlohmann::json{{"value", 0.1}, {"unit", "s"}, {"set_by", "default"}}));
+  EXPECT_EQ(calibration["probe.ping_interval"], (nlohmann::json{{"value", 0.1}, {"unit", "s"}, {"set_by", "default"}}));
   EXPECT_EQ(calibration["probe.pings"], (nlohmann::json{{"value", 20.0}, {"set_by", "default"}}));
 
   Result listed = gauntlet("validate " + scenario.string());

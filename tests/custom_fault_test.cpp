@@ -27,7 +27,9 @@ FaultDescriptor link_derate() {
   d.spec = {.name = "link_derate",
             .summary = "a link running below its line rate",
             .targets = {sim::ComponentKind::host_link, sim::ComponentKind::fabric_link},
-            .params = {{.name = "lost", .kind = injectors::ParamKind::fraction, .required = true,
+            .params = {{.name = "lost",
+                        .kind = injectors::ParamKind::fraction,
+                        .required = true,
                         .help = "fraction of the link's capacity lost"}}};
   d.simulated = injectors::SimulatedFault{.apply = [](FaultEffectScope& scope) {
     injectors::PathEffect effect;
@@ -60,7 +62,8 @@ job:
   gradient_bytes: 10GB
   checkpoint_interval: 30m
 faults:
-  - )" + fault + "\n";
+  - )" + fault +
+         "\n";
 }
 
 const std::string kDerate = "{type: link_derate, target: h1.nic2~leaf2, at: 2m, duration: 3m, lost: 0.5}";
@@ -81,8 +84,8 @@ double iteration_seconds(const SimulationOutcome& run, double from, double to) {
 TEST(CustomFaultType, RunsThroughAScenarioEndToEnd) {
   const SimulationOutcome run = SimulationOutcome::from_json(sim::run_isolated([] {
     const DetectorRegistry detectors = builtin_detectors();
-    const Scenario scenario = parse_scenario(scenario_text(kDerate), "custom.yaml", detectors, {},
-                                             types_with_link_derate());
+    const Scenario scenario =
+        parse_scenario(scenario_text(kDerate), "custom.yaml", detectors, {}, types_with_link_derate());
     return simulate(scenario, detectors, SimulationRequest{}).to_json();
   }));
   const double before = iteration_seconds(run, 30, 120);

@@ -35,8 +35,10 @@ job:
   restart_cost: 1m
   spare_hosts: 1
 faults:
-  - )" + fault + R"(
-detectors: )" + detectors + "\n";
+  - )" + fault +
+         R"(
+detectors: )" +
+         detectors + "\n";
 }
 
 SimulationOutcome run(const std::string& fault, const std::string& detectors) {
@@ -51,8 +53,9 @@ SimulationOutcome run(const std::string& fault, const std::string& detectors) {
 // The host link of an RNIC the job's ring of that rail crosses.
 std::string host_link(int host, int nic) {
   const DetectorRegistry registry = builtin_detectors();
-  const Scenario s = parse_scenario(scenario_text("{type: gpu_throttle, target: h1.gpu2, at: 2m, duration: 3m, slowdown: 0.2}", "[c4d]"),
-                                    "detector-faults.yaml", registry);
+  const Scenario s = parse_scenario(
+      scenario_text("{type: gpu_throttle, target: h1.gpu2, at: 2m, duration: 3m, slowdown: 0.2}", "[c4d]"),
+      "detector-faults.yaml", registry);
   const sim::Topology topology(s.cluster);
   return topology.link_name(topology.host_link(topology.endpoint(host, nic)));
 }
@@ -67,7 +70,9 @@ std::string top(const Alert* a) { return a && !a->suspects.empty() ? a->suspects
 
 const std::string kThrottle = "{type: gpu_throttle, target: h1.gpu2, at: 2m, duration: 3m, slowdown: 0.6}";
 const std::string kContention = "{type: cpu_contention, target: h1.cpu, at: 2m, duration: 3m, slowdown: 0.3}";
-std::string link_loss() { return "{type: link_loss, target: " + host_link(1, 2) + ", at: 2m, duration: 3m, rate: 0.05}"; }
+std::string link_loss() {
+  return "{type: link_loss, target: " + host_link(1, 2) + ", at: 2m, duration: 3m, rate: 0.05}";
+}
 
 TEST(FalconBenchmarks, ThrottledGpuIsConfirmedByItsGemm) {
   const SimulationOutcome out = run(kThrottle, "[falcon]");
@@ -78,7 +83,7 @@ TEST(FalconBenchmarks, ThrottledGpuIsConfirmedByItsGemm) {
   EXPECT_GE(a->time_s, 120);
   EXPECT_LT(a->time_s, 180);
   const DetectorOutcome& falcon = out.detectors.at("falcon");
-  EXPECT_EQ(falcon.benchmarks, 3);  // the healthy GEMM reference early on, then a GEMM and an allreduce round
+  EXPECT_EQ(falcon.benchmarks, 3);           // the healthy GEMM reference early on, then a GEMM and an allreduce round
   EXPECT_GT(falcon.benchmark_pause_s, 0.5);  // a 0.2 s GEMM on a GPU at 40% speed, then the rings
   EXPECT_LT(falcon.benchmark_pause_s, 5);
 }
@@ -117,7 +122,8 @@ TEST(FalconBenchmarks, CpuContentionIsNotTheGpu) {
 }
 
 TEST(C4dEntryTimes, ThrottledGpuEntersLateAndIsComputationSlow) {
-  const SimulationOutcome out = run("{type: gpu_throttle, target: h1.gpu2, at: 2m, duration: 3m, slowdown: 0.2}", "[c4d]");
+  const SimulationOutcome out =
+      run("{type: gpu_throttle, target: h1.gpu2, at: 2m, duration: 3m, slowdown: 0.2}", "[c4d]");
   const Alert* a = first_alert(out, "c4d");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->kind, "fail_slow");
@@ -219,13 +225,18 @@ void check_scoreboard_fault(const std::string& name, const std::vector<Expectati
 }
 
 TEST(Scoreboard, AgentHangIsTheAgentNotTheNetwork) {
-  check_scoreboard_fault("agent-hang", {{"skeleton", Must::localize}, {"pingmesh", Must::quiet}, {"c4d", Must::quiet},
-                                        {"timeout", Must::quiet}, {"falcon", Must::quiet}, {"eroica", Must::quiet}});
+  check_scoreboard_fault("agent-hang", {{"skeleton", Must::localize},
+                                        {"pingmesh", Must::quiet},
+                                        {"c4d", Must::quiet},
+                                        {"timeout", Must::quiet},
+                                        {"falcon", Must::quiet},
+                                        {"eroica", Must::quiet}});
 }
 
 TEST(Scoreboard, ClockSkewAndReconfigureRaiseNothing) {
-  const std::vector<Expectation> nobody = {{"timeout", Must::quiet}, {"falcon", Must::quiet}, {"c4d", Must::quiet},
-                                           {"eroica", Must::quiet}, {"skeleton", Must::quiet}, {"pingmesh", Must::quiet}};
+  const std::vector<Expectation> nobody = {{"timeout", Must::quiet},  {"falcon", Must::quiet},
+                                           {"c4d", Must::quiet},      {"eroica", Must::quiet},
+                                           {"skeleton", Must::quiet}, {"pingmesh", Must::quiet}};
   check_scoreboard_fault("clock-skew", nobody);
   check_scoreboard_fault("reconfigure", nobody);
 }
@@ -234,18 +245,25 @@ TEST(Scoreboard, FailStopIsTheTimeoutsOnlyCatch) {
   check_scoreboard_fault("gpu-fail", {{"timeout", Must::detect}, {"c4d", Must::localize}});
   // The probers name the dead host: skeleton's agent is silent and its RNICs
   // answer no peer; every pingmesh probe to each of its RNICs fails.
-  check_scoreboard_fault("node-crash", {{"timeout", Must::detect}, {"c4d", Must::localize}, {"skeleton", Must::localize},
-                                        {"pingmesh", Must::localize}});
+  check_scoreboard_fault(
+      "node-crash",
+      {{"timeout", Must::detect}, {"c4d", Must::localize}, {"skeleton", Must::localize}, {"pingmesh", Must::localize}});
   for (const char* slow : {"gpu-throttle", "cpu-contention", "link-loss", "congestion", "port-flap"})
     check_scoreboard_fault(slow, {{"timeout", Must::quiet}});
 }
 
 TEST(Scoreboard, ComputeSlowdownsAreLocalizedByTheProfilers) {
-  check_scoreboard_fault("gpu-throttle", {{"falcon", Must::localize}, {"c4d", Must::localize}, {"eroica", Must::localize},
-                                          {"skeleton", Must::quiet}, {"pingmesh", Must::quiet}});
+  check_scoreboard_fault("gpu-throttle", {{"falcon", Must::localize},
+                                          {"c4d", Must::localize},
+                                          {"eroica", Must::localize},
+                                          {"skeleton", Must::quiet},
+                                          {"pingmesh", Must::quiet}});
   // Falcon's benchmarks and EROICA's function profile both find the CPU, not a GPU.
-  check_scoreboard_fault("cpu-contention", {{"falcon", Must::localize}, {"eroica", Must::localize}, {"c4d", Must::detect},
-                                            {"skeleton", Must::quiet}, {"pingmesh", Must::quiet}});
+  check_scoreboard_fault("cpu-contention", {{"falcon", Must::localize},
+                                            {"eroica", Must::localize},
+                                            {"c4d", Must::detect},
+                                            {"skeleton", Must::quiet},
+                                            {"pingmesh", Must::quiet}});
 }
 
 TEST(Scoreboard, NetworkFaultsAreLocalizedByTheProbers) {
@@ -254,11 +272,13 @@ TEST(Scoreboard, NetworkFaultsAreLocalizedByTheProbers) {
   // above it (0.5 against 0.33); its alert a minute later names leaf3~spine2.
   // Skeleton's ring probes cross leaf3~spine2 and leaf11~spine2 together;
   // its identifying probes from leaf3 to other leaves split the tie.
-  check_scoreboard_fault("link-loss", {{"pingmesh", Must::detect}, {"c4d", Must::detect}, {"falcon", Must::detect},
-                                       {"skeleton", Must::localize}});
+  check_scoreboard_fault(
+      "link-loss",
+      {{"pingmesh", Must::detect}, {"c4d", Must::detect}, {"falcon", Must::detect}, {"skeleton", Must::localize}});
   // The dark host link's RNIC is abandoned for a sibling in the flow tables
   // (what still trickles out of it, a stuck transfer's bytes, is no burst).
-  check_scoreboard_fault("nic-down", {{"pingmesh", Must::localize}, {"c4d", Must::detect}, {"skeleton", Must::localize}});
+  check_scoreboard_fault("nic-down",
+                         {{"pingmesh", Must::localize}, {"c4d", Must::detect}, {"skeleton", Must::localize}});
   check_scoreboard_fault("stale-flow-table", {{"skeleton", Must::localize}, {"pingmesh", Must::quiet}});
   check_scoreboard_fault("port-flap", {{"c4d", Must::localize}});
   // Spine 2's loaded ports queue alike wherever the rings cross it; its

@@ -55,8 +55,7 @@ TEST_P(DetectorIsolation, AlertsAloneEqualAlertsBesideEveryOther) {
     else
       sharing.push_back(d.run_name());
   }
-  std::vector<std::function<std::string()>> bodies = {
-      [&] { return simulate(scenario, registry, together).to_json(); }};
+  std::vector<std::function<std::string()>> bodies = {[&] { return simulate(scenario, registry, together).to_json(); }};
   std::vector<SimulationRequest> alone(sharing.size());
   for (std::size_t i = 0; i < sharing.size(); ++i) {
     alone[i].only_detector = sharing[i];
@@ -85,10 +84,10 @@ TEST(DetectorListedTwice, EachInstanceReadsOnlyItsOwnProbes) {
   scenario.detectors.push_back(fast);
   SimulationRequest alone;
   alone.only_detector = "pingmesh";
-  const std::vector<std::string> results = sim::run_isolated_all(
-      {[&] { return simulate(scenario, registry, SimulationRequest{}).to_json(); },
-       [&] { return simulate(scenario, registry, alone).to_json(); }},
-      2);
+  const std::vector<std::string> results =
+      sim::run_isolated_all({[&] { return simulate(scenario, registry, SimulationRequest{}).to_json(); },
+                             [&] { return simulate(scenario, registry, alone).to_json(); }},
+                            2);
   const SimulationOutcome both = SimulationOutcome::from_json(results[0]);
   const SimulationOutcome single = SimulationOutcome::from_json(results[1]);
   EXPECT_EQ(alert_lines(both.detectors.at("pingmesh")), alert_lines(single.detectors.at("pingmesh")));
@@ -96,7 +95,8 @@ TEST(DetectorListedTwice, EachInstanceReadsOnlyItsOwnProbes) {
   ASSERT_FALSE(tuned.alerts.empty());
   EXPECT_EQ(tuned.alerts.front().detector, "pingmesh-10s");
   // Three rounds for every one of the default's, each probing the same pairs.
-  const double ratio = static_cast<double>(tuned.probes_sent) / static_cast<double>(both.detectors.at("pingmesh").probes_sent);
+  const double ratio =
+      static_cast<double>(tuned.probes_sent) / static_cast<double>(both.detectors.at("pingmesh").probes_sent);
   EXPECT_NEAR(ratio, 3.0, 0.1);
 }
 

@@ -18,9 +18,13 @@ class Loop {
   std::map<std::pair<int, int>, double> clock;  // throttled GPUs
   std::map<int, double> cpu;                    // contended hosts
 
-  Loop() : profiler_(bus_, {[this](int h, int g) { return value(clock, {h, g}); },
-                            [this](int h) { return cpu.count(h) ? cpu.at(h) : 1.0; }},
-                     5) {}
+  Loop()
+      : profiler_(bus_,
+                  {[this](int h, int g) {
+                     return value(clock, {h, g});
+                   },
+                   [this](int h) { return cpu.count(h) ? cpu.at(h) : 1.0; }},
+                  5) {}
 
   std::vector<Alert> step(EroicaDetector& detector) {
     telemetry::Batch batch = bus_.drain(clock_);  // summaries of windows that closed

@@ -43,7 +43,8 @@ TEST(ExecDetector, ExampleIsScoredAndLocalizesTheThrottledGpu) {
   // alerts.jsonl is one stream in time order, falcon's and the example's interleaved.
   std::istringstream lines(r.alerts);
   std::vector<double> times;
-  for (std::string line; std::getline(lines, line);) times.push_back(nlohmann::json::parse(line)["time_s"].get<double>());
+  for (std::string line; std::getline(lines, line);)
+    times.push_back(nlohmann::json::parse(line)["time_s"].get<double>());
   EXPECT_GE(times.size(), 2u);
   EXPECT_TRUE(std::is_sorted(times.begin(), times.end()));
   // Both watch runs of their own; only falcon paused training for benchmarks.
@@ -71,7 +72,8 @@ TEST(ExecDetector, CrashHangAndGarbageFailWhileTheOthersGoOn) {
                                       "  - \"exec:sh -c 'read -r x; exit 3'\"\n"
                                       "  - {name: \"exec:sleep 60\", reply_timeout: 300ms}\n"
                                       "  - \"exec:yes garbage\"\n"
-                                      "  - exec:" + kExample + "\n");
+                                      "  - exec:" +
+                                          kExample + "\n");
   RunResult r = gauntlet_run(scenario, dir, "--allow-detector-failure");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto& d = r.summary["detectors"];
@@ -109,8 +111,8 @@ TEST(ExecDetector, ChildThatOutlivesTheDetectorDoesNotHangTheRun) {
   // run must end when the detector does, and take the sleeper with it.
   const fs::path dir = scratch("orphan");
   const auto start = std::chrono::steady_clock::now();
-  RunResult r = gauntlet_run("scenarios/demo.yaml", dir,
-                             "--detectors \"exec:sh -c 'sleep 127 & exec " + kExample + "'\"");
+  RunResult r =
+      gauntlet_run("scenarios/demo.yaml", dir, "--detectors \"exec:sh -c 'sleep 127 & exec " + kExample + "'\"");
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_LT(wall, 60.0);
@@ -138,7 +140,7 @@ TEST(PythonDetectors, ThresholdFindsTheThrottledGpu) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto& d = r.summary["detectors"][name];
   EXPECT_EQ(d["status"], "ok") << r.err;
-  EXPECT_EQ(d["detected"], 2);               // the throttle, and the lossy link's 11% slowdown
+  EXPECT_EQ(d["detected"], 2);             // the throttle, and the lossy link's 11% slowdown
   EXPECT_EQ(d["localization_top1"], 0.5);  // h5.gpu2; a worker for the link
   EXPECT_EQ(d["false_alerts"], 0);
   EXPECT_LE(d["detection_latency_s"]["p50"].get<double>(), 10.0);

@@ -255,7 +255,8 @@ TEST(FalconLadder, AMoveOntoACongestedRnicIsMeasuredAndMovedBack) {
   ASSERT_NE(yaml.find(fault), std::string::npos);
   yaml.replace(yaml.find(fault), fault.size(),
                fault + "  - {type: congestion, target: h4.nic0~leaf0, at: 10m, load: 0.8}\n");
-  const fs::path path = fs::temp_directory_path() / ("gauntlet-ladder-congested-" + std::to_string(::getpid()) + ".yaml");
+  const fs::path path =
+      fs::temp_directory_path() / ("gauntlet-ladder-congested-" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(path) << yaml;
   const LadderRun r = run(path.string());
   fs::remove(path);
@@ -280,7 +281,7 @@ TEST(FalconLadder, ATransientSlowdownEndsBeforeTheFirstRungIsWorthIt) {
   const double none = lost_by_doing_nothing(s);
   EXPECT_GT(none, 0.5);  // the 40 s throttle did cost something
   const nlohmann::json& c4d = s["detectors"]["c4d"];
-  EXPECT_GT(c4d["alerts"].get<int>(), 0);  // the ladder was told...
+  EXPECT_GT(c4d["alerts"].get<int>(), 0);                                              // the ladder was told...
   EXPECT_TRUE(c4d["mitigation_actions"].empty()) << c4d["mitigation_actions"].dump();  // ...and waited it out
   EXPECT_EQ(c4d["lost_iterations"].get<double>(), none);
 }
@@ -288,8 +289,8 @@ TEST(FalconLadder, ATransientSlowdownEndsBeforeTheFirstRungIsWorthIt) {
 // A two-stage pipeline with one replica: only the layer move applies.
 // `layers` sets its granularity.
 std::string pipeline_scenario(int layers) {
-  const fs::path path = fs::temp_directory_path() /
-                        ("gauntlet-ladder-layers-" + std::to_string(::getpid()) + "-" + std::to_string(layers) + ".yaml");
+  const fs::path path = fs::temp_directory_path() / ("gauntlet-ladder-layers-" + std::to_string(::getpid()) + "-" +
+                                                     std::to_string(layers) + ".yaml");
   std::ofstream out(path);
   out << "name: falcon-ladder-layers\n"
          "seed: 11\n"

@@ -24,9 +24,9 @@ struct ProbePair {
 };
 
 struct RecorderPlan {
-  std::vector<ProbePair> probes;     // asked again every probe_every
-  sim::Nanos probe_every = 0;        // 0: no probes
-  std::vector<sim::Nanos> gemm_at;   // a GEMM benchmark of every worker at each of these times
+  std::vector<ProbePair> probes;    // asked again every probe_every
+  sim::Nanos probe_every = 0;       // 0: no probes
+  std::vector<sim::Nanos> gemm_at;  // a GEMM benchmark of every worker at each of these times
 };
 
 class Recorder : public harness::Detector {

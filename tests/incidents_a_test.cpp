@@ -48,8 +48,9 @@ IncidentRun run_incident(const std::string& file, const RecorderPlan& plan) {
   const std::string text = sim::run_isolated([&] {
     json log = json::object();
     harness::DetectorRegistry registry = harness::builtin_detectors();
-    registry.add({"incident-recorder", "keeps what the incident tests read", {},
-                  [&](const harness::DetectorContext&) { return std::make_unique<Recorder>(&log, plan); }});
+    registry.add({"incident-recorder", "keeps what the incident tests read", {}, [&](const harness::DetectorContext&) {
+                    return std::make_unique<Recorder>(&log, plan);
+                  }});
     harness::Scenario scenario = harness::load_scenario(path, registry);
     scenario.detectors = {{"incident-recorder", {}, {}}, {"timeout", {}, {}}};
     const harness::SimulationOutcome outcome = harness::simulate(scenario, registry, {});
@@ -120,8 +121,10 @@ void expect_switch_queues_flat(const IncidentRun& run, double from_s, double to_
     samples += series.size();
     for (const json& p : series) {
       const double t = p[0].get<double>() / 1e9;
-      if (t < from_s) before = std::max(before, p[1].get<double>());
-      else if (t < to_s) during = std::max(during, p[1].get<double>());
+      if (t < from_s)
+        before = std::max(before, p[1].get<double>());
+      else if (t < to_s)
+        during = std::max(during, p[1].get<double>());
     }
     EXPECT_LE(during, before + 1.0) << port;
     deepest_before = std::max(deepest_before, before);
@@ -190,7 +193,7 @@ TEST(IncidentStaleFlowTable, OverlayRttGoesFrom16To120usAbout90sAfterOnsetUnderl
     if (overlay && sent >= onset + 100 && sent + 2 < end) {  // the slow path's loss, once it is active
       ++trains;
       lost_trains += lost ? 1 : 0;
-          }
+    }
     if (overlay && sent >= onset && sent < onset + 90 * (1 - kBand)) {  // still on the fast path
       ++early_trains;
       early_lost += lost ? 1 : 0;
@@ -202,19 +205,25 @@ TEST(IncidentStaleFlowTable, OverlayRttGoesFrom16To120usAbout90sAfterOnsetUnderl
       continue;
     }
     if (lost) continue;
-    if (sent < onset) overlay_before.push_back(rtt_us);
-    else if (sent >= onset + 100 && sent + 2 < end) overlay_during.push_back(rtt_us);
-    else if (sent >= end) overlay_after.push_back(rtt_us);
+    if (sent < onset)
+      overlay_before.push_back(rtt_us);
+    else if (sent >= onset + 100 && sent + 2 < end)
+      overlay_during.push_back(rtt_us);
+    else if (sent >= end)
+      overlay_after.push_back(rtt_us);
     if (sent >= onset && sent < end) {
-      if (rtt_us > 60) first_slow = std::min(first_slow, sent);
-      else last_fast_in_window = std::max(last_fast_in_window, sent);
+      if (rtt_us > 60)
+        first_slow = std::min(first_slow, sent);
+      else
+        last_fast_in_window = std::max(last_fast_in_window, sent);
     }
   }
   const double per_ping = 1 - std::pow(1 - static_cast<double>(lost_trains) / std::max(1L, trains), 1.0 / 20);
-  std::printf("stale-flow-table: overlay RTT %.0f us -> %.0f us (seed 16 -> 120 us), %.0f s after onset (seed ~90 s); "
-              "underlay %.0f us -> %.0f us; loss %.3f%% (seed < 0.1%%)\n",
-              median(overlay_before), median(overlay_during), first_slow - onset, median(underlay_before),
-              median(underlay_during), 100 * per_ping);
+  std::printf(
+      "stale-flow-table: overlay RTT %.0f us -> %.0f us (seed 16 -> 120 us), %.0f s after onset (seed ~90 s); "
+      "underlay %.0f us -> %.0f us; loss %.3f%% (seed < 0.1%%)\n",
+      median(overlay_before), median(overlay_during), first_slow - onset, median(underlay_before),
+      median(underlay_during), 100 * per_ping);
   EXPECT_NEAR(median(overlay_before), 16, kBand * 16);
   EXPECT_NEAR(median(overlay_during), 120, kBand * 120);
   EXPECT_NEAR(median(overlay_after), 16, kBand * 16);

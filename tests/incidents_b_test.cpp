@@ -81,8 +81,9 @@ ScenarioRun run_scenario(const std::string& relative_path, bool inject_faults = 
   const std::string text = sim::run_isolated([&] {
     json log = json::object();
     harness::DetectorRegistry registry = harness::builtin_detectors();
-    registry.add({"counter-recorder", "keeps fabric counters for the tests", {},
-                  [&](const harness::DetectorContext&) { return std::make_unique<CounterRecorder>(&log, counters); }});
+    registry.add({"counter-recorder", "keeps fabric counters for the tests", {}, [&](const harness::DetectorContext&) {
+                    return std::make_unique<CounterRecorder>(&log, counters);
+                  }});
     harness::Scenario scenario = harness::load_scenario(path, registry);
     scenario.detectors = {{"counter-recorder", {}, {}}};
     harness::SimulationRequest request;

@@ -16,7 +16,8 @@ namespace {
 
 TEST(LatentFault, ProbersAreScoredAndTheRestShowNothing) {
   const DetectorRegistry registry = builtin_detectors();
-  const Scenario scenario = load_scenario(std::string(GAUNTLET_SOURCE_DIR) + "/scenarios/latent-link-loss.yaml", registry);
+  const Scenario scenario =
+      load_scenario(std::string(GAUNTLET_SOURCE_DIR) + "/scenarios/latent-link-loss.yaml", registry);
   const RunReport report = run_scenario(scenario, registry, RunOptions{});
   ASSERT_EQ(report.faults.size(), 1u);
   EXPECT_FALSE(report.faults[0].affected_job) << "no iteration may slow: the link carries no ring";

@@ -44,8 +44,9 @@ TEST(PromRules, ClockRuleNamesTheThrottledGpuAMinuteAfterOnset) {
   EXPECT_LE(latency, 75.0);
 
   // The same telemetry imports into a Prometheus TSDB.
-  const std::string import = "promtool tsdb create-blocks-from openmetrics " + (dir / "metrics" / "metrics.om").string() +
-                             " " + (dir / "tsdb").string() + " >" + (dir / "import.log").string() + " 2>&1";
+  const std::string import = "promtool tsdb create-blocks-from openmetrics " +
+                             (dir / "metrics" / "metrics.om").string() + " " + (dir / "tsdb").string() + " >" +
+                             (dir / "import.log").string() + " 2>&1";
   EXPECT_EQ(std::system(import.c_str()), 0) << slurp(dir / "import.log");
   int blocks = 0;
   for (const auto& entry : fs::directory_iterator(dir / "tsdb")) blocks += fs::exists(entry.path() / "meta.json");
@@ -56,9 +57,9 @@ TEST(PromRules, BadRuleFileIsBadInputAtItsLine) {
   const fs::path dir = scratch("prom-bad");
   std::ofstream(dir / "rules.yaml") << "groups:\n  - name: g\n    rules:\n      - alert: NoExpr\n";
   std::ofstream(dir / "scenario.yaml") << slurp("scenarios/demo.yaml");
-  const std::string command = std::string(GAUNTLET_BINARY_DIR) + "/gauntlet validate " + (dir / "scenario.yaml").string() +
-                              " --detectors prom:" + (dir / "rules.yaml").string() + " >/dev/null 2>" +
-                              (dir / "stderr").string();
+  const std::string command = std::string(GAUNTLET_BINARY_DIR) + "/gauntlet validate " +
+                              (dir / "scenario.yaml").string() + " --detectors prom:" + (dir / "rules.yaml").string() +
+                              " >/dev/null 2>" + (dir / "stderr").string();
   const int status = std::system(command.c_str());
   EXPECT_EQ(WEXITSTATUS(status), 2);
   EXPECT_NE(slurp(dir / "stderr").find("rules.yaml:4:9: alerting rule 'NoExpr' has no 'expr'"), std::string::npos)
@@ -68,8 +69,8 @@ TEST(PromRules, BadRuleFileIsBadInputAtItsLine) {
 TEST(PromRules, CannotDriveAMitigationPolicy) {
   const fs::path dir = scratch("prom-mitigation");
   std::ofstream(dir / "rules.yaml") << kRules;
-  RunResult r = gauntlet_run("scenarios/falcon-ladder-throttle.yaml", dir,
-                             "--detectors prom:" + (dir / "rules.yaml").string());
+  RunResult r =
+      gauntlet_run("scenarios/falcon-ladder-throttle.yaml", dir, "--detectors prom:" + (dir / "rules.yaml").string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("cannot drive mitigation 'falcon-ladder'"), std::string::npos) << r.err;
 }

@@ -53,8 +53,8 @@ TEST_F(SmokeSuite, MergedSummaryHoldsEveryEpisodeAndIntervalsHoldTheirEstimates)
     ASSERT_FALSE(rate["value"].is_null()) << name;
     expect_interval_holds_value(rate, name);
     for (const auto& [fault_class, figures] : detector["classes"].items())
-      for (const char* key : {"recall", "precision", "localization_top1", "localization_top3", "latency_p50_s",
-                              "latency_p95_s"})
+      for (const char* key :
+           {"recall", "precision", "localization_top1", "localization_top3", "latency_p50_s", "latency_p95_s"})
         expect_interval_holds_value(figures[key], name + " " + fault_class + " " + key);
   }
   // The throttled GPU is c4d's own fault class: it catches every one of them.
@@ -110,13 +110,16 @@ TEST_F(SmokeSuite, ShardsMergeToTheSameSummary) {
   ASSERT_EQ(run_->exit_code, 0) << run_->err;
   const fs::path sharded = scratch("smoke-shards");
   for (const char* shard : {"0/2", "1/2"})
-    ASSERT_EQ(gauntlet(std::string("suite suites/smoke.yaml --no-progress --shard ") + shard + " --out " + sharded.string()).exit_code, 0);
+    ASSERT_EQ(
+        gauntlet(std::string("suite suites/smoke.yaml --no-progress --shard ") + shard + " --out " + sharded.string())
+            .exit_code,
+        0);
   const Result merged = gauntlet("suite suites/smoke.yaml --merge --out " + sharded.string());
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
   EXPECT_EQ(slurp(sharded / "summary.json"), slurp(*out_ / "summary.json"));
   // Same episodes, same detections: no difference is significant.
-  const Result compared = gauntlet("suite --compare " + (*out_ / "summary.json").string() + " " +
-                                   (sharded / "summary.json").string());
+  const Result compared =
+      gauntlet("suite --compare " + (*out_ / "summary.json").string() + " " + (sharded / "summary.json").string());
   ASSERT_EQ(compared.exit_code, 0) << compared.err;
   EXPECT_EQ(compared.out.find("(significant)"), std::string::npos) << compared.out;
   EXPECT_NE(compared.out.find("no significant difference"), std::string::npos) << compared.out;
@@ -140,15 +143,17 @@ TEST(SuiteCli, EmitRunsShardsAndMergesThem) {
   const Result r = gauntlet("suite suites/smoke.yaml --emit slurm --shards 4 --out /shared/smoke");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("exec 'gauntlet' suite 'suites/smoke.yaml' --shard \"${SLURM_ARRAY_TASK_ID}/4\""),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   // The gather step merges the shards' records.
   EXPECT_NE(r.out.find("suite '\\''suites/smoke.yaml'\\'' '\\''--merge'\\''"), std::string::npos) << r.out;
 }
 
 TEST(SuiteCli, BadSuiteIsRefusedWithItsPositionAndNothingWritten) {
   const fs::path suite = scratch("bad-suite.yaml"), out = scratch("bad-suite-out");
-  std::ofstream(suite) << "name: bad\nversion: 1\nseed: 1\nduration: 10m\ndetectors: [c4d]\nshapes: []\n"
-                          "faults:\n  - {type: gpu_throttle, episodes: 2, onset: 1m, slowdown: {uniform: [0.1, 0.2]}}\n";
+  std::ofstream(suite)
+      << "name: bad\nversion: 1\nseed: 1\nduration: 10m\ndetectors: [c4d]\nshapes: []\n"
+         "faults:\n  - {type: gpu_throttle, episodes: 2, onset: 1m, slowdown: {uniform: [0.1, 0.2]}}\n";
   const Result r = gauntlet("suite " + suite.string() + " --out " + out.string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(suite.string() + ":6:9: shapes: give at least one cluster shape"), std::string::npos) << r.err;

@@ -30,7 +30,8 @@ std::vector<int> key_lines(const std::string& text, int first_line) {
   int line = first_line;
   std::size_t counted = 0;
   for (std::size_t at = text.find("\"startsAt\""); at != std::string::npos; at = text.find("\"startsAt\"", at + 1)) {
-    line += static_cast<int>(std::count(text.begin() + static_cast<long>(counted), text.begin() + static_cast<long>(at), '\n'));
+    line += static_cast<int>(
+        std::count(text.begin() + static_cast<long>(counted), text.begin() + static_cast<long>(at), '\n'));
     counted = at;
     lines.push_back(line);
   }
@@ -54,7 +55,8 @@ std::vector<Document> documents(const std::string& text, const std::string& file
   for (std::string line; std::getline(in, line);) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (!json::accept(line)) throw InputError(file_name, line_no, 1, "not JSON (expected an Alertmanager webhook payload)");
+    if (!json::accept(line))
+      throw InputError(file_name, line_no, 1, "not JSON (expected an Alertmanager webhook payload)");
     docs.push_back({line_no, parse_json_text(line, file_name, line_no), {}});
   }
   return docs;
@@ -116,7 +118,8 @@ AlertRecords parse_alertmanager(const std::string& text, const std::string& file
       auto t = parse_rfc3339(starts);
       if (!t) throw InputError(file_name, line, 1, "startsAt '" + starts + "' is not an RFC3339 time");
       std::string key = (a.contains("fingerprint") && a["fingerprint"].is_string() ? a["fingerprint"].get<std::string>()
-                                                                                    : labels.dump()) + "@" + starts;
+                                                                                   : labels.dump()) +
+                        "@" + starts;
       if (!seen.insert(key).second) continue;
       Alert alert;
       alert.time_s = *t;

@@ -14,9 +14,9 @@ namespace gauntlet::harness {
 
 struct AlertmanagerOptions {
   std::string component_label = "component";  // label holding the component id
-  std::string detector_label = "alertname";    // label naming the detector ("" = detector_name)
+  std::string detector_label = "alertname";   // label naming the detector ("" = detector_name)
   std::string detector_name = "alertmanager";
-  std::string kind_label = "kind";              // optional; fail_slow when absent or unknown
+  std::string kind_label = "kind";  // optional; fail_slow when absent or unknown
 };
 
 // True when the text looks like Alertmanager payloads rather than alerts.jsonl.

@@ -21,11 +21,11 @@ int chaos_command(const Args& args) {
       "revert command and changes nothing");
   std::string plan_path, netns;
   harness::ChaosOptions options;
-  opts.add_options()("help,h", "show this help")
-      ("apply", po::bool_switch(&options.apply), "really inject (needs root)")
-      ("journal", po::value(&options.journal_path), "journal file (default results/chaos/<name>/journal.jsonl)")
-      ("out", po::value(&options.out_dir), "directory for faults.jsonl and audit.log (default: the journal's)")
-      ("netns", po::value(&netns), "run the network commands inside this network namespace");
+  opts.add_options()("help,h", "show this help")("apply", po::bool_switch(&options.apply),
+                                                 "really inject (needs root)")(
+      "journal", po::value(&options.journal_path), "journal file (default results/chaos/<name>/journal.jsonl)")(
+      "out", po::value(&options.out_dir), "directory for faults.jsonl and audit.log (default: the journal's)")(
+      "netns", po::value(&netns), "run the network commands inside this network namespace");
   po::options_description hidden;
   hidden.add_options()("plan", po::value(&plan_path));
   po::options_description all;

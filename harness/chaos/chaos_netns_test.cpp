@@ -52,9 +52,10 @@ class ChaosRun : public ::testing::Test {
   }
 
   std::string plan(const std::string& faults, const std::string& safety_extra = "") {
-    std::string text = "name: t\nhost: h0\nmap:\n  interfaces: {a0: h0.nic0, a1: h0.nic1}\nsafety:\n"
-                       "  allow: [h0.nic0, h0.nic1]\n  max_concurrent: 2\n  max_duration: 2m\n" +
-                       safety_extra + "faults:\n" + faults;
+    std::string text =
+        "name: t\nhost: h0\nmap:\n  interfaces: {a0: h0.nic0, a1: h0.nic1}\nsafety:\n"
+        "  allow: [h0.nic0, h0.nic1]\n  max_concurrent: 2\n  max_duration: 2m\n" +
+        safety_extra + "faults:\n" + faults;
     std::ofstream(dir_ / "plan.yaml") << text;
     return (dir_ / "plan.yaml").string();
   }
@@ -106,7 +107,8 @@ TEST_F(ChaosRun, WatchdogRestoresEverythingAfterSigkillAndRecoverIsThenANoOp) {
   std::string p = plan(
       "  - {type: link_loss, target: h0.nic0, at: 0s, duration: 60s, rate: 0.5}\n"
       "  - {type: stale_flow_table, target: h0.nic1.ft, at: 0s, duration: 60s, extra_latency: 20ms, cap_gbps: 0.001,"
-      " match: {dst: " + net.addr(1, 2) + "}}\n");
+      " match: {dst: " +
+      net.addr(1, 2) + "}}\n");
   pid_t pid = start({"chaos", p, "--apply", "--netns", net.a, "--journal", journal()});
   ASSERT_TRUE(wait_for([&] { return count_of(slurp(journal()), "\"event\":\"applied\"") == 2; }, 15))
       << slurp(dir_ / "stderr");
@@ -160,11 +162,15 @@ TEST_F(ChaosRun, PortFlapIsVisibleAndCounted) {
   };
   const std::string before = net.snapshot();
   int downs_before = carrier_downs();
-  std::string p = plan("  - {type: port_flap, target: h0.nic0, at: 0s, duration: 1500ms, period: 500ms, down: 200ms}\n");
+  std::string p =
+      plan("  - {type: port_flap, target: h0.nic0, at: 0s, duration: 1500ms, period: 500ms, down: 200ms}\n");
   start({"chaos", p, "--apply", "--netns", net.a, "--journal", journal()});
-  bool seen_down = wait_for([&] {
-    return real::run_command(real::wrap(net.in_a(), {"ip", "-o", "link", "show", "a0"})).output.find(",UP") == std::string::npos;
-  }, 5);
+  bool seen_down = wait_for(
+      [&] {
+        return real::run_command(real::wrap(net.in_a(), {"ip", "-o", "link", "show", "a0"})).output.find(",UP") ==
+               std::string::npos;
+      },
+      5);
   EXPECT_EQ(wait_exit(), 0) << slurp(dir_ / "stderr");
   EXPECT_TRUE(seen_down);
   EXPECT_EQ(carrier_downs() - downs_before, 3);  // three cycles of 500ms in 1.5s
@@ -185,18 +191,23 @@ TEST_F(ChaosRun, RefusedPlansChangeNothing) {
   // Outside the allow-list.
   std::string outside = "  - {type: link_loss, target: h0.nic1, at: 0s, duration: 10s, rate: 0.2}\n";
   std::string text = slurp(plan(outside));
-  std::ofstream(dir_ / "plan.yaml") << std::regex_replace(text, std::regex("allow: \\[h0.nic0, h0.nic1\\]"), "allow: [h0.nic0]");
+  std::ofstream(dir_ / "plan.yaml") << std::regex_replace(text, std::regex("allow: \\[h0.nic0, h0.nic1\\]"),
+                                                          "allow: [h0.nic0]");
   EXPECT_EQ(run({"chaos", (dir_ / "plan.yaml").string(), "--apply", "--netns", net.a, "--journal", journal()}), 2);
   EXPECT_NE(slurp(dir_ / "stderr").find("not in safety.allow"), std::string::npos);
   // Over the maximum duration.
   EXPECT_EQ(run({"chaos", plan("  - {type: link_loss, target: h0.nic0, at: 0s, duration: 3m, rate: 0.2}\n"), "--apply",
-                 "--netns", net.a, "--journal", journal()}), 2);
+                 "--netns", net.a, "--journal", journal()}),
+            2);
   EXPECT_EQ(net.snapshot(), before);
   EXPECT_FALSE(fs::exists(journal()));
   // Explicitly allowed, the same plan runs and still leaves no trace.
-  EXPECT_EQ(run({"chaos", plan("  - {type: link_loss, target: h0.nic0, at: 0s, duration: 300ms, rate: 0.2}\n",
-                              "  allow_default_route: [a0]\n"), "--apply", "--netns", net.a, "--journal", journal()}),
-            0) << slurp(dir_ / "stderr");
+  EXPECT_EQ(run({"chaos",
+                 plan("  - {type: link_loss, target: h0.nic0, at: 0s, duration: 300ms, rate: 0.2}\n",
+                      "  allow_default_route: [a0]\n"),
+                 "--apply", "--netns", net.a, "--journal", journal()}),
+            0)
+      << slurp(dir_ / "stderr");
   EXPECT_EQ(net.snapshot(), before);
 }
 
@@ -205,8 +216,9 @@ TEST_F(ChaosRun, DryRunPrintsEveryCommandAndChangesNothing) {
   NetnsPair net;
   ASSERT_TRUE(net.ok());
   const std::string before = net.snapshot();
-  std::string p = plan("  - {type: link_loss, target: h0.nic0, at: 0s, duration: 10s, rate: 0.2}\n"
-                       "  - {type: port_flap, target: h0.nic1, at: 5s, duration: 10s, period: 5s, down: 1s}\n");
+  std::string p = plan(
+      "  - {type: link_loss, target: h0.nic0, at: 0s, duration: 10s, rate: 0.2}\n"
+      "  - {type: port_flap, target: h0.nic1, at: 5s, duration: 10s, period: 5s, down: 1s}\n");
   EXPECT_EQ(run({"chaos", p, "--netns", net.a, "--journal", journal()}), 0);
   std::string out = slurp(dir_ / "stdout");
   EXPECT_NE(out.find("revert +10s"), std::string::npos) << out;
@@ -239,8 +251,10 @@ TEST_F(ChaosRun, AFailingSiteRevertIsRetriedReportedAndLeftForRecover) {
   NetnsPair net;
   ASSERT_TRUE(net.ok());
   const std::string fixed = (dir_ / "fixed").string();
-  std::string p = plan("  - {type: link_loss, target: h0.nic0, at: 0s, duration: 200ms, rate: 0.2, mechanism: site,"
-                       " site: {apply: [[\"true\"]], revert: [[test, -e, " + fixed + "]]}}\n");
+  std::string p = plan(
+      "  - {type: link_loss, target: h0.nic0, at: 0s, duration: 200ms, rate: 0.2, mechanism: site,"
+      " site: {apply: [[\"true\"]], revert: [[test, -e, " +
+      fixed + "]]}}\n");
   EXPECT_EQ(run({"chaos", p, "--apply", "--netns", net.a, "--journal", journal()}), 1);
   EXPECT_NE(slurp(dir_ / "stderr").find("revert of f1 failed"), std::string::npos) << slurp(dir_ / "stderr");
   EXPECT_NE(slurp(dir_ / "audit.log").find("FAILED to revert f1"), std::string::npos);
@@ -269,9 +283,9 @@ TEST_F(ChaosRun, TwoRunsOfOnePlanKeepTheirOwnNftTables) {
   ASSERT_TRUE(net.ok());
   auto loss_for = [&](const std::string& duration) {
     const fs::path copy = dir_ / ("plan-" + duration + ".yaml");
-    fs::copy_file(plan("  - {type: link_loss, target: h0.nic0, at: 0s, duration: " + duration +
-                       ", rate: 0.1, mechanism: nft}\n"),
-                  copy);
+    fs::copy_file(
+        plan("  - {type: link_loss, target: h0.nic0, at: 0s, duration: " + duration + ", rate: 0.1, mechanism: nft}\n"),
+        copy);
     return copy.string();
   };
   const std::string long_plan = loss_for("30s"), short_plan = loss_for("300ms");
@@ -280,8 +294,8 @@ TEST_F(ChaosRun, TwoRunsOfOnePlanKeepTheirOwnNftTables) {
   ASSERT_TRUE(wait_for([&] { return slurp(first_journal).find("\"event\":\"applied\"") != std::string::npos; }, 15));
   child_ = -1;
   // The second run of the same plan applies and reverts its own fault...
-  EXPECT_EQ(run({"chaos", short_plan, "--apply", "--netns", net.a, "--journal", (dir_ / "second" / "j.jsonl").string()}),
-            0)
+  EXPECT_EQ(
+      run({"chaos", short_plan, "--apply", "--netns", net.a, "--journal", (dir_ / "second" / "j.jsonl").string()}), 0)
       << slurp(dir_ / "stderr");
   // ...and the first run's table is still there.
   const std::string tables = real::run_command(real::wrap(net.in_a(), {"nft", "list", "tables"})).output;

@@ -121,10 +121,12 @@ void Run::print_dry_run() {
   for (std::size_t i = 0; i < plan_.faults.size(); ++i) {
     const auto& spec = plan_.faults[i].real.spec;
     const auto& p = programs_[i];
-    out_ << "\n" << spec.id << " " << spec.type << " on " << spec.target << " at +"
-         << sim::format_duration(spec.start) << " for " << sim::format_duration(*spec.duration) << " via "
-         << p.mechanism << (p.note.empty() ? "" : " (" + p.note + ")") << "\n";
-    for (const auto& a : p.apply) out_ << "  apply  +" << sim::format_duration(spec.start) << "  " << real::display(a) << "\n";
+    out_ << "\n"
+         << spec.id << " " << spec.type << " on " << spec.target << " at +" << sim::format_duration(spec.start)
+         << " for " << sim::format_duration(*spec.duration) << " via " << p.mechanism
+         << (p.note.empty() ? "" : " (" + p.note + ")") << "\n";
+    for (const auto& a : p.apply)
+      out_ << "  apply  +" << sim::format_duration(spec.start) << "  " << real::display(a) << "\n";
     for (const auto& d : p.during)
       out_ << "  flap   +" << sim::format_duration(spec.start + d.offset) << "  " << real::display(d.argv) << "\n";
     for (const auto& r : p.revert)
@@ -135,7 +137,8 @@ void Run::print_dry_run() {
 std::string Run::abort_check() {
   if (plan_.safety.abort_command.empty()) return "";
   real::CommandResult r = real::run_command(plan_.safety.abort_command);
-  journal_->append({{"event", "abort_check"}, {"commands", {real::command_record(plan_.safety.abort_command, r)}}}, false);
+  journal_->append({{"event", "abort_check"}, {"commands", {real::command_record(plan_.safety.abort_command, r)}}},
+                   false);
   return r.ok() ? "" : "abort command exited " + std::to_string(r.exit_code);
 }
 
@@ -143,9 +146,13 @@ bool Run::apply_fault(std::size_t i) {
   const auto& spec = plan_.faults[i].real.spec;
   const auto& p = programs_[i];
   // The revert is on disk before anything is changed.
-  journal_->append({{"event", "intent"}, {"step", spec.id}, {"fault", spec.id},
-                    {"type", spec.type}, {"target", spec.target},
-                    {"mechanism", p.mechanism}, {"revert", p.revert}});
+  journal_->append({{"event", "intent"},
+                    {"step", spec.id},
+                    {"fault", spec.id},
+                    {"type", spec.type},
+                    {"target", spec.target},
+                    {"mechanism", p.mechanism},
+                    {"revert", p.revert}});
   active_[i] = true;
   started_s_[i] = real::unix_now();
   nlohmann::json commands = nlohmann::json::array();
@@ -166,8 +173,8 @@ bool Run::apply_fault(std::size_t i) {
     }
   journal_->append({{"event", ok ? "applied" : "apply_failed"}, {"step", spec.id}, {"commands", commands}});
   applied_[i] = ok;
-  audit((ok ? "applied " : "FAILED to apply ") + spec.id + " " + spec.type +
-        " on " + spec.target + " via " + p.mechanism + (p.note.empty() ? "" : " (" + p.note + ")"));
+  audit((ok ? "applied " : "FAILED to apply ") + spec.id + " " + spec.type + " on " + spec.target + " via " +
+        p.mechanism + (p.note.empty() ? "" : " (" + p.note + ")"));
   return ok;
 }
 
@@ -189,14 +196,13 @@ void Run::revert_fault(std::size_t i, const std::string& by) {
     journal_->append(
         {{"event", "revert_failed"}, {"step", spec.id}, {"by", by}, {"commands", commands}, {"time_s", now}});
     ++failed_reverts_;
-    err_ << "revert of " << spec.id << " failed: " << failure << "; run 'gauntlet recover --journal "
-         << journal_path_ << "' once it can succeed\n";
+    err_ << "revert of " << spec.id << " failed: " << failure << "; run 'gauntlet recover --journal " << journal_path_
+         << "' once it can succeed\n";
     audit("FAILED to revert " + spec.id + " (" + by + "): " + failure + "; it is still in place");
     return;
   }
   journal_->append({{"event", "reverted"}, {"step", spec.id}, {"by", by}, {"commands", commands}, {"time_s", now}});
-  real::append_truth_line(faults_path_, spec.id, spec.type, spec.target, t0_,
-                          started_s_[i], now);
+  real::append_truth_line(faults_path_, spec.id, spec.type, spec.target, t0_, started_s_[i], now);
   bool clean = std::all_of(p.verify_reverted.begin(), p.verify_reverted.end(), check_passes);
   audit("reverted " + spec.id + " (" + by + ")" + (clean ? "" : " -- WARNING: post-revert check failed"));
 }
@@ -255,14 +261,18 @@ int Run::execute() {
       events.push_back({spec.start + programs_[i].during[d].offset, 1, i, d});
     events.push_back({*spec.end(), 0, i, 0});
   }
-  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    return a.at != b.at ? a.at < b.at : a.order < b.order;
-  });
+  std::stable_sort(events.begin(), events.end(),
+                   [](const Event& a, const Event& b) { return a.at != b.at ? a.at < b.at : a.order < b.order; });
 
   t0_ = real::unix_now();
   const double t0 = t0_;
-  journal_->append({{"event", "begin"}, {"plan", plan_.name}, {"source", plan_.source_path}, {"pid", ::getpid()},
-                    {"faults_file", faults_path_}, {"audit_file", audit_path_}, {"t0_unix_s", t0}});
+  journal_->append({{"event", "begin"},
+                    {"plan", plan_.name},
+                    {"source", plan_.source_path},
+                    {"pid", ::getpid()},
+                    {"faults_file", faults_path_},
+                    {"audit_file", audit_path_},
+                    {"t0_unix_s", t0}});
   real::append_audit(audit_path_, "begin plan " + plan_.name + " from " + plan_.source_path + " (pid " +
                                       std::to_string(::getpid()) + ")");
   double deadline = t0 + sim::to_seconds(plan_.end()) + kWatchdogGraceS;
@@ -301,8 +311,11 @@ int Run::execute() {
       if (!active_[ev.fault]) continue;
       const auto& step = programs_[ev.fault].during[ev.during];
       real::CommandResult r = real::run_command(step.argv);
-      journal_->append({{"event", "action"}, {"step", plan_.faults[ev.fault].real.spec.id}, {"what", step.what},
-                        {"commands", {real::command_record(step.argv, r)}}}, false);
+      journal_->append({{"event", "action"},
+                        {"step", plan_.faults[ev.fault].real.spec.id},
+                        {"what", step.what},
+                        {"commands", {real::command_record(step.argv, r)}}},
+                       false);
     } else {
       revert_fault(ev.fault, "schedule");
     }

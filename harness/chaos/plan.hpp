@@ -18,21 +18,21 @@ struct ChaosFault {
 };
 
 struct ChaosSafety {
-  std::vector<std::string> allow;          // component ids that may be touched
+  std::vector<std::string> allow;  // component ids that may be touched
   int max_concurrent = 1;
-  sim::Nanos max_duration = 0;             // bounds every fault and the whole plan
-  injectors::real::Argv abort_command;     // non-zero exit: abort and revert
+  sim::Nanos max_duration = 0;          // bounds every fault and the whole plan
+  injectors::real::Argv abort_command;  // non-zero exit: abort and revert
   sim::Nanos abort_interval = 5 * sim::kSecond;
   std::vector<std::string> allow_default_route;  // interfaces allowed although they carry the default route
 };
 
 struct ChaosPlan {
   std::string name;
-  std::string host;                                // component id of this host
-  std::map<std::string, std::string> interfaces;   // real interface -> component id
-  std::map<int, std::string> gpus;                 // GPU index -> component id
+  std::string host;                               // component id of this host
+  std::map<std::string, std::string> interfaces;  // real interface -> component id
+  std::map<int, std::string> gpus;                // GPU index -> component id
   ChaosSafety safety;
-  std::vector<ChaosFault> faults;                  // sorted by start
+  std::vector<ChaosFault> faults;  // sorted by start
   std::string source_path;
 
   sim::Nanos end() const;  // when the last fault ends
@@ -44,7 +44,6 @@ struct ChaosPlan {
 ChaosPlan load_chaos_plan(const std::string& path);
 // Faults are read through `types` (the built-in types when not given).
 ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name);
-ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name,
-                           const injectors::FaultCatalog& types);
+ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name, const injectors::FaultCatalog& types);
 
 }  // namespace gauntlet::harness

@@ -38,7 +38,8 @@ ComponentId read_component(const Source& source, const Field& field) {
 
 Argv read_argv(const Source& source, const Field& field) {
   const std::vector<Field> items = read_sequence(source, field);
-  if (items.empty()) source.fail(field.value_mark, "'" + field.name + "' must be a non-empty list of arguments (no shell)");
+  if (items.empty())
+    source.fail(field.value_mark, "'" + field.name + "' must be a non-empty list of arguments (no shell)");
   Argv out;
   for (const Field& item : items) out.push_back(read_text(source, item));
   return out;
@@ -70,7 +71,8 @@ ChaosFault read_fault(const Source& source, const Field& item, const injectors::
   const Field type_field = fault.require("type");
   const std::string type_name = read_text(source, type_field);
   const injectors::FaultDescriptor* descriptor = types.find(type_name);
-  if (!descriptor) source.fail(type_field.value_mark, "unknown fault type '" + type_name + "' (known: " + types.names() + ")");
+  if (!descriptor)
+    source.fail(type_field.value_mark, "unknown fault type '" + type_name + "' (known: " + types.names() + ")");
   const injectors::FaultTypeInfo& info = descriptor->spec;
   std::vector<std::string> keys = {"type", "target", "at", "duration", "mechanism", "site"};
   for (const auto& p : info.params) keys.push_back(p.name);
@@ -80,7 +82,8 @@ ChaosFault read_fault(const Source& source, const Field& item, const injectors::
       source.fail(field.key_mark, "unknown key '" + key_of(field) + "' for " + type_name);
   for (const char* key : {"target", "at", "duration"})
     if (!fault.has(key))
-      source.fail(fault.mark(), std::string("a real fault needs '") + key + "' (nothing runs open-ended on a real host)");
+      source.fail(fault.mark(),
+                  std::string("a real fault needs '") + key + "' (nothing runs open-ended on a real host)");
 
   ChaosFault cf;
   const SourcePos pos = to_pos(fault.mark());
@@ -103,7 +106,8 @@ ChaosFault read_fault(const Source& source, const Field& item, const injectors::
   rf.spec.duration = read_duration(source, duration, false);
   if (*rf.spec.duration > plan.safety.max_duration)
     source.fail(duration.value_mark, "duration " + sim::format_duration(*rf.spec.duration) +
-                                         " exceeds safety.max_duration " + sim::format_duration(plan.safety.max_duration));
+                                         " exceeds safety.max_duration " +
+                                         sim::format_duration(plan.safety.max_duration));
 
   for (const auto& p : info.params)
     if (p.simulated_only && fault.has(p.name))
@@ -169,10 +173,12 @@ void read_map(const Source& source, const Field& field, const ComponentId& host,
     const MapView interfaces(source, map.field("interfaces"));
     for (const Field& f : interfaces.entries()) {
       const std::string dev = key_of(f);
-      if (!injectors::real::valid_interface_name(dev)) source.fail(f.key_mark, "'" + dev + "' is not a valid interface name");
+      if (!injectors::real::valid_interface_name(dev))
+        source.fail(f.key_mark, "'" + dev + "' is not a valid interface name");
       const ComponentId id = read_component(source, f);
       auto nic = nic_of(id);
-      if (!nic || id.kind == ComponentKind::flow_table) source.fail(f.value_mark, "an interface maps to a NIC or host link id");
+      if (!nic || id.kind == ComponentKind::flow_table)
+        source.fail(f.value_mark, "an interface maps to a NIC or host link id");
       on_host(f, id);
       if (nic_to_interface.contains(nic->str())) source.fail(f.value_mark, nic->str() + " is mapped twice");
       nic_to_interface[nic->str()] = dev;
@@ -200,13 +206,16 @@ void read_safety(const Source& source, const Field& field, ChaosSafety& safety) 
   map.allow_only({"allow", "max_concurrent", "max_duration", "abort_command", "abort_interval", "allow_default_route"});
   if (!map.has("allow") || !map.has("max_duration"))
     source.fail(map.mark(), "safety needs 'allow' and 'max_duration': there is no unbounded chaos");
-  for (const Field& f : read_sequence(source, map.field("allow"))) safety.allow.push_back(read_component(source, f).str());
+  for (const Field& f : read_sequence(source, map.field("allow")))
+    safety.allow.push_back(read_component(source, f).str());
   safety.max_duration = read_duration(source, map.field("max_duration"), true);
-  if (map.has("max_concurrent")) safety.max_concurrent = static_cast<int>(read_integer(source, map.field("max_concurrent"), 1, 1000));
+  if (map.has("max_concurrent"))
+    safety.max_concurrent = static_cast<int>(read_integer(source, map.field("max_concurrent"), 1, 1000));
   if (map.has("abort_command")) safety.abort_command = read_argv(source, map.field("abort_command"));
   if (map.has("abort_interval")) {
     safety.abort_interval = read_duration(source, map.field("abort_interval"), true);
-    if (safety.abort_interval < sim::kSecond) source.fail(map.field("abort_interval").value_mark, "abort_interval must be >= 1s");
+    if (safety.abort_interval < sim::kSecond)
+      source.fail(map.field("abort_interval").value_mark, "abort_interval must be >= 1s");
   }
   if (map.has("allow_default_route"))
     for (const Field& f : read_sequence(source, map.field("allow_default_route")))
@@ -247,9 +256,9 @@ ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name
   int n = 0;
   for (ChaosFault& f : plan.faults) f.real.spec.id = "f" + std::to_string(++n);  // ids in onset order
   if (plan.end() > plan.safety.max_duration)
-    throw InputError(file_name, 1, 1, "the plan runs " + sim::format_duration(plan.end()) +
-                                          ", longer than safety.max_duration " +
-                                          sim::format_duration(plan.safety.max_duration));
+    throw InputError(file_name, 1, 1,
+                     "the plan runs " + sim::format_duration(plan.end()) + ", longer than safety.max_duration " +
+                         sim::format_duration(plan.safety.max_duration));
   // Concurrency and collisions: two faults on the same interface or GPU at
   // once would fight over one root qdisc or one power limit.
   for (std::size_t i = 0; i < plan.faults.size(); ++i) {
@@ -265,13 +274,14 @@ ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name
                         (a.real.gpu_index >= 0 && a.real.gpu_index == b.real.gpu_index) ||
                         (a.real.driver.host_wide && a.real.spec.type == b.real.spec.type);
       if (same_thing)
-        throw InputError(file_name, a.line, a.column, a.real.spec.id + " overlaps " + b.real.spec.id + " on the same " +
-                                                          (a.real.gpu_index >= 0 ? "GPU" : "interface"));
+        throw InputError(file_name, a.line, a.column,
+                         a.real.spec.id + " overlaps " + b.real.spec.id + " on the same " +
+                             (a.real.gpu_index >= 0 ? "GPU" : "interface"));
     }
     if (concurrent > plan.safety.max_concurrent)
-      throw InputError(file_name, a.line, a.column, std::to_string(concurrent) +
-                                                        " faults would be active at once; safety.max_concurrent is " +
-                                                        std::to_string(plan.safety.max_concurrent));
+      throw InputError(file_name, a.line, a.column,
+                       std::to_string(concurrent) + " faults would be active at once; safety.max_concurrent is " +
+                           std::to_string(plan.safety.max_concurrent));
   }
   return plan;
 }

@@ -41,11 +41,12 @@ TEST(ChaosPlan, LoadsTheWorkedExample) {
 }
 
 TEST(ChaosPlan, ResolvesHostLinksAndFlowTablesToTheirInterface) {
-  ChaosPlan plan = parse_chaos_plan(std::string(kHead) +
-                                        "  - {type: link_loss, target: h12.nic4~leaf4, at: 0s, duration: 1m, rate: 0.1}\n"
-                                        "  - {type: stale_flow_table, target: h12.nic3.ft, at: 0s, duration: 1m, "
-                                        "extra_latency: 1ms, match: {dst: 10.0.0.1}}\n",
-                                    "p.yaml");
+  ChaosPlan plan =
+      parse_chaos_plan(std::string(kHead) +
+                           "  - {type: link_loss, target: h12.nic4~leaf4, at: 0s, duration: 1m, rate: 0.1}\n"
+                           "  - {type: stale_flow_table, target: h12.nic3.ft, at: 0s, duration: 1m, "
+                           "extra_latency: 1ms, match: {dst: 10.0.0.1}}\n",
+                       "p.yaml");
   EXPECT_EQ(plan.faults[0].real.interface, "eth4");
   EXPECT_EQ(plan.faults[1].real.interface, "eth3");
 }
@@ -56,20 +57,25 @@ TEST(ChaosPlan, ReportsEachMistakeWithItsPosition) {
   EXPECT_EQ(error_of("  - {type: link_loss, target: h12.nic3, at: 5 minutes, duration: 1m, rate: 0.1}\n").substr(0, 14),
             "p.yaml:11:45: ");
   EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic5, at: 0s, duration: 1m, rate: 0.1}\n")
-                .find("11:31: h12.nic5 is not mapped"), std::string::npos);
-  EXPECT_NE(error_of("  - {type: link_loss, target: h13.nic3, at: 0s, duration: 1m, rate: 0.1}\n")
-                .find("not on this host"), std::string::npos);
+                .find("11:31: h12.nic5 is not mapped"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("  - {type: link_loss, target: h13.nic3, at: 0s, duration: 1m, rate: 0.1}\n").find("not on this host"),
+      std::string::npos);
   // A fraction has the same range as in a scenario: the type's descriptor reads both.
-  EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 0s, duration: 1m, rate: 1.5}\n")
-                .find("must be in [0, 1)"), std::string::npos);
-  EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 0s, duration: 1m, rate: 1}\n")
-                .find("must be in [0, 1)"), std::string::npos);
+  EXPECT_NE(
+      error_of("  - {type: link_loss, target: h12.nic3, at: 0s, duration: 1m, rate: 1.5}\n").find("must be in [0, 1)"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of("  - {type: link_loss, target: h12.nic3, at: 0s, duration: 1m, rate: 1}\n").find("must be in [0, 1)"),
+      std::string::npos);
   EXPECT_NE(error_of("  - {type: gpu_fail, target: h12.gpu7, at: 0s, duration: 1m}\n").find("cannot target"),
             std::string::npos);
   EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 0s, rate: 0.1}\n").find("needs 'duration'"),
             std::string::npos);
   EXPECT_NE(error_of("  - {type: stale_flow_table, target: h12.nic3.ft, at: 0s, duration: 1m, extra_latency: 1ms}\n")
-                .find("needs 'match'"), std::string::npos);
+                .find("needs 'match'"),
+            std::string::npos);
 }
 
 TEST(ChaosPlan, EnforcesTheSafetyBlock) {
@@ -91,26 +97,33 @@ faults:
       },
       InputError);
   EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 0s, duration: 11m, rate: 0.1}\n")
-                .find("exceeds safety.max_duration"), std::string::npos);
+                .find("exceeds safety.max_duration"),
+            std::string::npos);
   EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 9m, duration: 2m, rate: 0.1}\n")
-                .find("longer than safety.max_duration"), std::string::npos);
+                .find("longer than safety.max_duration"),
+            std::string::npos);
   EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 0s, duration: 2m, rate: 0.1}\n"
                      "  - {type: port_flap, target: h12.nic3, at: 1m, duration: 2m, period: 10s, down: 1s}\n")
-                .find("overlaps"), std::string::npos);
+                .find("overlaps"),
+            std::string::npos);
   EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 0s, duration: 2m, rate: 0.1}\n"
                      "  - {type: link_loss, target: h12.nic4, at: 0s, duration: 2m, rate: 0.1}\n"
                      "  - {type: gpu_throttle, target: h12.gpu7, at: 1m, duration: 2m, slowdown: 0.5}\n")
-                .find("max_concurrent is 2"), std::string::npos);
+                .find("max_concurrent is 2"),
+            std::string::npos);
   EXPECT_EQ(error_of("  - {type: link_loss, target: h12.nic3, at: 0s, duration: 2m, rate: 0.1}\n"
-                     "  - {type: link_loss, target: h12.nic3, at: 2m, duration: 2m, rate: 0.1}\n"), "");
+                     "  - {type: link_loss, target: h12.nic3, at: 2m, duration: 2m, rate: 0.1}\n"),
+            "");
 }
 
 TEST(ChaosPlan, AFarStartCannotWrapAroundMaxDuration) {
   // at + duration once wrapped to a negative end, passing the plan-length check.
   EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 9223372036s, duration: 1m, rate: 0.1}\n")
-                .find("longer than the limit"), std::string::npos);
+                .find("longer than the limit"),
+            std::string::npos);
   EXPECT_NE(error_of("  - {type: link_loss, target: h12.nic3, at: 9999d, duration: 10m, rate: 0.1}\n")
-                .find("longer than safety.max_duration"), std::string::npos);
+                .find("longer than safety.max_duration"),
+            std::string::npos);
 }
 
 }  // namespace

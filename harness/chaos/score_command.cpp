@@ -40,34 +40,34 @@ int score_command(const Args& args) {
   po::options_description opts("gauntlet score --truth faults.jsonl --alerts ALERTS [options]");
   harness::ScoreInputOptions in;
   std::string out_dir, format, clock, t0;
-  opts.add_options()("help,h", "show this help")
-      ("truth", po::value(&in.truth_path)->required(), "ground truth faults.jsonl (from gauntlet run or gauntlet chaos)")
-      ("alerts", po::value(&in.alerts_path)->required(),
-       "alerts: gauntlet alerts.jsonl or a Prometheus Alertmanager webhook payload")
-      ("out", po::value(&out_dir), "write summary.json here (default: print only)")
-      ("format", po::value(&format)->default_value("auto"), "alerts format: auto, jsonl, alertmanager")
-      ("t0", po::value(&t0),
-       "wall-clock start of the truth's run (RFC3339 or Unix seconds); a chaos run's faults.jsonl carries it")
-      ("alerts-clock", po::value(&clock)->default_value("auto"),
-       "what alerts.jsonl's time_s counts from: run (the truth's start), unix, or auto (unix when every time is "
-       "past 2001-09-09)")
-      ("cluster", po::value(&in.cluster_path),
-       "scenario or chaos plan whose components the alerts must name; others are listed and their alerts false")
-      ("component-label", po::value(&in.alertmanager.component_label)->default_value("component"),
-       "Alertmanager label holding the component id (e.g. h12.nic3)")
-      ("detector-label", po::value(&in.alertmanager.detector_label)->default_value("alertname"),
-       "Alertmanager label naming the detector")
-      ("detector", po::value(&in.alertmanager.detector_name)->default_value("alertmanager"),
-       "detector name when the detector label is missing")
-      ("grace", po::value(&in.grace_s)->default_value(60), "seconds after a fault's end an alert still matches it");
+  opts.add_options()("help,h", "show this help")("truth", po::value(&in.truth_path)->required(),
+                                                 "ground truth faults.jsonl (from gauntlet run or gauntlet chaos)")(
+      "alerts", po::value(&in.alerts_path)->required(),
+      "alerts: gauntlet alerts.jsonl or a Prometheus Alertmanager webhook payload")(
+      "out", po::value(&out_dir), "write summary.json here (default: print only)")(
+      "format", po::value(&format)->default_value("auto"), "alerts format: auto, jsonl, alertmanager")(
+      "t0", po::value(&t0),
+      "wall-clock start of the truth's run (RFC3339 or Unix seconds); a chaos run's faults.jsonl carries it")(
+      "alerts-clock", po::value(&clock)->default_value("auto"),
+      "what alerts.jsonl's time_s counts from: run (the truth's start), unix, or auto (unix when every time is "
+      "past 2001-09-09)")(
+      "cluster", po::value(&in.cluster_path),
+      "scenario or chaos plan whose components the alerts must name; others are listed and their alerts false")(
+      "component-label", po::value(&in.alertmanager.component_label)->default_value("component"),
+      "Alertmanager label holding the component id (e.g. h12.nic3)")(
+      "detector-label", po::value(&in.alertmanager.detector_label)->default_value("alertname"),
+      "Alertmanager label naming the detector")(
+      "detector", po::value(&in.alertmanager.detector_name)->default_value("alertmanager"),
+      "detector name when the detector label is missing")("grace", po::value(&in.grace_s)->default_value(60),
+                                                          "seconds after a fault's end an alert still matches it");
   po::variables_map vm;
   if (const int stop = parse_options(args, opts, opts, nullptr, vm); stop >= 0) return stop;
   const std::map<std::string, harness::AlertFormat> formats = {{"auto", harness::AlertFormat::automatic},
-                                                                {"jsonl", harness::AlertFormat::jsonl},
-                                                                {"alertmanager", harness::AlertFormat::alertmanager}};
+                                                               {"jsonl", harness::AlertFormat::jsonl},
+                                                               {"alertmanager", harness::AlertFormat::alertmanager}};
   const std::map<std::string, harness::AlertClock> clocks = {{"auto", harness::AlertClock::automatic},
-                                                              {"run", harness::AlertClock::run},
-                                                              {"unix", harness::AlertClock::unix_time}};
+                                                             {"run", harness::AlertClock::run},
+                                                             {"unix", harness::AlertClock::unix_time}};
   if (!formats.contains(format)) {
     std::cerr << "gauntlet score: --format must be auto, jsonl or alertmanager\n";
     return kExitBadInput;

@@ -23,8 +23,10 @@ class ScoreCommand : public ::testing::Test {
     fs::create_directories(dir_);
     // Two faults of a chaos run, Unix times as `gauntlet chaos` writes them.
     write("faults.jsonl",
-          "{\"id\":\"f1\",\"type\":\"link_loss\",\"target\":\"h12.nic3\",\"start_s\":1700000000.0,\"end_s\":1700000060.0}\n"
-          "{\"id\":\"f2\",\"type\":\"gpu_throttle\",\"target\":\"h12.gpu7\",\"start_s\":1700000300.0,\"end_s\":1700000330.0}\n");
+          "{\"id\":\"f1\",\"type\":\"link_loss\",\"target\":\"h12.nic3\",\"start_s\":1700000000.0,\"end_s\":1700000060."
+          "0}\n"
+          "{\"id\":\"f2\",\"type\":\"gpu_throttle\",\"target\":\"h12.gpu7\",\"start_s\":1700000300.0,\"end_s\":"
+          "1700000330.0}\n");
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -34,7 +36,8 @@ class ScoreCommand : public ::testing::Test {
   }
 
   nlohmann::json score(const std::string& alerts, std::vector<std::string> extra = {}) {
-    cli::Args args = {"--truth", (dir_ / "faults.jsonl").string(), "--alerts", alerts, "--out", (dir_ / "out").string()};
+    cli::Args args = {"--truth", (dir_ / "faults.jsonl").string(), "--alerts", alerts,
+                      "--out",   (dir_ / "out").string()};
     args.insert(args.end(), extra.begin(), extra.end());
     EXPECT_EQ(cli::score_command(args), cli::kExitOk);
     std::ifstream in(dir_ / "out" / "summary.json");
@@ -45,16 +48,18 @@ class ScoreCommand : public ::testing::Test {
 };
 
 TEST_F(ScoreCommand, GauntletAlertsGiveLatencyAndLocalization) {
-  std::string alerts = write(
-      "alerts.jsonl",
-      "{\"time_s\":1700000012.5,\"detector\":\"netmon\",\"kind\":\"network\",\"suspects\":[{\"id\":\"h12.nic3\",\"score\":0.9}]}\n"
-      "{\"time_s\":1700000304.5,\"detector\":\"netmon\",\"kind\":\"fail_slow\",\"suspects\":[{\"id\":\"h12.gpu3\",\"score\":0.8}]}\n"
-      "{\"time_s\":1700000500.0,\"detector\":\"netmon\",\"kind\":\"network\",\"suspects\":[{\"id\":\"h12.nic0\",\"score\":0.5}]}\n");
+  std::string alerts = write("alerts.jsonl",
+                             "{\"time_s\":1700000012.5,\"detector\":\"netmon\",\"kind\":\"network\",\"suspects\":[{"
+                             "\"id\":\"h12.nic3\",\"score\":0.9}]}\n"
+                             "{\"time_s\":1700000304.5,\"detector\":\"netmon\",\"kind\":\"fail_slow\",\"suspects\":[{"
+                             "\"id\":\"h12.gpu3\",\"score\":0.8}]}\n"
+                             "{\"time_s\":1700000500.0,\"detector\":\"netmon\",\"kind\":\"network\",\"suspects\":[{"
+                             "\"id\":\"h12.nic0\",\"score\":0.5}]}\n");
   nlohmann::json d = score(alerts)["detectors"]["netmon"];
   EXPECT_DOUBLE_EQ(d["recall"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(d["detection_latency_s"]["mean"].get<double>(), (12.5 + 4.5) / 2);
   EXPECT_DOUBLE_EQ(d["localization_top1"].get<double>(), 0.5);  // the GPU alert named the wrong GPU
-  EXPECT_EQ(d["false_alerts"].get<int>(), 1);                    // the alert long after both faults
+  EXPECT_EQ(d["false_alerts"].get<int>(), 1);                   // the alert long after both faults
   EXPECT_NEAR(d["precision"].get<double>(), 2.0 / 3, 1e-9);
 }
 
@@ -93,8 +98,10 @@ TEST_F(ScoreCommand, BadInputExitsTwo) {
 // A chaos run's truth as `gauntlet chaos` now writes it: seconds since the
 // run's start, and the start on the wall clock.
 constexpr const char* kChaosTruth =
-    "{\"id\":\"f1\",\"type\":\"link_loss\",\"target\":\"h12.nic3\",\"start_s\":2.0,\"end_s\":62.0,\"t0_unix_s\":1700000000.0}\n"
-    "{\"id\":\"f2\",\"type\":\"gpu_throttle\",\"target\":\"h12.gpu7\",\"start_s\":300.0,\"end_s\":330.0,\"t0_unix_s\":1700000000.0}\n";
+    "{\"id\":\"f1\",\"type\":\"link_loss\",\"target\":\"h12.nic3\",\"start_s\":2.0,\"end_s\":62.0,\"t0_unix_s\":"
+    "1700000000.0}\n"
+    "{\"id\":\"f2\",\"type\":\"gpu_throttle\",\"target\":\"h12.gpu7\",\"start_s\":300.0,\"end_s\":330.0,\"t0_unix_s\":"
+    "1700000000.0}\n";
 
 TEST_F(ScoreCommand, AlertmanagerWallClockAlignsWithAChaosRunsStart) {
   write("faults.jsonl", kChaosTruth);
@@ -115,9 +122,11 @@ TEST_F(ScoreCommand, AlertmanagerWallClockAlignsWithAChaosRunsStart) {
 
 TEST_F(ScoreCommand, T0GivesTheOriginOfOtherTruthFiles) {
   // A truth file without t0_unix_s (a simulated run's): --t0 says where its 0 was.
-  write("faults.jsonl", "{\"id\":\"f1\",\"type\":\"link_loss\",\"target\":\"h12.nic3\",\"start_s\":600,\"end_s\":900}\n");
-  const std::string am = write(
-      "am.json", R"({"alerts":[{"labels":{"alertname":"x","component":"h12.nic3"},"startsAt":"2023-11-14T22:23:50Z"}]})");
+  write("faults.jsonl",
+        "{\"id\":\"f1\",\"type\":\"link_loss\",\"target\":\"h12.nic3\",\"start_s\":600,\"end_s\":900}\n");
+  const std::string am =
+      write("am.json",
+            R"({"alerts":[{"labels":{"alertname":"x","component":"h12.nic3"},"startsAt":"2023-11-14T22:23:50Z"}]})");
   // Without an origin the two time bases cannot be compared: refused, not scored.
   EXPECT_EQ(cli::score_command({"--truth", (dir_ / "faults.jsonl").string(), "--alerts", am}), cli::kExitBadInput);
   nlohmann::json d = score(am, {"--t0", "2023-11-14T22:13:20Z"})["detectors"]["x"];
@@ -129,11 +138,12 @@ TEST_F(ScoreCommand, T0GivesTheOriginOfOtherTruthFiles) {
 TEST_F(ScoreCommand, ATimeBaseMismatchIsReportedNotScored) {
   write("faults.jsonl", kChaosTruth);
   // Alerts of the day before: hours away from every fault.
-  const std::string am = write(
-      "am.json", R"({"alerts":[{"labels":{"alertname":"x","component":"h12.nic3"},"startsAt":"2023-11-13T22:13:30Z"}]})");
+  const std::string am =
+      write("am.json",
+            R"({"alerts":[{"labels":{"alertname":"x","component":"h12.nic3"},"startsAt":"2023-11-13T22:13:30Z"}]})");
   testing::internal::CaptureStderr();
-  EXPECT_EQ(cli::score_command({"--truth", (dir_ / "faults.jsonl").string(), "--alerts", am, "--out",
-                                (dir_ / "out").string()}),
+  EXPECT_EQ(cli::score_command(
+                {"--truth", (dir_ / "faults.jsonl").string(), "--alerts", am, "--out", (dir_ / "out").string()}),
             cli::kExitBadInput);
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("time bases differ"), std::string::npos) << err;
@@ -179,8 +189,8 @@ TEST_F(ScoreCommand, UnreadableOrInconsistentInputExitsTwo) {
     testing::internal::GetCapturedStderr();
     return code;
   };
-  EXPECT_EQ(exit_code({"--truth", dir_.string(), "--alerts", alerts}), cli::kExitBadInput);       // a folder
-  EXPECT_EQ(exit_code({"--truth", "/dev/zero", "--alerts", alerts}), cli::kExitBadInput);         // not a file
+  EXPECT_EQ(exit_code({"--truth", dir_.string(), "--alerts", alerts}), cli::kExitBadInput);  // a folder
+  EXPECT_EQ(exit_code({"--truth", "/dev/zero", "--alerts", alerts}), cli::kExitBadInput);    // not a file
   EXPECT_EQ(exit_code({"--truth", truth, "--alerts", "/dev/zero"}), cli::kExitBadInput);
   EXPECT_EQ(exit_code({"--truth", truth, "--alerts", alerts, "--grace", "nan"}), cli::kExitBadInput);
   EXPECT_EQ(exit_code({"--truth", truth, "--alerts", alerts, "--grace", "-1"}), cli::kExitBadInput);
@@ -191,19 +201,20 @@ TEST_F(ScoreCommand, UnreadableOrInconsistentInputExitsTwo) {
       "passwd.jsonl",
       "{\"time_s\":1700000010,\"detector\":\"d\",\"kind\":\"network\",\"suspects\":[{\"id\":\"../../etc/passwd\"}]}\n");
   EXPECT_EQ(exit_code({"--truth", truth, "--alerts", passwd}), cli::kExitBadInput);
-  const std::string twice = write("twice.json", R"({"alerts":[], "alerts":[{"labels":{},"startsAt":"2023-11-14T22:13:30Z"}]})");
+  const std::string twice =
+      write("twice.json", R"({"alerts":[], "alerts":[{"labels":{},"startsAt":"2023-11-14T22:13:30Z"}]})");
   EXPECT_EQ(exit_code({"--truth", truth, "--alerts", twice}), cli::kExitBadInput);
   // A silent detector is fine: an empty alerts file scores nothing.
   EXPECT_EQ(exit_code({"--truth", truth, "--alerts", alerts}), cli::kExitOk);
 }
 
 TEST_F(ScoreCommand, PrintsTheRunTable) {
-  const std::string alerts = write(
-      "alerts.jsonl",
-      "{\"time_s\":1700000012.5,\"detector\":\"netmon\",\"kind\":\"network\",\"suspects\":[{\"id\":\"h12.nic3\",\"score\":0.9}]}\n");
+  const std::string alerts = write("alerts.jsonl",
+                                   "{\"time_s\":1700000012.5,\"detector\":\"netmon\",\"kind\":\"network\",\"suspects\":"
+                                   "[{\"id\":\"h12.nic3\",\"score\":0.9}]}\n");
   testing::internal::CaptureStdout();
-  EXPECT_EQ(cli::score_command({"--truth", (dir_ / "faults.jsonl").string(), "--alerts", alerts, "--out",
-                                (dir_ / "out").string()}),
+  EXPECT_EQ(cli::score_command(
+                {"--truth", (dir_ / "faults.jsonl").string(), "--alerts", alerts, "--out", (dir_ / "out").string()}),
             cli::kExitOk);
   const std::string out = testing::internal::GetCapturedStdout();
   EXPECT_NE(out.find("detector       alerts false precision faults recall latency_p50"), std::string::npos) << out;

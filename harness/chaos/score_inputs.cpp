@@ -66,9 +66,8 @@ std::function<bool(const std::string&)> cluster_components(const std::string& pa
   for (const auto& [name, id] : plan.interfaces) known->insert(id);
   for (const auto& [index, id] : plan.gpus) known->insert(id);
   const std::string host = plan.host;
-  return [known, host](const std::string& id) {
-    return id == host || id.starts_with(host + ".") || known->contains(id);
-  };
+  return
+      [known, host](const std::string& id) { return id == host || id.starts_with(host + ".") || known->contains(id); };
 }
 
 // The earliest start and latest end (plus grace) of the faults.
@@ -124,14 +123,14 @@ ScoreInputs read_score_inputs(const ScoreInputOptions& options) {
     inputs.alert_lines = std::move(records.lines);
     wall_clock = options.alert_clock == AlertClock::unix_time;
     if (options.alert_clock == AlertClock::automatic)
-      wall_clock = !inputs.alerts.empty() && std::all_of(inputs.alerts.begin(), inputs.alerts.end(), [](const Alert& a) {
-        return a.time_s >= kUnixTimeFloorS;
-      });
+      wall_clock = !inputs.alerts.empty() && std::all_of(inputs.alerts.begin(), inputs.alerts.end(),
+                                                         [](const Alert& a) { return a.time_s >= kUnixTimeFloorS; });
   }
   // A truth file that counts in Unix time itself (chaos runs before t0_unix_s
   // was written) shares the alerts' base as it is.
-  const bool truth_is_unix = !inputs.t0_unix_s && std::all_of(inputs.faults.begin(), inputs.faults.end(),
-                                                              [](const FaultEpisode& f) { return f.start_s >= kUnixTimeFloorS; });
+  const bool truth_is_unix =
+      !inputs.t0_unix_s && std::all_of(inputs.faults.begin(), inputs.faults.end(),
+                                       [](const FaultEpisode& f) { return f.start_s >= kUnixTimeFloorS; });
   if (wall_clock && !truth_is_unix) {
     if (!inputs.t0_unix_s)
       throw InputError(options.alerts_path, 1, 1,
@@ -169,9 +168,9 @@ ScoreInputs read_score_inputs(const ScoreInputOptions& options) {
       const auto [lo, hi] = std::minmax_element(inputs.alerts.begin(), inputs.alerts.end(),
                                                 [](const Alert& a, const Alert& b) { return a.time_s < b.time_s; });
       throw InputError(options.alerts_path, inputs.alert_lines[lo - inputs.alerts.begin()], 1,
-                       "time bases differ: every alert (" + seconds_text(lo->time_s) + " to " + seconds_text(hi->time_s) +
-                           ") is over an hour from every fault (" + seconds_text(first) + " on) of " +
-                           options.truth_path + "; check --t0 and --alerts-clock");
+                       "time bases differ: every alert (" + seconds_text(lo->time_s) + " to " +
+                           seconds_text(hi->time_s) + ") is over an hour from every fault (" + seconds_text(first) +
+                           " on) of " + options.truth_path + "; check --t0 and --alerts-clock");
     }
   }
   return inputs;

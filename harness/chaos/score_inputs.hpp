@@ -37,9 +37,9 @@ struct ScoreInputOptions {
 
 struct ScoreInputs {
   std::vector<FaultEpisode> faults;
-  std::vector<Alert> alerts;       // on the truth's time base
-  std::vector<int> alert_lines;    // each alert's line in its file
-  std::optional<double> t0_unix_s; // the origin used
+  std::vector<Alert> alerts;                                // on the truth's time base
+  std::vector<int> alert_lines;                             // each alert's line in its file
+  std::optional<double> t0_unix_s;                          // the origin used
   std::function<bool(const std::string&)> known_component;  // empty: every well-formed id
   std::vector<std::string> notes;  // file:line notes: alerts naming no component or unknown ones
 };

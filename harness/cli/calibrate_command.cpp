@@ -34,7 +34,7 @@ std::string summary(const sim::NetworkCalibration& t) {
     if (std::find(rates.begin(), rates.end(), p.loss) == rates.end()) rates.push_back(p.loss);
     if (std::find(bdps.begin(), bdps.end(), p.bdp_packets) == bdps.end()) bdps.push_back(p.bdp_packets);
   }
-  std::string out = "| loss | " ;
+  std::string out = "| loss | ";
   for (double b : bdps) out += format("%g packets in flight | ", b);
   out += "\n|---|";
   for (std::size_t i = 0; i < bdps.size(); ++i) out += "---|";
@@ -85,9 +85,9 @@ int calibrate_command(const Args& args) {
   if (const int stop = parse_options(args, options, options, nullptr, vm); stop >= 0) return stop;
   if (vm.count("summary")) {
     const std::string file = vm["summary"].as<std::string>();
-    const sim::NetworkCalibration table =
-        file.empty() ? sim::shipped_network_calibration()
-                     : sim::parse_network_calibration(harness::read_input_file(file), file);
+    const sim::NetworkCalibration table = file.empty()
+                                              ? sim::shipped_network_calibration()
+                                              : sim::parse_network_calibration(harness::read_input_file(file), file);
     std::fputs(summary(table).c_str(), stdout);
     return kExitOk;
   }

@@ -31,8 +31,10 @@ int compare_engines_command(const Args& args) {
     return kExitBadInput;
   }
   const harness::EngineComparison comparison = harness::compare_engines(scenario, vm.count("hybrid") > 0);
-  if (vm.count("json")) std::printf("%s\n", harness::comparison_json(comparison).dump(2).c_str());
-  else std::printf("%s", harness::format_comparison(comparison).c_str());
+  if (vm.count("json"))
+    std::printf("%s\n", harness::comparison_json(comparison).dump(2).c_str());
+  else
+    std::printf("%s", harness::format_comparison(comparison).c_str());
   return kExitOk;
 }
 

@@ -21,12 +21,14 @@ void add_launcher_options(po::options_description& options, LauncherChoice& c, c
   options.add_options()("shard", po::value(&c.shard_text), "run only shard I of N (0-based): I/N")(
       "emit", po::value(&c.emit), "print a cluster launcher instead of running: k8s (Indexed Job) or slurm (array)")(
       "shards", po::value(&c.shards), ("with --emit: number of shards (default: one per " + tasks + ")").c_str())(
-      "image", po::value(&c.launcher.image), "with --emit k8s: container image holding gauntlet (default gauntlet:latest)")(
+      "image", po::value(&c.launcher.image),
+      "with --emit k8s: container image holding gauntlet (default gauntlet:latest)")(
       "binary", po::value(&c.launcher.binary), "with --emit: the gauntlet binary as tasks run it (default gauntlet)")(
       "cpus", po::value(&c.launcher.cpus), "with --emit: CPUs requested per task (default 2)")(
       "memory", po::value(&c.launcher.memory), "with --emit: memory per task, e.g. 4Gi (default 4Gi)")(
       "time", po::value(&c.launcher.time_limit), "with --emit slurm: time limit per task (default 04:00:00)")(
-      "claim", po::value(&c.launcher.claim), "with --emit k8s: the ReadWriteMany claim's name (default gauntlet-results)")(
+      "claim", po::value(&c.launcher.claim),
+      "with --emit k8s: the ReadWriteMany claim's name (default gauntlet-results)")(
       "storage", po::value(&c.launcher.storage), "with --emit k8s: the claim's size (default 20Gi)")(
       "workdir", po::value(&c.launcher.working_dir),
       "with --emit k8s: where the image holds the input files (default /opt/gauntlet)");
@@ -65,7 +67,8 @@ int emit_launcher(LauncherChoice& c, const std::string& path, const std::string&
     // Every pod mounts the shared claim at an absolute path and writes there.
     launcher.out = out_dir.empty() ? "/results/" + name : out_dir;
     if (!fs::path(launcher.out).is_absolute()) {
-      std::fprintf(stderr, "--out: with --emit k8s the results folder is the claim's mount point, an absolute path; got '%s'\n",
+      std::fprintf(stderr,
+                   "--out: with --emit k8s the results folder is the claim's mount point, an absolute path; got '%s'\n",
                    launcher.out.c_str());
       return kExitBadInput;
     }
@@ -78,7 +81,8 @@ int emit_launcher(LauncherChoice& c, const std::string& path, const std::string&
     std::fprintf(stderr, "--memory: expected a quantity such as 4Gi, 512Mi or 8G, got '%s'\n", launcher.memory.c_str());
     return kExitBadInput;
   }
-  std::printf("%s", (c.emit == "k8s" ? harness::kubernetes_manifest(launcher) : harness::slurm_script(launcher)).c_str());
+  std::printf("%s",
+              (c.emit == "k8s" ? harness::kubernetes_manifest(launcher) : harness::slurm_script(launcher)).c_str());
   return kExitOk;
 }
 

@@ -16,12 +16,15 @@ namespace {
 namespace po = boost::program_options;
 
 int capacity_after_merge(const harness::SweepSpec& spec, const harness::Aggregate& aggregate,
-                         const harness::DetectorRegistry& registry, const po::variables_map& vm, std::string& sections) {
+                         const harness::DetectorRegistry& registry, const po::variables_map& vm,
+                         std::string& sections) {
   const harness::CapacityAnalysis analysis = harness::analyze_capacity(spec, aggregate, registry);
   const auto json = harness::capacity_json(analysis);
   harness::write_file_atomically(spec.out / "capacity.json", json.dump(1) + "\n");
-  if (vm.count("json")) std::printf("%s\n", json.dump().c_str());
-  else std::printf("%s", harness::capacity_table(analysis).c_str());
+  if (vm.count("json"))
+    std::printf("%s\n", json.dump().c_str());
+  else
+    std::printf("%s", harness::capacity_table(analysis).c_str());
   sections = harness::capacity_html(analysis);
   return kExitOk;
 }

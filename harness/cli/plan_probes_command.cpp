@@ -36,7 +36,8 @@ void apply_probe_cost(const std::string& text, models::ProbeCost& cost) {
     if (key == "interval") {
       std::string error;
       const auto interval = sim::parse_duration(value, &error);
-      if (!interval || *interval <= 0) fail("interval: a duration > 0 such as 100ms" + (error.empty() ? "" : ": " + error));
+      if (!interval || *interval <= 0)
+        fail("interval: a duration > 0 such as 100ms" + (error.empty() ? "" : ": " + error));
       cost.ping_interval = *interval;
     } else if (key == "pings" || key == "concurrency") {
       char* end = nullptr;
@@ -89,9 +90,9 @@ std::string curves_html(const std::string& title, const std::vector<harness::Bud
                 std::to_string(p.worst_latency_s) + "\n";
     script += "EOD\n";
     plots += std::string(plots.empty() ? "plot " : ", ") + "$s" + std::to_string(s) +
-             " using 1:2 with linespoints lw 1.5 pt 7 ps 0.6 title " + harness::gnuplot_quote(curves[s].strategy + " mean") +
-             ", $s" + std::to_string(s) + " using 1:3 with lines dt 2 title " +
-             harness::gnuplot_quote(curves[s].strategy + " worst");
+             " using 1:2 with linespoints lw 1.5 pt 7 ps 0.6 title " +
+             harness::gnuplot_quote(curves[s].strategy + " mean") + ", $s" + std::to_string(s) +
+             " using 1:3 with lines dt 2 title " + harness::gnuplot_quote(curves[s].strategy + " worst");
   }
   script += "set logscale xy\nset xlabel 'probes per second spent'\nset ylabel 'detection latency (s)'\n";
   script += "set key outside bottom center horizontal font ',9'\nset grid lc rgb '#e0e0e0'\n";
@@ -107,8 +108,8 @@ int plan_probes_command(const Args& args) {
   namespace po = boost::program_options;
   po::options_description options("gauntlet plan probes SCENARIO.yaml [options]");
   std::string strategy, probe_cost, budget_text, out_dir;
-  options.add_options()("help,h", "show this help")(
-      "strategy", po::value(&strategy), "only this strategy: fullmesh, rail or skeleton")(
+  options.add_options()("help,h", "show this help")("strategy", po::value(&strategy),
+                                                    "only this strategy: fullmesh, rail or skeleton")(
       "probe-cost", po::value(&probe_cost),
       "the probe cost model: pings=N (per probe), interval=DURATION (between pings), concurrency=N (probes an RNIC "
       "runs at once); default the scenario's calibration")(
@@ -187,8 +188,8 @@ int plan_probes_command(const Args& args) {
               "busiest RNIC/s");
   for (const auto& curve : curves)
     for (const auto& p : curve.points)
-      std::printf("  %-9s %12.3g %12.3g %11.1f %11.1f %16.3g%s\n", curve.strategy.c_str(), p.budget, p.probes_per_second,
-                  p.mean_latency_s, p.worst_latency_s, p.busiest_rnic_probes_per_second,
+      std::printf("  %-9s %12.3g %12.3g %11.1f %11.1f %16.3g%s\n", curve.strategy.c_str(), p.budget,
+                  p.probes_per_second, p.mean_latency_s, p.worst_latency_s, p.busiest_rnic_probes_per_second,
                   p.rnic_bound ? "  (RNIC-bound)" : "");
   if (!out_dir.empty()) std::printf("report: %s/report.html\n", out_dir.c_str());
   return kExitOk;

@@ -31,15 +31,17 @@ int merged_runs_status(const harness::Aggregate& aggregate, bool allow_detector_
   }
   for (const std::string& failure : aggregate.failed_detectors) std::fprintf(stderr, "%s\n", failure.c_str());
   if (!aggregate.failed_detectors.empty())
-    std::fprintf(stderr, "%zu run(s) with a failed detector: their rows merge what those detectors did before failing%s\n",
-                 aggregate.failed_detectors.size(), allow_detector_failure ? "" : " (--allow-detector-failure to accept)");
+    std::fprintf(
+        stderr, "%zu run(s) with a failed detector: their rows merge what those detectors did before failing%s\n",
+        aggregate.failed_detectors.size(), allow_detector_failure ? "" : " (--allow-detector-failure to accept)");
   const bool failed = !aggregate.failed_detectors.empty() && !allow_detector_failure;
   return aggregate.missing_cells.empty() && !failed ? kExitOk : kExitRunFailed;
 }
 
 int report_command(const Args& args) {
   po::options_description visible(
-      "gauntlet report DIR... [options]\nDIR: a run's results folder or a folder of many (a sweep's out, shard outputs)");
+      "gauntlet report DIR... [options]\nDIR: a run's results folder or a folder of many (a sweep's out, shard "
+      "outputs)");
   std::string out_file;
   visible.add_options()("help,h", "show this help")(
       "out", po::value(&out_file), "where to write report.html (default: DIR/report.html of the first DIR)")(
@@ -64,14 +66,13 @@ int report_command(const Args& args) {
       return kExitBadInput;
     }
     for (const std::string& warning : aggregate.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
-    const bool single_run = folders.size() == 1 && fs::exists(fs::path(folders.front()) / "summary.json") &&
-                            aggregate.runs == 1;
+    const bool single_run =
+        folders.size() == 1 && fs::exists(fs::path(folders.front()) / "summary.json") && aggregate.runs == 1;
     std::string html;
     if (single_run) {
       const harness::RunView run = harness::read_run_folder(folders.front());
       std::printf("scenario %s, seed %llu: %llu iterations fault-free, %llu with faults\n", run.scenario.c_str(),
-                  static_cast<unsigned long long>(run.seed),
-                  static_cast<unsigned long long>(run.iterations_fault_free),
+                  static_cast<unsigned long long>(run.seed), static_cast<unsigned long long>(run.iterations_fault_free),
                   static_cast<unsigned long long>(run.iterations_faulty));
       std::printf("%s", harness::score_table(run.detector_order, run.scores).c_str());
       html = harness::run_report_html(run);

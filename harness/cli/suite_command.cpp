@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 namespace {
 
 void print_episode(const harness::Episode& e, const harness::SuiteSpec& spec) {
-  std::string line = "e" + std::to_string(e.index) + " seed " + std::to_string(e.seed) + " " +
-                     spec.shapes[e.shape].name + " ";
+  std::string line =
+      "e" + std::to_string(e.index) + " seed " + std::to_string(e.seed) + " " + spec.shapes[e.shape].name + " ";
   if (!e.fault) {
     line += "healthy";
   } else {
@@ -75,20 +75,22 @@ int compare(const std::vector<std::string>& files) {
 }  // namespace
 
 int suite_command(const Args& args) {
-  po::options_description visible("gauntlet suite SUITE.yaml [options]\ngauntlet suite --compare A/summary.json B/summary.json");
+  po::options_description visible(
+      "gauntlet suite SUITE.yaml [options]\ngauntlet suite --compare A/summary.json B/summary.json");
   std::string path, out_dir;
   LauncherChoice choice;
   UnsignedOption jobs_option{1}, episode_option{0};
   std::vector<std::string> compare_files;
-  visible.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs_option), "local worker processes (default 1)");
+  visible.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs_option),
+                                                    "local worker processes (default 1)");
   add_launcher_options(visible, choice, "episode");
   visible.add_options()("out", po::value(&out_dir), "results folder (default: the suite's out, results/suites/<name>)")(
       "list", "print the episodes and their count, run nothing")(
       "episode", po::value(&episode_option), "run episode I alone (as its record's reproduce command does)")(
       "merge", "only merge the episodes' records already under --out (after shards)")(
       "compare", po::value(&compare_files)->multitoken(), "A/summary.json B/summary.json: paired significance")(
-      "allow-detector-failure", "exit 0 even when a detector failed in some episode")(
-      "no-progress", "no progress on stderr");
+      "allow-detector-failure", "exit 0 even when a detector failed in some episode")("no-progress",
+                                                                                      "no progress on stderr");
   po::options_description all;
   all.add(visible).add_options()("suite", po::value(&path));
   po::positional_options_description positional;
@@ -173,8 +175,9 @@ int suite_command(const Args& args) {
     return kExitBadInput;
   }
   if (shard_count > 1) {
-    std::printf("shard %zu/%zu: %zu episodes done, %zu failed; merge all shards with: gauntlet suite %s --merge --out %s\n",
-                shard, shard_count, result.done, result.failed, path.c_str(), spec.out.c_str());
+    std::printf(
+        "shard %zu/%zu: %zu episodes done, %zu failed; merge all shards with: gauntlet suite %s --merge --out %s\n",
+        shard, shard_count, result.done, result.failed, path.c_str(), spec.out.c_str());
     return result.failed > 0 ? kExitRunFailed : kExitOk;
   }
   try {

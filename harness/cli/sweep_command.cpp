@@ -32,13 +32,14 @@ int run_sweep(const Args& args, const SweepFlavour& flavour) {
   std::string path, out_dir;
   LauncherChoice choice;
   UnsignedOption jobs_option{1};
-  visible.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs_option), "local worker processes (default 1)");
+  visible.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs_option),
+                                                    "local worker processes (default 1)");
   add_launcher_options(visible, choice, "cell");
   visible.add_options()(
       "out", po::value(&out_dir),
       "results folder (default: the sweep's out; with --emit k8s /results/<sweep>, the claim's mount point)")(
-      "allow-detector-failure", "exit 0 even when a detector failed in some cell")(
-      "no-progress", "no progress on stderr");
+      "allow-detector-failure", "exit 0 even when a detector failed in some cell")("no-progress",
+                                                                                   "no progress on stderr");
   if (flavour.add_options) flavour.add_options(visible);
   po::options_description all;
   all.add(visible).add_options()("sweep", po::value(&path));
@@ -114,10 +115,13 @@ int run_sweep(const Args& args, const SweepFlavour& flavour) {
       const bool incomplete = merged_runs_status(aggregate, vm.count("allow-detector-failure") > 0) != kExitOk;
       std::string sections;
       int status = kExitOk;
-      if (!flavour.after_merge) std::printf("%s", harness::aggregate_table(aggregate).c_str());
-      else if (!(gather_only && incomplete)) status = flavour.after_merge(spec, aggregate, registry, vm, sections);
-      harness::write_file_atomically(spec.out / "report.html",
-                                     harness::aggregate_report_html(aggregate, flavour.command + " " + spec.name, sections));
+      if (!flavour.after_merge)
+        std::printf("%s", harness::aggregate_table(aggregate).c_str());
+      else if (!(gather_only && incomplete))
+        status = flavour.after_merge(spec, aggregate, registry, vm, sections);
+      harness::write_file_atomically(
+          spec.out / "report.html",
+          harness::aggregate_report_html(aggregate, flavour.command + " " + spec.name, sections));
       std::printf("report: %s\n", (spec.out / "report.html").c_str());
       if (incomplete) return kExitRunFailed;
       if (status != kExitOk) return status;

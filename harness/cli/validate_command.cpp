@@ -19,8 +19,7 @@ void print_calibration(const sim::Calibration& calibration, bool all) {
     if (!all && !calibration.is_set(*a)) continue;
     const std::string value = sim::format_attribute_value(*a, calibration.value(*a));
     std::printf("  calibration %s = %s", std::string(a->name).c_str(), value.c_str());
-    if (calibration.is_set(*a))
-      std::printf(" (default %s)", sim::format_attribute_value(*a, a->default_value).c_str());
+    if (calibration.is_set(*a)) std::printf(" (default %s)", sim::format_attribute_value(*a, a->default_value).c_str());
     std::printf("\n");
     if (!all) continue;
     std::printf("      %s; %s to %s\n", std::string(a->doc).c_str(), sim::format_attribute_value(*a, a->min).c_str(),
@@ -46,7 +45,8 @@ int validate_command(const Args& args) {
       jobs = std::to_string(s.jobs.size()) + " jobs (";
       for (std::size_t i = 0; i < s.jobs.size(); ++i)
         jobs += (i > 0 ? ", " : "") + s.jobs[i].name + " " + std::to_string(s.jobs[i].gpus) + " GPUs";
-      jobs += s.detectors_scope == harness::DetectorScope::tenant ? "; detectors per job)" : "; detectors cluster-wide)";
+      jobs +=
+          s.detectors_scope == harness::DetectorScope::tenant ? "; detectors per job)" : "; detectors cluster-wide)";
     }
     std::printf("%s: ok: scenario %s, seed %llu, %s simulated, %d hosts, %s, %zu faults, %zu detectors\n",
                 scenario_options.path.c_str(), s.name.c_str(), static_cast<unsigned long long>(s.seed),
@@ -56,8 +56,8 @@ int validate_command(const Args& args) {
     std::printf("  estimate: %.3g events, %.0f MiB at most (limits %.3g events, %.0f MiB)\n", estimate.events,
                 estimate.bytes / (1 << 20), harness::kMaxEstimatedEvents, harness::kMaxEstimatedBytes / (1 << 20));
     for (const injectors::FaultSpec& f : s.faults)
-      std::printf("  %s %s %s at %s%s\n", f.id.c_str(), f.type.c_str(),
-                  f.target.c_str(), sim::format_duration(f.start).c_str(),
+      std::printf("  %s %s %s at %s%s\n", f.id.c_str(), f.type.c_str(), f.target.c_str(),
+                  sim::format_duration(f.start).c_str(),
                   f.duration ? (" for " + sim::format_duration(*f.duration)).c_str() : "");
     print_calibration(s.calibration, vm.count("calibration") > 0);
     return kExitOk;

@@ -6,18 +6,30 @@ namespace gauntlet::harness {
 
 sim::Nanos record_time(const telemetry::Record& r) {
   switch (r.body_case()) {
-    case telemetry::Record::kIteration: return r.iteration().end_ns();
-    case telemetry::Record::kCollective: return std::max(r.collective().start_ns(), r.collective().end_ns());
-    case telemetry::Record::kGpu: return r.gpu().time_ns();
-    case telemetry::Record::kNic: return r.nic().time_ns();
-    case telemetry::Record::kPort: return r.port().time_ns();
-    case telemetry::Record::kTransport: return r.transport().time_ns();
-    case telemetry::Record::kHeartbeat: return r.heartbeat().time_ns();
-    case telemetry::Record::kJob: return r.job().time_ns();
-    case telemetry::Record::kCpu: return r.cpu().time_ns();
-    case telemetry::Record::kProbe: return r.probe().sent_ns();
-    case telemetry::Record::kContainer: return r.container().time_ns();
-    default: return 0;
+    case telemetry::Record::kIteration:
+      return r.iteration().end_ns();
+    case telemetry::Record::kCollective:
+      return std::max(r.collective().start_ns(), r.collective().end_ns());
+    case telemetry::Record::kGpu:
+      return r.gpu().time_ns();
+    case telemetry::Record::kNic:
+      return r.nic().time_ns();
+    case telemetry::Record::kPort:
+      return r.port().time_ns();
+    case telemetry::Record::kTransport:
+      return r.transport().time_ns();
+    case telemetry::Record::kHeartbeat:
+      return r.heartbeat().time_ns();
+    case telemetry::Record::kJob:
+      return r.job().time_ns();
+    case telemetry::Record::kCpu:
+      return r.cpu().time_ns();
+    case telemetry::Record::kProbe:
+      return r.probe().sent_ns();
+    case telemetry::Record::kContainer:
+      return r.container().time_ns();
+    default:
+      return 0;
   }
 }
 

@@ -14,8 +14,8 @@ sim::Nanos record_time(const telemetry::Record& record);
 
 struct BatchItem {
   sim::Nanos time = 0;
-  const telemetry::Record* record = nullptr;    // exactly one of these is set
-  const telemetry::SteadyRun* steady = nullptr;  // placed at its first record's time
+  const telemetry::Record* record = nullptr;          // exactly one of these is set
+  const telemetry::SteadyRun* steady = nullptr;       // placed at its first record's time
   const telemetry::SteadySamples* samples = nullptr;  // placed at its from_ns
 };
 

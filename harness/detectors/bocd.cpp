@@ -22,7 +22,8 @@ Bocd::Bocd(BocdConfig config) : config_(config) {
   if (!(config_.hazard > 0 && config_.hazard < 1)) throw std::invalid_argument("bocd: hazard must be in (0, 1)");
   if (config_.max_run < 2) throw std::invalid_argument("bocd: max_run must be at least 2");
   const auto& p = config_.prior;
-  if (!(p.kappa > 0 && p.alpha > 0 && p.beta > 0)) throw std::invalid_argument("bocd: prior kappa, alpha, beta must be > 0");
+  if (!(p.kappa > 0 && p.alpha > 0 && p.beta > 0))
+    throw std::invalid_argument("bocd: prior kappa, alpha, beta must be > 0");
   runs_.reserve(config_.max_run + 1);
   next_.reserve(config_.max_run + 1);
 }
@@ -57,7 +58,8 @@ std::optional<std::uint64_t> Bocd::push(double x) {
   if (!runs_.empty()) fresh.log_p += log_h;
   next_.push_back(fresh);
   // Each current segment may continue and absorb x.
-  for (const Run& r : runs_) next_.push_back({r.start, r.log_p + log_stay + log_predictive(r.post, x), update(r.post, x)});
+  for (const Run& r : runs_)
+    next_.push_back({r.start, r.log_p + log_stay + log_predictive(r.post, x), update(r.post, x)});
 
   // Bound memory: the two oldest hypotheses are merged, keeping the older
   // start and statistics, which differ little for runs this long.
@@ -86,7 +88,9 @@ std::optional<std::uint64_t> Bocd::push(double x) {
   return std::nullopt;
 }
 
-std::size_t Bocd::map_run_length() const { return count_ == 0 ? 0 : static_cast<std::size_t>(count_ - map_segment_start()); }
+std::size_t Bocd::map_run_length() const {
+  return count_ == 0 ? 0 : static_cast<std::size_t>(count_ - map_segment_start());
+}
 
 std::uint64_t Bocd::map_segment_start() const {
   if (runs_.empty()) return 0;

@@ -231,9 +231,8 @@ std::vector<Suspect> C4dDetector::compute_suspects(const std::vector<std::string
     if (std::find(gpus.begin(), gpus.end(), w) == gpus.end()) gpus.push_back(w);
   }
   // Hosts with the most stuck or late GPUs first.
-  std::stable_sort(hosts_in_order.begin(), hosts_in_order.end(), [&](const std::string& a, const std::string& b) {
-    return by_host[a].size() > by_host[b].size();
-  });
+  std::stable_sort(hosts_in_order.begin(), hosts_in_order.end(),
+                   [&](const std::string& a, const std::string& b) { return by_host[a].size() > by_host[b].size(); });
   std::vector<Suspect> out;
   const double total = static_cast<double>(workers.size());
   for (const std::string& host : hosts_in_order) {
@@ -274,8 +273,10 @@ void C4dDetector::check_hangs(sim::Nanos now, std::vector<Finding>* found) {
         all_stuck = all_stuck && !peer->second;
       }
       // When every rank is stuck the ring gives no contrast to localize with.
-      if (all_stuck) unlocalized = true;
-      else stuck.insert(stuck.end(), cells.begin(), cells.end());
+      if (all_stuck)
+        unlocalized = true;
+      else
+        stuck.insert(stuck.end(), cells.begin(), cells.end());
     }
     hang_reported_.insert(key);
     open_.erase(key);
@@ -284,7 +285,8 @@ void C4dDetector::check_hangs(sim::Nanos now, std::vector<Finding>* found) {
   // Rings where everyone waits are the echo of a rank that never entered
   // elsewhere, when there is one: that is the hang to report.
   if (!never_entered.empty()) unlocalized = false;
-  if (comm_hang && (!stuck.empty() || unlocalized)) found->push_back({"fail_stop", c4d_localize_cells(stuck, topology_)});
+  if (comm_hang && (!stuck.empty() || unlocalized))
+    found->push_back({"fail_stop", c4d_localize_cells(stuck, topology_)});
 }
 
 void C4dDetector::observe(const telemetry::Batch& batch) {
@@ -318,7 +320,8 @@ void C4dDetector::observe(const telemetry::Batch& batch) {
   if (!evaluated_any) return;
   std::set<std::string> seen;
   for (const Finding& f : slow) {
-    const std::string sig = signature(f.kind, {f.suspects.begin(), f.suspects.begin() + std::min<std::size_t>(1, f.suspects.size())});
+    const std::string sig =
+        signature(f.kind, {f.suspects.begin(), f.suspects.begin() + std::min<std::size_t>(1, f.suspects.size())});
     seen.insert(sig);
     if (!active_.count(sig)) raise({sim::to_seconds(now), kName, f.kind, f.suspects});
   }

@@ -21,14 +21,12 @@
 //    the late GPUs (or their host when several of one host are late).
 //  * communication slow (network): the sender x receiver latency matrix. A
 //    ring edge sender -> peer lasts from the sync point's last entry (the
-//    ring moves only once every rank is in) to the receiver's finish; a cell is slow when it exceeds comm_slow times the
-//    median edge of its sync point and, once it has a history, comm_slow
-//    times its own best (so structurally longer edges, e.g. cross-pod ones,
-//    are not flagged). Slow cells are explained greedily by the worker that
-//    touches most of them: a slow row (only outgoing cells) names the
-//    sender's RNIC, a slow column (only incoming) the receiver's RNIC, both
-//    directions name the RNIC's host link first (it carries both), then the
-//    RNIC. A cell left alone is that path: the two ranks share a host (NVLink)
+//    ring moves only once every rank is in) to the receiver's finish; a cell is slow when it exceeds comm_slow times
+//    the median edge of its sync point and, once it has a history, comm_slow times its own best (so structurally longer
+//    edges, e.g. cross-pod ones, are not flagged). Slow cells are explained greedily by the worker that touches most of
+//    them: a slow row (only outgoing cells) names the sender's RNIC, a slow column (only incoming) the receiver's RNIC,
+//    both directions name the RNIC's host link first (it carries both), then the RNIC. A cell left alone is that path:
+//    the two ranks share a host (NVLink)
 //    -> the sender GPU; otherwise the topology cannot single out one link of
 //    an inter-host path (it crosses at least both host links, and the spine
 //    is an ECMP choice the operator view does not know), so the sender's
@@ -59,7 +57,7 @@ struct C4dConfig {
 
 // One directed ring edge with its state at a sync point.
 struct C4dCell {
-  std::string sender;    // worker ids
+  std::string sender;  // worker ids
   std::string receiver;
   bool bad = false;
 };
@@ -172,14 +170,14 @@ class C4dDetector : public Detector {
   C4dConfig config_;
   const sim::Topology* topology_;
   Names communicators_, workers_;
-  std::vector<Communicator> comms_;  // by communicator id
-  std::uint64_t interned_version_ = 0;       // records_version of the last steady run read
-  std::vector<RecordNames> interned_;        // the names of its collective records, in order
+  std::vector<Communicator> comms_;     // by communicator id
+  std::uint64_t interned_version_ = 0;  // records_version of the last steady run read
+  std::vector<RecordNames> interned_;   // the names of its collective records, in order
   std::unordered_map<Key, SyncPoint, KeyHash> open_;
   std::unordered_map<std::uint64_t, sim::Nanos> best_edge_;  // sender << 32 | receiver -> best latency
   std::unordered_set<Key, KeyHash> hang_reported_;
   std::vector<const RankEntry*> entry_of_worker_;  // by worker id, while add_bad_edges reads one sync point
-  std::set<std::string> active_;  // signatures of the anomalies seen in the last evaluation round
+  std::set<std::string> active_;                   // signatures of the anomalies seen in the last evaluation round
   std::uint64_t evaluated_ = 0;
 };
 

@@ -38,7 +38,7 @@ std::vector<Ring> rings() {
 // entry delay and finishes when its incoming edge (from the previous rank)
 // has moved its bytes: 100 ms, times the edge's slowdown.
 struct Iteration {
-  std::map<std::string, sim::Nanos> late;                     // worker -> entry delay
+  std::map<std::string, sim::Nanos> late;                      // worker -> entry delay
   std::map<std::pair<std::string, std::string>, double> slow;  // sender, receiver -> factor
   std::set<std::string> never_enter;
   std::set<std::string> never_finish;
@@ -152,8 +152,8 @@ TEST_F(C4dTest, RankThatEnteredButNeverFinishedIsACommunicationHang) {
 // send/recv) gives a worker several cells in its row and column.
 TEST_F(C4dTest, SlowSenderRowNamesTheSenderRnic) {
   // h2.gpu0 is slow on every connection it sends on, and fine receiving.
-  std::vector<C4dCell> cells = {{gpu(2, 0), gpu(3, 0), true}, {gpu(2, 0), gpu(1, 0), true},
-                                {gpu(2, 0), gpu(0, 0), true}, {gpu(1, 0), gpu(2, 0), false},
+  std::vector<C4dCell> cells = {{gpu(2, 0), gpu(3, 0), true},  {gpu(2, 0), gpu(1, 0), true},
+                                {gpu(2, 0), gpu(0, 0), true},  {gpu(1, 0), gpu(2, 0), false},
                                 {gpu(0, 0), gpu(1, 0), false}, {gpu(3, 0), gpu(0, 0), false}};
   auto suspects = c4d_localize_cells(cells, &topo_);
   ASSERT_FALSE(suspects.empty());
@@ -161,8 +161,10 @@ TEST_F(C4dTest, SlowSenderRowNamesTheSenderRnic) {
 }
 
 TEST_F(C4dTest, SlowReceiverColumnNamesTheReceiverRnic) {
-  std::vector<C4dCell> cells = {{gpu(0, 1), gpu(3, 1), true}, {gpu(1, 1), gpu(3, 1), true},
-                                {gpu(2, 1), gpu(3, 1), true}, {gpu(3, 1), gpu(0, 1), false},
+  std::vector<C4dCell> cells = {{gpu(0, 1), gpu(3, 1), true},
+                                {gpu(1, 1), gpu(3, 1), true},
+                                {gpu(2, 1), gpu(3, 1), true},
+                                {gpu(3, 1), gpu(0, 1), false},
                                 {gpu(0, 1), gpu(1, 1), false}};
   auto suspects = c4d_localize_cells(cells, &topo_);
   ASSERT_FALSE(suspects.empty());
@@ -170,8 +172,10 @@ TEST_F(C4dTest, SlowReceiverColumnNamesTheReceiverRnic) {
 }
 
 TEST_F(C4dTest, SingleSlowCellIsThatPath) {
-  std::vector<C4dCell> cells = {{gpu(0, 0), gpu(1, 0), false}, {gpu(1, 0), gpu(2, 0), true},
-                                {gpu(2, 0), gpu(3, 0), false}, {gpu(3, 0), gpu(0, 0), false}};
+  std::vector<C4dCell> cells = {{gpu(0, 0), gpu(1, 0), false},
+                                {gpu(1, 0), gpu(2, 0), true},
+                                {gpu(2, 0), gpu(3, 0), false},
+                                {gpu(3, 0), gpu(0, 0), false}};
   auto suspects = c4d_localize_cells(cells, &topo_);
   ASSERT_EQ(suspects.size(), 3u);
   EXPECT_EQ(suspects[0].id, "h1.nic0");        // the sender's RNIC
@@ -187,8 +191,8 @@ TEST_F(C4dTest, SlowEdgeInTheLiveRingIsCommunicationSlow) {
   ASSERT_EQ(alerts.size(), 1u);
   EXPECT_EQ(alerts[0].kind, "network");
   EXPECT_EQ(alerts[0].suspects[0].id, "h1.nic1");
-  EXPECT_TRUE(step(slow).empty());  // the same anomaly is not repeated
-  EXPECT_TRUE(step().empty());      // gone
+  EXPECT_TRUE(step(slow).empty());   // the same anomaly is not repeated
+  EXPECT_TRUE(step().empty());       // gone
   EXPECT_EQ(step(slow).size(), 1u);  // back: alerted again
 }
 

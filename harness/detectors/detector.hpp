@@ -33,7 +33,7 @@ class DetectorParams {
 // What a detector may ask the system under test for. Results come back as
 // telemetry (ProbeResult, ProfileSummary, BenchmarkResult) in later batches.
 struct ProbeRequest {
-  std::string src;       // RNIC endpoint, h<N>.nic<K>
+  std::string src;  // RNIC endpoint, h<N>.nic<K>
   std::string dst;
   bool overlay = false;  // through the container overlay (vSwitch, flow table), else the bare underlay
 };

@@ -26,8 +26,7 @@ std::vector<double> robust_z(const std::vector<double>& values, double* median_o
   const double mad = median_of(deviations);
   *median_out = median;
   std::vector<double> z;
-  for (double v : values)
-    z.push_back(mad > 0 ? 0.6745 * (v - median) / mad : (v > median ? INFINITY : 0.0));
+  for (double v : values) z.push_back(mad > 0 ? 0.6745 * (v - median) / mad : (v > median ? INFINITY : 0.0));
   return z;
 }
 
@@ -174,8 +173,10 @@ void EroicaDetector::observe(const telemetry::Batch& batch) {
   }
   // Windows another detector asked for are not this one's to diagnose.
   for (sim::Nanos start : arrived) {
-    if (profiling_since_ && start == *profiling_since_) diagnose(start, now);
-    else summaries_.erase(start);
+    if (profiling_since_ && start == *profiling_since_)
+      diagnose(start, now);
+    else
+      summaries_.erase(start);
   }
   // A window whose summaries never came (the job hung) does not block the next.
   if (profiling_since_ && now - *profiling_since_ > config_.window + config_.cooldown) profiling_since_.reset();

@@ -41,8 +41,10 @@ std::optional<std::vector<std::string>> split_command_line(const std::string& co
   for (std::size_t i = 0; i < command.size(); ++i) {
     const char c = command[i];
     if (quote == '\'') {
-      if (c == '\'') quote = 0;
-      else word.push_back(c);
+      if (c == '\'')
+        quote = 0;
+      else
+        word.push_back(c);
     } else if (quote == '"') {
       if (c == '"') {
         quote = 0;
@@ -190,8 +192,8 @@ void ExternalDetector::observe(const telemetry::Batch& batch) {
   if (failed()) return;
   const sim::Nanos deadline = wall_clock_now() + config_.reply_timeout;
   ++replies_;
-  const std::string where = "reply " + std::to_string(replies_) + " (batch until " +
-                            sim::format_duration(batch.until_ns()) + "): ";
+  const std::string where =
+      "reply " + std::to_string(replies_) + " (batch until " + sim::format_duration(batch.until_ns()) + "): ";
   std::string why;
   if (!started_) {
     started_ = true;

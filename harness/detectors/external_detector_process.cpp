@@ -222,8 +222,7 @@ std::optional<std::string> DetectorProcess::read_frame(sim::Nanos deadline_ns, s
   for (;;) {
     const LengthPrefix read = read_length_prefix(buffered_, &length, &prefix);
     if (read == LengthPrefix::complete) break;
-    if (read == LengthPrefix::malformed)
-      return failed("malformed reply: the length prefix is not a varint under 2^32");
+    if (read == LengthPrefix::malformed) return failed("malformed reply: the length prefix is not a varint under 2^32");
     if (!read_more(deadline_ns, why)) return failed(*why);
   }
   frame_start_ = buffered_.substr(0, prefix);

@@ -57,8 +57,8 @@ class DetectorProcess {
   int from_child_ = -1;
   int child_stderr_ = -1;
   std::string start_error_;
-  std::string buffered_;      // stdout bytes read past the last frame
-  std::string frame_start_;   // the first bytes of the frame being read
+  std::string buffered_;     // stdout bytes read past the last frame
+  std::string frame_start_;  // the first bytes of the frame being read
   std::size_t stderr_passed_ = 0;
   std::string stderr_tail_;
   std::optional<int> wait_status_;

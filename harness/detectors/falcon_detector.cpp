@@ -84,9 +84,15 @@ void FalconDetector::observe(const telemetry::Batch& batch) {
     }
     const auto& r = *item.record;
     switch (r.body_case()) {
-      case telemetry::Record::kIteration: on_iteration(r.iteration()); break;
-      case telemetry::Record::kCollective: on_collective(r.collective()); break;
-      case telemetry::Record::kBenchmark: on_benchmark(r.benchmark()); break;
+      case telemetry::Record::kIteration:
+        on_iteration(r.iteration());
+        break;
+      case telemetry::Record::kCollective:
+        on_collective(r.collective());
+        break;
+      case telemetry::Record::kBenchmark:
+        on_benchmark(r.benchmark());
+        break;
       case telemetry::Record::kJob:
         if (r.job().kind() == telemetry::JobEvent::CRASH || r.job().kind() == telemetry::JobEvent::RESTART) {
           // A restarted job replays iterations from its checkpoint, so the
@@ -96,7 +102,8 @@ void FalconDetector::observe(const telemetry::Batch& batch) {
           stable_ = false;
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
   if (calibrating_ && !gemm_reference_.empty()) calibrating_ = false;
@@ -234,7 +241,8 @@ void FalconDetector::consider(std::uint64_t changepoint) {
   std::size_t from = 0;
   if (accepted_at_) {
     if (cp.iteration < accepted_at_->iteration + config_.min_gap) return;
-    if (accepted_at_->index > series_.front().index) from = static_cast<std::size_t>(accepted_at_->index - series_.front().index);
+    if (accepted_at_->index > series_.front().index)
+      from = static_cast<std::size_t>(accepted_at_->index - series_.front().index);
   }
   if (at - from < config_.min_gap) return;
   double before = 0, after = 0;
@@ -325,8 +333,10 @@ void FalconDetector::conclude(sim::Nanos now) {
     for (const Suspect& s : v.profiled.suspects) {
       auto it = v.gemm.find(s.id);
       const double gemm_ratio = it == v.gemm.end() ? 1.0 : it->second / gemm_median;
-      if (it != v.gemm.end() && gemm_ratio - 1 >= 0.5 * (s.score - 1)) add(s.id, s.score);
-      else add(host_cpu_of(s.id), s.score);
+      if (it != v.gemm.end() && gemm_ratio - 1 >= 0.5 * (s.score - 1))
+        add(s.id, s.score);
+      else
+        add(host_cpu_of(s.id), s.score);
     }
     std::stable_sort(out.begin(), out.end(), by_score);
     raise({time_s, kName, "fail_slow", out});
@@ -339,8 +349,10 @@ void FalconDetector::conclude(sim::Nanos now) {
       auto it = v.gemm.find(s.id);
       auto ref = gemm_reference_.find(s.id);
       if (it == v.gemm.end() || ref == gemm_reference_.end() || ref->second <= 0) continue;
-      if (it->second / ref->second - 1 >= 0.5 * (s.score - 1)) add(s.id, s.score);
-      else add(host_cpu_of(s.id), s.score);
+      if (it->second / ref->second - 1 >= 0.5 * (s.score - 1))
+        add(s.id, s.score);
+      else
+        add(host_cpu_of(s.id), s.score);
     }
     std::stable_sort(out.begin(), out.end(), by_score);
     raise({time_s, kName, "fail_slow", out});
@@ -350,7 +362,7 @@ void FalconDetector::conclude(sim::Nanos now) {
 }
 
 FalconDetector::Verdict FalconDetector::localize(std::uint64_t from_iteration, std::uint64_t to_iteration,
-                                              std::uint64_t baseline_from) const {
+                                                 std::uint64_t baseline_from) const {
   // Ratio of each worker's time after the change to its own time before;
   // falls back to the raw time when some worker has no history before it.
   struct Ratio {

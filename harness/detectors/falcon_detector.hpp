@@ -113,8 +113,8 @@ class FalconDetector : public Detector {
 
   struct Verdict {
     std::vector<Suspect> suspects;
-    bool compute = false;          // compute stood out (else communication, or nothing)
-    std::vector<Suspect> slowed;   // when nobody stands out: compute grown against its own past
+    bool compute = false;         // compute stood out (else communication, or nothing)
+    std::vector<Suspect> slowed;  // when nobody stands out: compute grown against its own past
   };
   struct Validation {
     sim::Nanos requested_ns = 0;
@@ -144,7 +144,7 @@ class FalconDetector : public Detector {
   std::optional<std::uint64_t> last_finalized_;
   bool stable_ = false;  // a whole iteration has been seen, so the worker count is known
   double reference_ns_ = 0;
-  std::deque<Observation> series_;  // the latest observations, enough to cover the model's runs
+  std::deque<Observation> series_;          // the latest observations, enough to cover the model's runs
   std::optional<Observation> accepted_at_;  // first observation after the last accepted changepoint
   std::uint64_t accepted_ = 0;
   std::map<std::string, std::set<std::string>> communicators_;  // data-parallel communicator -> its workers

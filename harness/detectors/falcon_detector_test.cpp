@@ -20,7 +20,8 @@ using sim::kSecond;
 // ends when the slowest worker's part is done.
 class SyntheticJob {
  public:
-  explicit SyntheticJob(std::uint64_t seed, double noise = 0.01) : rng_(sim::RngStreams(seed).stream("falcon-test")), noise_(noise) {}
+  explicit SyntheticJob(std::uint64_t seed, double noise = 0.01)
+      : rng_(sim::RngStreams(seed).stream("falcon-test")), noise_(noise) {}
 
   static std::string worker(int w) { return "h" + std::to_string(w / 4) + ".gpu" + std::to_string(w % 4); }
   static constexpr int kWorkers = 16;

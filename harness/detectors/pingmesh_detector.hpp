@@ -75,7 +75,7 @@ class PingmeshDetector : public Detector {
   std::vector<WindowProbe> window_;
   std::vector<std::uint32_t> window_paths_;
   NameTable names_;
-  std::vector<FieldStream> fields_;  // src, dst, then each path position
+  std::vector<FieldStream> fields_;     // src, dst, then each path position
   std::vector<std::string> nic_names_;  // by endpoint, made at the first round: a round names half a million ends
   std::set<std::string> alerted_;
   int healthy_rounds_ = 0;

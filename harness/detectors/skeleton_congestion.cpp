@@ -48,8 +48,10 @@ std::vector<Suspect> rank_congested_links(const sim::Topology& topology,
       auto id = sim::ComponentId::parse(name);
       if (!id || id->kind != sim::ComponentKind::fabric_link) continue;
       if (auto link = topology.link_of(*id)) {
-        if (bad) ++crossings[*link].first;
-        else if (auto it = crossings.find(*link); it != crossings.end()) ++it->second.second;
+        if (bad)
+          ++crossings[*link].first;
+        else if (auto it = crossings.find(*link); it != crossings.end())
+          ++it->second.second;
       }
     }
   };

@@ -34,8 +34,8 @@ class LinkQueues {
 
  private:
   struct Port {
-    double now = 0;      // bytes queued, the latest sample
-    double floor = -1;   // fewest bytes queued while carrying traffic; -1: none seen
+    double now = 0;     // bytes queued, the latest sample
+    double floor = -1;  // fewest bytes queued while carrying traffic; -1: none seen
   };
   const sim::Topology* topology_;
   std::map<std::pair<int, bool>, Port> ports_;  // link, upward

@@ -36,11 +36,11 @@ TEST(LinkQueues, WaitIsCountedOverTheLeastQueueTheTrafficLeft) {
   const sim::Topology t = small_two_pod_topology();
   LinkQueues q(&t);
   const int link = t.fabric_link(2, 0);
-  q.add(port("leaf2~spine0", true, 0, 0));      // idle: says nothing of the loaded floor
-  q.add(port("leaf2~spine0", true, 10000));     // colliding flows keep 10 KB queued
+  q.add(port("leaf2~spine0", true, 0, 0));   // idle: says nothing of the loaded floor
+  q.add(port("leaf2~spine0", true, 10000));  // colliding flows keep 10 KB queued
   q.add(port("leaf2~spine0", true, 10000));
   EXPECT_EQ(q.added_wait(link), 0);
-  q.add(port("leaf2~spine0", true, 60000));     // 50 KB more: 1 us
+  q.add(port("leaf2~spine0", true, 60000));  // 50 KB more: 1 us
   EXPECT_EQ(q.added_wait(link), 1000);
 }
 

@@ -201,7 +201,8 @@ bool SkeletonDetector::anomalous(const telemetry::ProbeResult& r) {
   const sim::Nanos typical = layer_median_[r.overlay() ? 1 : 0];
   if (typical > 0) base = std::min(base, typical);
   own = std::min<sim::Nanos>(own, r.rtt_ns());
-  const auto limit = std::max(static_cast<sim::Nanos>(static_cast<double>(base) * config_.rtt_factor), base + config_.rtt_margin);
+  const auto limit =
+      std::max(static_cast<sim::Nanos>(static_cast<double>(base) * config_.rtt_factor), base + config_.rtt_margin);
   return r.rtt_ns() > limit;
 }
 
@@ -410,7 +411,8 @@ void SkeletonDetector::analyze_congestion(sim::Nanos now,
   }
   // Two late probes at least: one may have met a queue the next second drains.
   std::vector<Suspect> links;
-  if (!inflated.empty()) links = rank_congested_links(*topology_, inflated, clear, queues_, config_.congestion_margin, 2);
+  if (!inflated.empty())
+    links = rank_congested_links(*topology_, inflated, clear, queues_, config_.congestion_margin, 2);
   // Seen in two analyses in a row: a failure's first lost probes may come a
   // round after the traffic it moved has queued elsewhere.
   const std::string seen = links.empty() ? std::string() : links.front().id;
@@ -421,8 +423,8 @@ void SkeletonDetector::analyze_congestion(sim::Nanos now,
     return;
   }
   const std::vector<std::string> tied = top_tied(links);
-  const bool told =
-      std::any_of(tied.begin(), tied.end(), [this](const std::string& id) { return congestion_alerted_.count(id) > 0; });
+  const bool told = std::any_of(tied.begin(), tied.end(),
+                                [this](const std::string& id) { return congestion_alerted_.count(id) > 0; });
   if (tied.size() >= 2 && !told && congestion_ties_ < config_.tie_rounds) {
     const std::vector<PlannedProbe> probes = identifying_probes(*topology_, tied, learned_routes_, config_.tie_probes);
     if (!probes.empty()) {

@@ -49,8 +49,8 @@ class SkeletonDetector : public Detector {
   struct Config {
     std::string name = "skeleton";  // whose probe results to read
     sim::Nanos round = 30 * sim::kSecond;
-    long long budget = 256;         // probes per round
-    double rtt_factor = 2.0;        // anomalous above baseline * factor ...
+    long long budget = 256;                          // probes per round
+    double rtt_factor = 2.0;                         // anomalous above baseline * factor ...
     sim::Nanos rtt_margin = 50 * sim::kMicrosecond;  // ... and above baseline + margin
     sim::Nanos heartbeat = 10 * sim::kSecond;
     int missed_heartbeats = 3;
@@ -97,9 +97,9 @@ class SkeletonDetector : public Detector {
   std::vector<PlannedProbe> list_;
   std::size_t cursor_ = 0;
   sim::Nanos next_round_ = -1;
-  std::vector<telemetry::ProbeResult> window_;     // results since the last analysis
-  std::map<ProbeKey, sim::Nanos> baseline_;        // lowest RTT seen per probe
-  sim::Nanos layer_median_[2] = {0, 0};            // median of baseline_ per layer (underlay, overlay)
+  std::vector<telemetry::ProbeResult> window_;  // results since the last analysis
+  std::map<ProbeKey, sim::Nanos> baseline_;     // lowest RTT seen per probe
+  sim::Nanos layer_median_[2] = {0, 0};         // median of baseline_ per layer (underlay, overlay)
   std::map<std::pair<int, int>, std::pair<sim::Nanos, bool>> underlay_;  // unordered pair: time, healthy
   std::map<std::pair<int, int>, std::vector<int>> learned_routes_;       // link numbers from reported paths
   std::vector<sim::Nanos> last_heartbeat_;
@@ -110,14 +110,14 @@ class SkeletonDetector : public Detector {
   std::set<std::string> alerted_;
   int healthy_windows_ = 0;
   std::vector<std::pair<telemetry::ProbeResult, bool>> history_;  // earlier windows' results, anomalous?
-  std::vector<PlannedProbe> checks_;               // underlay probes step 1 wants sent
+  std::vector<PlannedProbe> checks_;                              // underlay probes step 1 wants sent
   bool checks_pending_ = false;
-  std::set<std::pair<int, int>> awaited_;          // sent checks not yet answered (src, dst)
+  std::set<std::pair<int, int>> awaited_;  // sent checks not yet answered (src, dst)
   LinkQueues queues_;
   std::vector<std::pair<telemetry::ProbeResult, bool>> congestion_history_;  // last two rounds, inflated?
   std::set<std::string> congestion_alerted_;
-  std::set<int> congested_;    // links of the congestion alerted, until their queues drain
-  int congestion_ties_ = 0;    // identifying rounds spent on the current congestion tie
+  std::set<int> congested_;      // links of the congestion alerted, until their queues drain
+  int congestion_ties_ = 0;      // identifying rounds spent on the current congestion tie
   std::string congestion_seen_;  // the previous analysis's best congestion suspect
   bool held_ = false;            // the congestion vote was held for a failure
 };

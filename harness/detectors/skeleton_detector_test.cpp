@@ -26,7 +26,8 @@ cluster: {spines: 2, leaves: 4, hosts: 4, gpus_per_host: 2, rnics_per_host: 2, r
 job: {name: small, gpus: 8, parallelism: {tp: 2, pp: 1, dp: 4, ep: 1}, compute_per_iteration: 2s,
       gradient_bytes: 1GB, checkpoint_interval: 10m, restart_cost: 1m}
 faults:
-)" + faults + "\ndetectors: " + detectors + "\nmitigation: none\n";
+)" + faults +
+         "\ndetectors: " + detectors + "\nmitigation: none\n";
 }
 
 SimulationOutcome run(const std::string& faults, const std::string& detectors = "[skeleton, pingmesh]") {
@@ -105,8 +106,8 @@ TEST(SkeletonDetectorRun, WithoutIdentifyingProbesTheRingsFabricLinksTie) {
 // none is lost, and its ports report the queue; its path partner
 // leaf2~spine1 queues nothing.
 TEST(SkeletonDetectorRun, CongestedFabricLinkIsThatLink) {
-  const SimulationOutcome o = run("  - {type: congestion, target: leaf0~spine1, at: 90s, duration: 2m, load: 0.8}",
-                                  "[skeleton]");
+  const SimulationOutcome o =
+      run("  - {type: congestion, target: leaf0~spine1, at: 90s, duration: 2m, load: 0.8}", "[skeleton]");
   const auto network = alerts_of(o, "skeleton", "network");
   ASSERT_EQ(network.size(), 1u);
   EXPECT_EQ(network.front().suspects.front().id, "leaf0~spine1");

@@ -35,8 +35,7 @@ int SkeletonInference::endpoint_of(const std::string& name, bool table) {
   int endpoint = -1;
   auto id = sim::ComponentId::parse(name);
   const auto kind = table ? sim::ComponentKind::flow_table : sim::ComponentKind::nic;
-  if (id && id->kind == kind && topology_->contains(*id))
-    endpoint = topology_->endpoint(id->host, id->index);
+  if (id && id->kind == kind && topology_->contains(*id)) endpoint = topology_->endpoint(id->host, id->index);
   endpoints_.emplace(name, endpoint);
   return endpoint;
 }
@@ -91,8 +90,8 @@ void SkeletonInference::add_interval(FlowEvidence& e, Interval interval, double 
   }
   // Usually the latest burst goes on; otherwise (a stretch's repeats out of
   // order with single samples) the interval joins or splits in where it falls.
-  auto it = std::upper_bound(bursts.begin(), bursts.end(), interval,
-                             [](Interval i, const Burst& b) { return i < b.first; });
+  auto it =
+      std::upper_bound(bursts.begin(), bursts.end(), interval, [](Interval i, const Burst& b) { return i < b.first; });
   if (it != bursts.begin() && std::prev(it)->last + 1 >= interval) {
     auto prev = std::prev(it);
     prev->last = std::max(prev->last, interval);
@@ -171,8 +170,7 @@ bool SkeletonInference::fit(const FlowEvidence& e, Fit* out) const {
   if (n < needed) return false;
   // The longest run of latest onsets that fits one period.
   for (std::size_t j = 0; j + needed <= n; ++j) {
-    const double period =
-        static_cast<double>(b[n - 1].first - b[j].first) / static_cast<double>(n - 1 - j);
+    const double period = static_cast<double>(b[n - 1].first - b[j].first) / static_cast<double>(n - 1 - j);
     if (period < kMinPeriod) continue;
     bool fits = true;
     double onset = 0;  // the latest onset as the mean of every onset's projection
@@ -201,9 +199,8 @@ void SkeletonInference::group(const std::vector<std::pair<FlowKey, const FlowEvi
   // part by more than the tolerance; each such cluster by phase.
   std::vector<std::size_t> order(members.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return members[a].second->period < members[b].second->period;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return members[a].second->period < members[b].second->period; });
   std::vector<std::vector<std::size_t>> signatures;
   for (std::size_t lo = 0; lo < order.size();) {
     std::size_t hi = lo + 1;
@@ -221,8 +218,7 @@ void SkeletonInference::group(const std::vector<std::pair<FlowKey, const FlowEvi
     std::vector<std::pair<double, std::size_t>> phases;
     for (std::size_t i = lo; i < hi; ++i)
       phases.push_back({std::fmod(latest - members[order[i]].second->onset, period), order[i]});
-    std::stable_sort(phases.begin(), phases.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(phases.begin(), phases.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::vector<std::size_t>> clusters;
     for (std::size_t i = 0; i < phases.size(); ++i) {
       if (i == 0 || phases[i].first - phases[i - 1].first > kPhaseTolerance) clusters.emplace_back();
@@ -269,7 +265,7 @@ void SkeletonInference::group(const std::vector<std::pair<FlowKey, const FlowEvi
 }
 
 bool SkeletonInference::refresh(sim::Nanos now) {
-  (void)now;  // age is counted on the evidence's clock (see the header)
+  (void)now;           // age is counted on the evidence's clock (see the header)
   bool moved = false;  // a member's signature moved: its group may split or merge
   std::vector<std::pair<FlowKey, const FlowEvidence*>> members;
   for (auto it = evidence_.begin(); it != evidence_.end();) {
@@ -278,8 +274,7 @@ bool SkeletonInference::refresh(sim::Nanos now) {
       auto s = stopped_.find(endpoint);
       return s != stopped_.end() && e.last_seen <= s->second;
     };
-    if ((newest_ - e.last_seen) * interval_ > stale_after_ || stopped(it->first.first) ||
-        stopped(it->first.second)) {
+    if ((newest_ - e.last_seen) * interval_ > stale_after_ || stopped(it->first.first) || stopped(it->first.second)) {
       members_changed_ |= e.member;
       it = evidence_.erase(it);  // its container stopped or moved
       continue;

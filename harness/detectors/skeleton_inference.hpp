@@ -97,13 +97,13 @@ class SkeletonInference {
   struct FlowEvidence {
     std::deque<Burst> bursts;  // ordered, the latest kKeptBursts
     Interval last_seen = 0;
-    bool member = false;       // periodic at some refresh and not aged out since
-    double period = 0;         // in intervals, from the latest fit
-    double onset = 0;          // fitted onset of the latest burst, in intervals
-    double volume = 0;         // bytes per burst, from the latest fit
-    bool changed = true;       // bursts changed since the latest fit
+    bool member = false;  // periodic at some refresh and not aged out since
+    double period = 0;    // in intervals, from the latest fit
+    double onset = 0;     // fitted onset of the latest burst, in intervals
+    double volume = 0;    // bytes per burst, from the latest fit
+    bool changed = true;  // bursts changed since the latest fit
     sim::EndpointId src = -1, dst = -1;
-    bool seen = false;         // any interval added yet
+    bool seen = false;  // any interval added yet
   };
   struct Fit {
     double period = 0, onset = 0, volume = 0;

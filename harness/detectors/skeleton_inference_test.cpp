@@ -22,8 +22,8 @@ std::string nic(const sim::Topology& t, sim::EndpointId e) {
 }
 
 // One table's counters for the second ending at `second`.
-telemetry::FlowTableSample sample(const sim::Topology& t, sim::EndpointId from,
-                                  const std::vector<sim::EndpointId>& to, long long second) {
+telemetry::FlowTableSample sample(const sim::Topology& t, sim::EndpointId from, const std::vector<sim::EndpointId>& to,
+                                  long long second) {
   telemetry::FlowTableSample s;
   s.set_table(table(t, from));
   s.set_time_ns(second * kSecond);

@@ -57,8 +57,8 @@ std::vector<Suspect> rank_underlay_suspects(const sim::Topology& topology,
   // fails some ping trains and lets others through (a 1% loss link about a
   // third of them). A link stays a suspect while the probes crossing it fail
   // at least twice as often as probes overall.
-  const double background =
-      static_cast<double>(failed.size()) / static_cast<double>(std::max<std::size_t>(1, failed.size() + healthy.size()));
+  const double background = static_cast<double>(failed.size()) /
+                            static_cast<double>(std::max<std::size_t>(1, failed.size() + healthy.size()));
   std::vector<Suspect> out;
   for (const auto& [link, n] : crossings) {
     const auto [bad, good] = n;
@@ -100,8 +100,8 @@ std::vector<PlannedProbe> identifying_probes(const sim::Topology& topology, cons
     for (const auto& [pair, route] : routes) {
       if (planned >= per_link) break;
       const bool crosses = std::find(route.begin(), route.end(), link) != route.end();
-      const bool others = std::any_of(route.begin(), route.end(),
-                                      [&](int l) { return l != link && tied_links.count(l) > 0; });
+      const bool others =
+          std::any_of(route.begin(), route.end(), [&](int l) { return l != link && tied_links.count(l) > 0; });
       if (crosses && !others) {
         out.push_back({pair.first, pair.second, false});
         ++planned;
@@ -118,8 +118,10 @@ std::vector<PlannedProbe> identifying_probes(const sim::Topology& topology, cons
     std::vector<int> near, far;
     for (int e = 0; e < topology.endpoints(); ++e) {
       if (tied_links.count(topology.host_link(e))) continue;
-      if (topology.leaf_of(e) == leaf) near.push_back(e);
-      else if (!other_leaves.count(topology.leaf_of(e))) far.push_back(e);
+      if (topology.leaf_of(e) == leaf)
+        near.push_back(e);
+      else if (!other_leaves.count(topology.leaf_of(e)))
+        far.push_back(e);
     }
     if (near.empty() || far.empty()) continue;
     const std::size_t wanted = static_cast<std::size_t>((per_link - planned) * topology.spines());

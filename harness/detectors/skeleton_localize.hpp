@@ -3,10 +3,9 @@
 // pingmesh detectors: the links on failed probe paths that lie on no healthy
 // path (or, as loss spares some probes, whose probes fail at least twice as
 // often as probes overall), ranked by how
-// many failed paths share them (tomography without ECMP knowledge). A probe's links are those the prober reported in its `path`;
-// when it reported none, the links it may have crossed: its two host links
-// and, between leaves, every leaf~spine link of either leaf. Such a guessed
-// path can accuse links but exonerates only its host links.
+// many failed paths share them (tomography without ECMP knowledge). A probe's links are those the prober reported in
+// its `path`; when it reported none, the links it may have crossed: its two host links and, between leaves, every
+// leaf~spine link of either leaf. Such a guessed path can accuse links but exonerates only its host links.
 #include <map>
 #include <optional>
 #include <set>

@@ -21,7 +21,7 @@ TimeoutConfig TimeoutDetector::config_from(const DetectorParams& params) {
   c.manual_diagnosis = params.duration("manual_diagnosis");
   c.page_on_timeout = params.text("page_on_timeout") == "true";
   const std::string& level = params.text("suspect");
-  c.suspect = level == "gpu" ? TimeoutConfig::Level::gpu
+  c.suspect = level == "gpu"    ? TimeoutConfig::Level::gpu
               : level == "host" ? TimeoutConfig::Level::host
                                 : TimeoutConfig::Level::automatic;
   return c;
@@ -33,9 +33,7 @@ void TimeoutDetector::observe(const telemetry::Batch& batch) {
   // last_iteration), never expanded.
   // Records it does not read change nothing but the clock, and the next
   // record read (or the batch's end) advances it as far.
-  const auto wanted = [](const telemetry::Record& r) {
-    return r.has_iteration() || r.has_collective() || r.has_job();
-  };
+  const auto wanted = [](const telemetry::Record& r) { return r.has_iteration() || r.has_collective() || r.has_job(); };
   for (const BatchItem& item : ordered_items(batch, +wanted)) {
     advance_to(item.time);
     if (item.record) {
@@ -61,7 +59,9 @@ void TimeoutDetector::on_record(const telemetry::Record& record) {
       // An iteration finishing means the job runs again: a later hang is a new incident.
       tripped_ = false;
       break;
-    case telemetry::Record::kCollective: on_collective(record.collective()); break;
+    case telemetry::Record::kCollective:
+      on_collective(record.collective());
+      break;
     case telemetry::Record::kJob: {
       const auto& e = record.job();
       if (e.kind() == telemetry::JobEvent::CRASH) {
@@ -73,7 +73,8 @@ void TimeoutDetector::on_record(const telemetry::Record& record) {
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 

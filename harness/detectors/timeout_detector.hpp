@@ -79,9 +79,9 @@ class TimeoutDetector : public Detector {
   std::size_t last_comm_ = SIZE_MAX;  // records of one communicator come in runs
   // Collectives started and not finished: (communicator, sequence, rank) -> start.
   std::map<std::pair<CollKey, std::uint32_t>, sim::Nanos> pending_;
-  std::multiset<sim::Nanos> pending_starts_;            // the starts of pending_, for the oldest hang
+  std::multiset<sim::Nanos> pending_starts_;                       // the starts of pending_, for the oldest hang
   std::unordered_map<std::string, std::uint64_t> last_iteration_;  // worker -> last finished iteration
-  bool tripped_ = false;  // a fault has been announced and the job has not recovered since
+  bool tripped_ = false;              // a fault has been announced and the job has not recovered since
   std::vector<Diagnosis> diagnoses_;  // due in order
 };
 

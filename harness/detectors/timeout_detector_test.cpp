@@ -125,9 +125,9 @@ TEST(TimeoutDetector, WholeHostHangNamesTheHost) {
 TEST(TimeoutDetector, CrashWithoutHangAndShorterTimeoutParameter) {
   DetectorRegistry reg = builtin_detectors();
   std::string error;
-  auto params = reg.resolve(*reg.find("timeout"),
-                            {{"collective_timeout", "10m"}, {"manual_diagnosis", "1h"}, {"page_on_timeout", "false"}},
-                            &error);
+  auto params =
+      reg.resolve(*reg.find("timeout"),
+                  {{"collective_timeout", "10m"}, {"manual_diagnosis", "1h"}, {"page_on_timeout", "false"}}, &error);
   ASSERT_TRUE(params) << error;
   DetectorContext ctx;
   ctx.params = *params;

@@ -35,8 +35,8 @@ std::string render_labels(std::map<std::string, std::string> labels) {
   return out;
 }
 
-void ExporterSeries::add(const std::string& metric, const std::string& labels, const std::string& type,
-                         sim::Nanos time, double value) {
+void ExporterSeries::add(const std::string& metric, const std::string& labels, const std::string& type, sim::Nanos time,
+                         double value) {
   Track& track = tracks_[Key{metric, labels}];
   track.type = type;
   // Only changes are kept: a value holds until the next one.
@@ -97,7 +97,8 @@ void ExporterSeries::record(const telemetry::Record& record, sim::Nanos time) {
       add("ifOperStatus", labels, "gauge", time, p.link_up() ? 1 : 2);
       return;
     }
-    default: return;
+    default:
+      return;
   }
 }
 
@@ -106,10 +107,17 @@ void ExporterSeries::observe(const telemetry::Batch& batch) {
   // matter here, and each change is a plain record.
   for (const telemetry::Record& r : batch.records()) {
     switch (r.body_case()) {
-      case telemetry::Record::kGpu: record(r, r.gpu().time_ns()); break;
-      case telemetry::Record::kNic: record(r, r.nic().time_ns()); break;
-      case telemetry::Record::kPort: record(r, r.port().time_ns()); break;
-      default: break;
+      case telemetry::Record::kGpu:
+        record(r, r.gpu().time_ns());
+        break;
+      case telemetry::Record::kNic:
+        record(r, r.nic().time_ns());
+        break;
+      case telemetry::Record::kPort:
+        record(r, r.port().time_ns());
+        break;
+      default:
+        break;
     }
   }
 }
@@ -123,15 +131,16 @@ std::vector<Series> ExporterSeries::series(sim::Nanos until) const {
     s.labels = key.labels;
     s.type = track.type;
     s.first_scrape = static_cast<std::uint64_t>((track.samples.front().time + interval_ - 1) / interval_);
-    double total = 0;             // a counter's value: every sample period's amount so far
+    double total = 0;  // a counter's value: every sample period's amount so far
     sim::Nanos counted_to = track.samples.front().time - kSamplePeriod;  // the last sample time summed
-    std::size_t next = 0;         // the first change not yet in effect
+    std::size_t next = 0;                                                // the first change not yet in effect
     double current = 0;
     for (sim::Nanos at = static_cast<sim::Nanos>(s.first_scrape) * interval_; at <= until; at += interval_) {
       // Changes in effect by this scrape; a counter sums each second's amount.
       while (next < track.samples.size() && track.samples[next].time <= at) {
         if (track.samples[next].cumulative && next > 0)
-          total += current * static_cast<double>((track.samples[next].time - kSamplePeriod - counted_to) / kSamplePeriod);
+          total +=
+              current * static_cast<double>((track.samples[next].time - kSamplePeriod - counted_to) / kSamplePeriod);
         if (track.samples[next].cumulative) counted_to = track.samples[next].time - kSamplePeriod;
         current = track.samples[next].value;
         ++next;

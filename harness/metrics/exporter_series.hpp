@@ -42,10 +42,10 @@ struct SeriesSegment {
 
 struct Series {
   std::string metric;
-  std::string labels;  // rendered: a="x",b="y" (sorted by name)
-  std::string type;    // gauge | counter
+  std::string labels;                   // rendered: a="x",b="y" (sorted by name)
+  std::string type;                     // gauge | counter
   std::vector<SeriesSegment> segments;  // from the first scrape on
-  std::uint64_t first_scrape = 0;        // index of its first value
+  std::uint64_t first_scrape = 0;       // index of its first value
 };
 
 class ExporterSeries {

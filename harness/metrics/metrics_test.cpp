@@ -35,7 +35,7 @@ const Series& find(const std::vector<Series>& all, const std::string& metric) {
 TEST(ExporterSeries, GaugeHoldsUntilItChangesAndIsRunLengthEncoded) {
   ExporterSeries series(15 * kSecond);
   telemetry::Batch b;
-  gpu(b, 0, 1410);          // 0 .. 299 s at full clock
+  gpu(b, 0, 1410);             // 0 .. 299 s at full clock
   gpu(b, 300 * kSecond, 705);  // then half
   series.observe(b);
   const std::vector<Series> all = series.series(600 * kSecond);
@@ -75,11 +75,14 @@ TEST(OpenMetrics, FamiliesTypedAndTimestampedAndClosed) {
   series.observe(b);
   const std::string text = openmetrics_text(series.series(30 * kSecond), 15 * kSecond);
   EXPECT_NE(text.find("# TYPE DCGM_FI_DEV_SM_CLOCK gauge\n"), std::string::npos) << text;
-  EXPECT_NE(text.find(R"(DCGM_FI_DEV_SM_CLOCK{Hostname="h5",component="h5.gpu2",device="nvidia2",gpu="2"} 1410 15.000)"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find(R"(DCGM_FI_DEV_SM_CLOCK{Hostname="h5",component="h5.gpu2",device="nvidia2",gpu="2"} 1410 15.000)"),
+      std::string::npos);
   EXPECT_NE(text.find("# TYPE node_infiniband_port_data_transmitted_bytes counter\n"), std::string::npos);
-  EXPECT_NE(text.find(R"(node_infiniband_port_data_transmitted_bytes_total{component="h1.nic3",device="mlx5_3",instance="h1",port="1"} 30000 30.000)"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find(
+          R"(node_infiniband_port_data_transmitted_bytes_total{component="h1.nic3",device="mlx5_3",instance="h1",port="1"} 30000 30.000)"),
+      std::string::npos);
   EXPECT_TRUE(text.ends_with("# EOF\n"));
 }
 

@@ -40,7 +40,8 @@ std::string openmetrics_text(const std::vector<Series>& series, sim::Nanos scrap
     const std::string head = s.metric + "{" + s.labels + "} ";
     for (const SeriesSegment& segment : s.segments)
       for (std::uint64_t i = 0; i < segment.count; ++i, ++scrape) {
-        std::snprintf(stamp, sizeof stamp, " %.3f\n", sim::to_seconds(static_cast<sim::Nanos>(scrape) * scrape_interval));
+        std::snprintf(stamp, sizeof stamp, " %.3f\n",
+                      sim::to_seconds(static_cast<sim::Nanos>(scrape) * scrape_interval));
         out += head + number(segment.start + segment.step * static_cast<double>(i)) + stamp;
       }
   }

@@ -33,8 +33,13 @@ std::optional<double> prometheus_seconds(const std::string& text) {
     consumed += static_cast<std::size_t>(it->length());
     const double n = std::stod((*it)[1]);
     const std::string unit = (*it)[2];
-    total += n * (unit == "ms" ? 1e-3 : unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400
-                                  : unit == "w" ? 604800 : 31536000);
+    total += n * (unit == "ms"  ? 1e-3
+                  : unit == "s" ? 1
+                  : unit == "m" ? 60
+                  : unit == "h" ? 3600
+                  : unit == "d" ? 86400
+                  : unit == "w" ? 604800
+                                : 31536000);
   }
   if (consumed != text.size() || text.empty()) return std::nullopt;
   return total;
@@ -124,7 +129,8 @@ std::optional<PromRulesConfig> parse_prom_config(const std::string& rules_path,
       config.component_label = value;
     } else if (key == "kind") {
       if (value != "fail_stop" && value != "fail_slow" && value != "network" && value != "monitor") {
-        *error = "prom: detector parameter 'kind' must be fail_stop, fail_slow, network or monitor, got '" + value + "'";
+        *error =
+            "prom: detector parameter 'kind' must be fail_stop, fail_slow, network or monitor, got '" + value + "'";
         return std::nullopt;
       }
       config.kind = value;
@@ -162,7 +168,9 @@ std::vector<FiringAlert> parse_promtool_output(const std::string& text) {
 }
 
 PromRulesDetector::PromRulesDetector(std::string name, PromRulesConfig config, sim::Nanos run_duration)
-    : name_(std::move(name)), config_(std::move(config)), run_duration_(run_duration),
+    : name_(std::move(name)),
+      config_(std::move(config)),
+      run_duration_(run_duration),
       series_(config_.evaluation_interval) {}
 
 void PromRulesDetector::observe(const telemetry::Batch& batch) {
@@ -211,8 +219,8 @@ void PromRulesDetector::evaluate(sim::Nanos until) {
   }
   const fs::path scratch = scratch_template;
   std::ofstream(scratch / "test.yaml") << test_file(*rules, until);
-  const int status = run_capturing({"promtool", "test", "rules", (scratch / "test.yaml").string()},
-                                   scratch / "output.txt", &error);
+  const int status =
+      run_capturing({"promtool", "test", "rules", (scratch / "test.yaml").string()}, scratch / "output.txt", &error);
   const std::string output = slurp(scratch / "output.txt");
   fs::remove_all(scratch);
   if (status < 0) {
@@ -228,7 +236,8 @@ void PromRulesDetector::evaluate(sim::Nanos until) {
   // An alert starts when its label set fires at an evaluation after one where it did not.
   const double step = sim::to_seconds(config_.evaluation_interval);
   std::map<std::pair<std::string, std::map<std::string, std::string>>, double> last_seen;
-  std::stable_sort(firing.begin(), firing.end(), [](const FiringAlert& a, const FiringAlert& b) { return a.time_s < b.time_s; });
+  std::stable_sort(firing.begin(), firing.end(),
+                   [](const FiringAlert& a, const FiringAlert& b) { return a.time_s < b.time_s; });
   for (const FiringAlert& f : firing) {
     auto key = std::make_pair(f.alertname, f.labels);
     const auto seen = last_seen.find(key);

@@ -21,9 +21,9 @@
 namespace gauntlet::harness {
 
 struct PromRulesConfig {
-  std::string rules_path;               // as given after "prom:"
+  std::string rules_path;  // as given after "prom:"
   std::string component_label = "component";
-  std::string kind = "fail_slow";       // unless an alert carries a `kind` label of its own
+  std::string kind = "fail_slow";  // unless an alert carries a `kind` label of its own
   sim::Nanos evaluation_interval = 15 * sim::kSecond;
 };
 

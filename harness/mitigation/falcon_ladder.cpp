@@ -17,10 +17,14 @@ int position(LadderLever lever) { return static_cast<int>(lever); }
 
 std::string lever_action(LadderLever lever) {
   switch (lever) {
-    case LadderLever::rebalance: return "rebalance-microbatches";
-    case LadderLever::relayout: return "move-layers";
-    case LadderLever::repair: return "re-pair";
-    case LadderLever::restart: return "checkpoint-restart";
+    case LadderLever::rebalance:
+      return "rebalance-microbatches";
+    case LadderLever::relayout:
+      return "move-layers";
+    case LadderLever::repair:
+      return "re-pair";
+    case LadderLever::restart:
+      return "checkpoint-restart";
   }
   return "";
 }
@@ -61,7 +65,8 @@ bool FalconLadderPolicy::compute_slow(const models::JobControl& job) const {
 
 bool FalconLadderPolicy::iterations_slow(const models::JobControl& job) const {
   if (job.timeline().empty() || healthy_ == 0) return false;
-  return static_cast<double>(job.timeline().back().duration) > thresholds_.slow_iteration * static_cast<double>(healthy_);
+  return static_cast<double>(job.timeline().back().duration) >
+         thresholds_.slow_iteration * static_cast<double>(healthy_);
 }
 
 void FalconLadderPolicy::on_tick(models::JobControl& job, sim::Nanos now) {
@@ -122,10 +127,14 @@ void FalconLadderPolicy::end_episode(models::JobControl& job, sim::Nanos now) {
 
 sim::Nanos FalconLadderPolicy::cost(LadderLever lever) const {
   switch (lever) {
-    case LadderLever::rebalance: return costs_.rebalance;
-    case LadderLever::relayout: return costs_.relayout;
-    case LadderLever::repair: return costs_.repair;
-    case LadderLever::restart: return costs_.restart;
+    case LadderLever::rebalance:
+      return costs_.rebalance;
+    case LadderLever::relayout:
+      return costs_.relayout;
+    case LadderLever::repair:
+      return costs_.repair;
+    case LadderLever::restart:
+      return costs_.restart;
   }
   return costs_.restart;
 }
@@ -133,9 +142,11 @@ sim::Nanos FalconLadderPolicy::cost(LadderLever lever) const {
 bool FalconLadderPolicy::lever_applies(const models::JobControl& job, LadderLever lever) const {
   switch (lever) {
     case LadderLever::rebalance:
-    case LadderLever::relayout: return compute_slow(job) && planned_split(job, lever).has_value();
+    case LadderLever::relayout:
+      return compute_slow(job) && planned_split(job, lever).has_value();
     case LadderLever::repair:
-      return !compute_slow(job) && std::count(taken_.begin(), taken_.end(), LadderLever::repair) < thresholds_.max_repairs &&
+      return !compute_slow(job) &&
+             std::count(taken_.begin(), taken_.end(), LadderLever::repair) < thresholds_.max_repairs &&
              next_repair(job).has_value();
     case LadderLever::restart:
       return std::find(taken_.begin(), taken_.end(), LadderLever::restart) == taken_.end() && job.spares_left() > 0 &&
@@ -220,7 +231,8 @@ std::optional<models::WorkSplit> FalconLadderPolicy::planned_split(const models:
   models::WorkSplit split = job.work_split();
   split.layers_per_stage = layers / pp;
   if (lever == LadderLever::rebalance && dp > 1 && spec.microbatches > 1)
-    split.microbatches = models::balance_microbatches(job.measurements().measured_replica_speeds(job.placement()), dp * spec.microbatches, pp);
+    split.microbatches = models::balance_microbatches(job.measurements().measured_replica_speeds(job.placement()),
+                                                      dp * spec.microbatches, pp);
   else if (lever == LadderLever::relayout && pp > 1 && layers > pp) {
     split.stage_layers = models::balance_layers(stage_paces(job, split), layers);
     if (std::all_of(split.stage_layers.begin(), split.stage_layers.end(),

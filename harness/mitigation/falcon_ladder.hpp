@@ -88,7 +88,7 @@ class FalconLadderPolicy final : public MitigationPolicy {
   struct Repair {
     std::string action;  // "drain-fabric-link" | "move-nic-traffic"
     std::string component;
-    int link = -1;                  // drain
+    int link = -1;                     // drain
     int host = -1, nic = -1, to = -1;  // move
   };
 
@@ -109,10 +109,10 @@ class FalconLadderPolicy final : public MitigationPolicy {
   LadderCosts costs_;
   LadderThresholds thresholds_;
   std::optional<sim::Nanos> episode_start_;
-  std::vector<std::string> suspects_;  // every suspect named in the episode, first seen first
+  std::vector<std::string> suspects_;       // every suspect named in the episode, first seen first
   std::set<std::string> named_by_network_;  // those a network alert named
   std::vector<LadderLever> taken_;
-  std::set<std::string> repaired_;     // components re-paired around in this episode
+  std::set<std::string> repaired_;  // components re-paired around in this episode
   // The last lever, until its effect is measured: what undoes it.
   struct Undo {
     LadderLever lever;
@@ -121,10 +121,10 @@ class FalconLadderPolicy final : public MitigationPolicy {
     sim::Nanos before = 0;    // the iteration time before it
   };
   std::optional<Undo> undo_;
-  double loss_s_ = 0;                  // training time lost since the last step
-  sim::Nanos measure_from_ = 0;        // iterations begun before this predate the last step
+  double loss_s_ = 0;            // training time lost since the last step
+  sim::Nanos measure_from_ = 0;  // iterations begun before this predate the last step
   sim::Nanos last_tick_ = 0;
-  sim::Nanos healthy_ = 0;             // fastest iteration seen outside episodes
+  sim::Nanos healthy_ = 0;  // fastest iteration seen outside episodes
 };
 
 }  // namespace gauntlet::harness

@@ -48,11 +48,17 @@ std::unique_ptr<MitigationPolicy> make_policy(const std::string& name, const mod
     LadderCosts ladder;
     ladder.restart = job.restart_cost;
     for (const auto& [step, cost] : costs) {
-      if (step == "rebalance") ladder.rebalance = cost;
-      else if (step == "relayout") ladder.relayout = cost;
-      else if (step == "repair") ladder.repair = cost;
-      else if (step == "restart") ladder.restart = cost;
-      else throw std::invalid_argument("falcon-ladder has no step '" + step + "'; steps are rebalance, relayout, repair, restart");
+      if (step == "rebalance")
+        ladder.rebalance = cost;
+      else if (step == "relayout")
+        ladder.relayout = cost;
+      else if (step == "repair")
+        ladder.repair = cost;
+      else if (step == "restart")
+        ladder.restart = cost;
+      else
+        throw std::invalid_argument("falcon-ladder has no step '" + step +
+                                    "'; steps are rebalance, relayout, repair, restart");
     }
     return std::make_unique<FalconLadderPolicy>(ladder, LadderThresholds::from(calibration));
   }

@@ -26,8 +26,10 @@ std::string params_text(const ParamList& params, const std::string& without = ""
 
 std::string hours(double seconds) {
   char text[32];
-  if (seconds >= 3600) std::snprintf(text, sizeof text, "%.2g h", seconds / 3600);
-  else std::snprintf(text, sizeof text, "%.3g min", seconds / 60);
+  if (seconds >= 3600)
+    std::snprintf(text, sizeof text, "%.2g h", seconds / 3600);
+  else
+    std::snprintf(text, sizeof text, "%.3g min", seconds / 60);
   return text;
 }
 
@@ -47,8 +49,9 @@ std::vector<const CapacityRow*> interval_siblings(const std::vector<CapacityRow>
     if (row.scenario == best.scenario && row.detector == best.detector &&
         params_text(row.params, kIntervalPath) == params_text(best.params, kIntervalPath) && row.total_gpu_hours.n > 0)
       siblings.push_back(&row);
-  std::sort(siblings.begin(), siblings.end(),
-            [](const CapacityRow* a, const CapacityRow* b) { return a->checkpoint_interval_s < b->checkpoint_interval_s; });
+  std::sort(siblings.begin(), siblings.end(), [](const CapacityRow* a, const CapacityRow* b) {
+    return a->checkpoint_interval_s < b->checkpoint_interval_s;
+  });
   return siblings;
 }
 
@@ -72,25 +75,28 @@ std::string compare(const CapacityAnalysis& analysis, const CapacityRow& best) {
   const double best_hi = best.total_gpu_hours.mean + half_width(best.total_gpu_hours);
   for (const CapacityRow* row : siblings)
     if (row->total_gpu_hours.mean - half_width(row->total_gpu_hours) <= best_hi) ++overlapping;
-  const std::string flat =
-      overlapping > 1 ? " " + std::to_string(overlapping) + " of the " + std::to_string(siblings.size()) +
-                            " intervals overlap the best within their 95% intervals over " +
-                            std::to_string(best.total_gpu_hours.n) +
-                            " seeds: the curve is flat near its minimum and these seeds do not separate them."
-                      : "";
+  const std::string flat = overlapping > 1
+                               ? " " + std::to_string(overlapping) + " of the " + std::to_string(siblings.size()) +
+                                     " intervals overlap the best within their 95% intervals over " +
+                                     std::to_string(best.total_gpu_hours.n) +
+                                     " seeds: the curve is flat near its minimum and these seeds do not separate them."
+                               : "";
   if (nearest->checkpoint_interval_s == best.checkpoint_interval_s)
     return yd + "; the nearest swept interval, " + hours(best.checkpoint_interval_s) +
            ", is also the simulated best: they agree to the grid's resolution." + flat;
   std::string why = yd + "; the simulated best is " + hours(best.checkpoint_interval_s) + ".";
   const double lo = siblings.front()->checkpoint_interval_s, hi = siblings.back()->checkpoint_interval_s;
-  if (best.young_daly_s < lo || best.young_daly_s > hi) why += " Young/Daly's optimum lies outside the swept intervals.";
+  if (best.young_daly_s < lo || best.young_daly_s > hi)
+    why += " Young/Daly's optimum lies outside the swept intervals.";
   why += flat;
   char failures[64];
   std::snprintf(failures, sizeof failures, "%.1f", best.job_failures);
-  why += std::string(" Young/Daly takes failures as a Poisson stream costing half an interval of rollback each; here ") +
-         failures + " failures a run are few, and where each lands between checkpoints (and whether it lands "
-         "while the job is already down) decides the rollback, while detection and restart add the same cost at "
-         "every interval.";
+  why +=
+      std::string(" Young/Daly takes failures as a Poisson stream costing half an interval of rollback each; here ") +
+      failures +
+      " failures a run are few, and where each lands between checkpoints (and whether it lands "
+      "while the job is already down) decides the rollback, while detection and restart add the same cost at "
+      "every interval.";
   return why;
 }
 
@@ -166,8 +172,10 @@ std::string capacity_table(const CapacityAnalysis& analysis) {
     auto with_interval = [](const Estimate& e) {
       char text[48];
       if (e.n == 0) return std::string("-");
-      if (std::isnan(e.half_width)) std::snprintf(text, sizeof text, "%.1f", e.mean);
-      else std::snprintf(text, sizeof text, "%.1f ± %.1f", e.mean, e.half_width);
+      if (std::isnan(e.half_width))
+        std::snprintf(text, sizeof text, "%.1f", e.mean);
+      else
+        std::snprintf(text, sizeof text, "%.1f ± %.1f", e.mean, e.half_width);
       return std::string(text);
     };
     std::snprintf(line, sizeof line, "%-4d %-*s %-10s %20s %20s %10.1f %10.0f %8.1f %10s\n", ++rank,
@@ -186,7 +194,8 @@ nlohmann::ordered_json capacity_json(const CapacityAnalysis& analysis) {
     nlohmann::ordered_json j;
     j["n"] = e.n;
     j["mean"] = e.n > 0 ? nlohmann::ordered_json(e.mean) : nlohmann::ordered_json();
-    j["ci95_half_width"] = std::isnan(e.half_width) || e.n == 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(e.half_width);
+    j["ci95_half_width"] =
+        std::isnan(e.half_width) || e.n == 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(e.half_width);
     return j;
   };
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -231,8 +240,9 @@ std::string capacity_html(const CapacityAnalysis& analysis) {
   double lo = 1e300, hi = 0;
   for (std::size_t s = 0; s < names.size() && s < 10; ++s) {
     auto points = series[names[s]];
-    std::sort(points.begin(), points.end(),
-              [](const CapacityRow* a, const CapacityRow* b) { return a->checkpoint_interval_s < b->checkpoint_interval_s; });
+    std::sort(points.begin(), points.end(), [](const CapacityRow* a, const CapacityRow* b) {
+      return a->checkpoint_interval_s < b->checkpoint_interval_s;
+    });
     script += "$s" + std::to_string(s) + " << EOD\n";
     for (const CapacityRow* row : points) {
       const double minutes = row->checkpoint_interval_s / 60;

@@ -28,13 +28,13 @@ struct CapacityRow {
   std::string detector;
   double checkpoint_interval_s = 0;
   double checkpoint_cost_s = 0;
-  Estimate lost_gpu_hours;        // to failures
+  Estimate lost_gpu_hours;          // to failures
   double checkpoint_gpu_hours = 0;  // paid by the fault-free run too
-  Estimate total_gpu_hours;       // the two together: the ranking
-  double spare_gpu_hours = 0;     // spare hosts' GPUs held idle over the run
-  double job_failures = 0;        // mean faults per run that hit the job
-  double mtbf_s = 0;              // the run's length over job_failures; 0 without failures
-  double young_daly_s = 0;        // sqrt(2 C MTBF); 0 without failures
+  Estimate total_gpu_hours;         // the two together: the ranking
+  double spare_gpu_hours = 0;       // spare hosts' GPUs held idle over the run
+  double job_failures = 0;          // mean faults per run that hit the job
+  double mtbf_s = 0;                // the run's length over job_failures; 0 without failures
+  double young_daly_s = 0;          // sqrt(2 C MTBF); 0 without failures
 };
 
 struct CapacityAnalysis {

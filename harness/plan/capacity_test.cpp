@@ -46,8 +46,8 @@ TEST(PlanCapacity, ShardsGatherIntoARankingBesideYoungDaly) {
                              ",job.spare_hosts=" + best["params"]["job.spare_hosts"].get<std::string>();
   double failures = 0;
   for (int seed = 1; seed <= 3; ++seed) {
-    const auto summary =
-        nlohmann::json::parse(slurp(out / "capacity-small" / folder / ("seed-" + std::to_string(seed)) / "summary.json"));
+    const auto summary = nlohmann::json::parse(
+        slurp(out / "capacity-small" / folder / ("seed-" + std::to_string(seed)) / "summary.json"));
     for (const auto& fault : summary["faults"]) failures += fault["affected_job"].get<bool>() ? 1.0 / 3 : 0;
   }
   ASSERT_GT(failures, 0);

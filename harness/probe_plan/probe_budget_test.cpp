@@ -17,7 +17,7 @@ sim::ClusterShape cluster(int hosts) {
 
 TEST(ProbeBudget, LatencyFallsWithTheBudgetUntilTheBusiestRnicSetsTheRound) {
   const sim::Topology topology(cluster(64));  // 512 RNICs
-  const models::ProbeCost cost;                // 2 s ping trains, one at a time per RNIC
+  const models::ProbeCost cost;               // 2 s ping trains, one at a time per RNIC
   const ProbePlan rail = plan_rail(topology, cost);
   const BudgetCurve curve = budget_curve(rail, cost, {1, 10, 100, 1e6});
   ASSERT_EQ(curve.points.size(), 4u);

@@ -64,9 +64,7 @@ class ListBuilder {
     list_.push_back({a, b, overlay});
     return true;
   }
-  bool contains(sim::EndpointId a, sim::EndpointId b, bool overlay) const {
-    return seen_.contains(key(a, b, overlay));
-  }
+  bool contains(sim::EndpointId a, sim::EndpointId b, bool overlay) const { return seen_.contains(key(a, b, overlay)); }
   void reserve(std::size_t n) {
     seen_.reserve(n);
     list_.reserve(n);
@@ -221,8 +219,10 @@ std::vector<PlannedProbe> skeleton_probe_list(const sim::Topology& t,
       const std::unordered_set<int> members(group.begin(), group.end());
       const int first = group.front();
       std::vector<sim::EndpointId> hint;
-      if (first >= t.links()) hint = partners[static_cast<std::size_t>(first - t.links())];
-      else if (!t.is_fabric_link(first)) hint = partners[static_cast<std::size_t>(first)];
+      if (first >= t.links())
+        hint = partners[static_cast<std::size_t>(first - t.links())];
+      else if (!t.is_fabric_link(first))
+        hint = partners[static_cast<std::size_t>(first)];
       // Of the first few candidates that split the group, take the one whose
       // less busy end is least loaded, so augmentation does not lengthen the
       // round more than it must.
@@ -270,7 +270,8 @@ ProbePlan plan_skeleton(const sim::Topology& t, const std::vector<std::vector<si
   plan.list = skeleton_probe_list(t, groups, route, &plan.unidentifiable);
   plan.probes = static_cast<long long>(plan.list.size());
   std::vector<long long> load(static_cast<std::size_t>(t.endpoints()), 0);
-  for (const PlannedProbe& p : plan.list) plan.max_per_rnic = std::max(plan.max_per_rnic, ++load[static_cast<std::size_t>(p.src)]);
+  for (const PlannedProbe& p : plan.list)
+    plan.max_per_rnic = std::max(plan.max_per_rnic, ++load[static_cast<std::size_t>(p.src)]);
   plan.round_seconds = round_seconds(plan.max_per_rnic, cost);
   return plan;
 }

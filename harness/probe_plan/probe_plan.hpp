@@ -44,7 +44,7 @@ struct ProbePlan {
   long long probes = 0;        // per round
   long long max_per_rnic = 0;  // probes the busiest source RNIC runs per round
   double round_seconds = 0;
-  int unidentifiable = 0;      // components left sharing a column with another (skeleton)
+  int unidentifiable = 0;          // components left sharing a column with another (skeleton)
   std::vector<PlannedProbe> list;  // skeleton only; fullmesh and rail are counted, not listed
 };
 

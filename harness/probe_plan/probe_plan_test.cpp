@@ -15,7 +15,7 @@ struct SeedScale {
   int hosts;
   int leaves;
   int spines;
-  int dp;  // DP group size of the job (tp 8, pp 8)
+  int dp;                                 // DP group size of the job (tp 8, pp 8)
   double fullmesh_s, rail_s, skeleton_s;  // SkeletonHunter's round times
 };
 

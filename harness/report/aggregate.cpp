@@ -263,8 +263,9 @@ std::string aggregate_table(const Aggregate& aggregate) {
     }
     out += "\n";
   }
-  out += "values: mean±half-width of the 95% confidence interval over seeds (Student t); latency over the seeds "
-         "with a detection\n";
+  out +=
+      "values: mean±half-width of the 95% confidence interval over seeds (Student t); latency over the seeds "
+      "with a detection\n";
   return out;
 }
 
@@ -284,8 +285,8 @@ std::string aggregate_html_table(const Aggregate& aggregate) {
         if (path == p) value = v;
       out += "<td class=\"name\">" + html::escape(value) + "</td>";
     }
-    out += "<td class=\"name\">" + html::escape(row.detector) + "</td><td>" + std::to_string(row.seeds.size()) +
-           "</td>";
+    out +=
+        "<td class=\"name\">" + html::escape(row.detector) + "</td><td>" + std::to_string(row.seeds.size()) + "</td>";
     for (const MetricInfo& m : aggregated_metrics())
       out += "<td>" + html::escape(format_estimate(row.metrics.at(m.key), m.format)) + "</td>";
     out += "</tr>\n";

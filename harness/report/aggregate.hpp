@@ -30,9 +30,9 @@ std::string cell_json(const CellInfo& cell);
 
 // The metrics aggregated per detector, in table order.
 struct MetricInfo {
-  const char* key;    // in summary.json's detector object, or derived
-  const char* label;  // table header
-  const char* format; // printf format of one value
+  const char* key;     // in summary.json's detector object, or derived
+  const char* label;   // table header
+  const char* format;  // printf format of one value
 };
 const std::vector<MetricInfo>& aggregated_metrics();
 
@@ -48,7 +48,7 @@ struct Aggregate {
   std::vector<std::string> parameters;  // every dotted path seen, first-seen order
   std::vector<AggregateRow> rows;       // sorted by scenario, params (as first seen), detector order
   int runs = 0;
-  std::vector<std::string> warnings;    // duplicates skipped, unreadable folders
+  std::vector<std::string> warnings;  // duplicates skipped, unreadable folders
   // Cells a sweep's plan (sweep.json, sweep_plan_json) lists that have no
   // results yet, as folders relative to the plan's; and "FOLDER: DETECTOR
   // FAILED: reason" for every run in which a detector failed.

@@ -63,8 +63,7 @@ std::vector<FaultWindowTimes> fault_window_times(const std::vector<FaultEpisode>
     }
     if (w.start_s > 0 && w.before_overlaps.empty()) w.before_s = median_iteration_s(faulty, before_from, w.start_s);
     w.during_s = median_iteration_s(faulty, w.start_s, w.end_s);
-    if (w.end_s < run_end_s && w.after_overlaps.empty())
-      w.after_s = median_iteration_s(faulty, w.end_s, after_to);
+    if (w.end_s < run_end_s && w.after_overlaps.empty()) w.after_s = median_iteration_s(faulty, w.end_s, after_to);
     w.fault_free_during_s = median_iteration_s(fault_free, w.start_s, w.end_s);
     out.push_back(std::move(w));
   }

@@ -31,8 +31,9 @@ TEST(FaultWindows, BeforeDuringAfterAreWindowsAsLongAsTheFault) {
   f.start_s = 10;
   f.end_s = 20;
   // Faulty: 1 s steps, 2 s steps during the fault, 1 s again after.
-  const std::vector<models::IterationSpan> faulty = {
-      {0, 10, 0, sim::kSecond}, {10, 5, 10 * sim::kSecond, 2 * sim::kSecond}, {15, 10, 20 * sim::kSecond, sim::kSecond}};
+  const std::vector<models::IterationSpan> faulty = {{0, 10, 0, sim::kSecond},
+                                                     {10, 5, 10 * sim::kSecond, 2 * sim::kSecond},
+                                                     {15, 10, 20 * sim::kSecond, sim::kSecond}};
   const std::vector<models::IterationSpan> clean = {{0, 30, 0, sim::kSecond}};
   const auto windows = fault_window_times({f}, faulty, clean, 30);
   ASSERT_EQ(windows.size(), 1u);
@@ -65,8 +66,8 @@ TEST(FaultWindows, BeforeAndAfterStopAtOtherFaults) {
                                                      {21, 3, 30 * sim::kSecond, 4 * sim::kSecond},
                                                      {24, 20, 42 * sim::kSecond, sim::kSecond}};
   const std::vector<models::IterationSpan> clean = {{0, 60, 0, sim::kSecond}};
-  const auto windows = fault_window_times({episode("f1", 10, 20), episode("f2", 24, 30), episode("f3", 28, 40)},
-                                          faulty, clean, 60);
+  const auto windows =
+      fault_window_times({episode("f1", 10, 20), episode("f2", 24, 30), episode("f3", 28, 40)}, faulty, clean, 60);
   // f1's after stops where f2 begins (20-24 s: 1 s steps), not at 30 s inside f2.
   EXPECT_EQ(windows[0].after_s, 1.0);
   // f2's before starts where f1 ended (20-24 s); f3 is active at f2's end: no after.
@@ -77,8 +78,9 @@ TEST(FaultWindows, BeforeAndAfterStopAtOtherFaults) {
   EXPECT_FALSE(windows[2].before_s);
   EXPECT_EQ(windows[2].after_s, 1.0);
   const std::string table = fault_window_table(windows);
-  EXPECT_NE(table.find("f2 gpu_throttle h0.gpu0 24.0-30.0 s: before 1.000 s, during 3.000 s (+200.0%), after - (f3 active)"),
-            std::string::npos)
+  EXPECT_NE(
+      table.find("f2 gpu_throttle h0.gpu0 24.0-30.0 s: before 1.000 s, during 3.000 s (+200.0%), after - (f3 active)"),
+      std::string::npos)
       << table;
 }
 

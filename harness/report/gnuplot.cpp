@@ -51,8 +51,7 @@ class TempFolder {
   TempFolder() {
     const fs::path temp = fs::temp_directory_path();
     remove_abandoned_plot_folders(temp);
-    std::string pattern =
-        (temp / (std::string(kPlotFolderPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
+    std::string pattern = (temp / (std::string(kPlotFolderPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
     if (::mkdtemp(pattern.data()) == nullptr)
       throw std::runtime_error(std::string("cannot create a temporary folder: ") + std::strerror(errno));
     path_ = pattern;
@@ -77,9 +76,12 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 std::string gnuplot_quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) {
-    if (c == '\'') out += "''";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '\'')
+      out += "''";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -117,8 +119,7 @@ std::string render_svg(const std::string& script, const PlotSize& size, const st
   while (::waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) throw GnuplotMissing(missing);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("gnuplot failed: " + slurp(errors_path));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("gnuplot failed: " + slurp(errors_path));
 
   std::string svg = slurp(svg_path);
   const std::size_t begin = svg.find("<svg");

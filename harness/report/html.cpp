@@ -7,12 +7,23 @@ std::string escape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -21,7 +32,9 @@ std::string escape(const std::string& text) {
 std::string page(const std::string& title, const std::string& body) {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-         "<title>" + escape(title) + "</title>\n<style>\n"
+         "<title>" +
+         escape(title) +
+         "</title>\n<style>\n"
          "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1180px;"
          "padding:0 16px;color:#222;background:#fff}\n"
          "h1{font-size:1.5em;margin-bottom:4px}h2{font-size:1.15em;margin-top:28px;border-bottom:1px solid #ddd;"
@@ -36,7 +49,8 @@ std::string page(const std::string& title, const std::string& body) {
          "figcaption{color:#555;font-size:0.85em}\n"
          ".grid{display:grid;grid-template-columns:1fr 1fr;gap:12px}\n"
          ".note{color:#666;font-style:italic}\n"
-         "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
+         "</style>\n</head>\n<body>\n" +
+         body + "</body>\n</html>\n";
 }
 
 std::string figure(const std::string& svg, const std::string& caption) {

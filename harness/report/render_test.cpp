@@ -79,12 +79,13 @@ class Browser : public ::testing::Test {
   std::string screenshot(const fs::path& page, const fs::path& png) {
     const fs::path profile = dir_ / "profile", log = dir_ / "chromium.log";
     fs::create_directories(profile);
-    const std::string command =
-        chromium_ + " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-                    "--disable-background-networking --disable-component-update --disable-sync "
-                    "--enable-logging=stderr --v=0 --user-data-dir=" + profile.string() + " --screenshot=" +
-        png.string() + " --window-size=1280,2000 file://" + fs::absolute(page).string() + " >" + log.string() +
-        " 2>&1 </dev/null";
+    const std::string command = chromium_ +
+                                " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+                                "--disable-background-networking --disable-component-update --disable-sync "
+                                "--enable-logging=stderr --v=0 --user-data-dir=" +
+                                profile.string() + " --screenshot=" + png.string() +
+                                " --window-size=1280,2000 file://" + fs::absolute(page).string() + " >" + log.string() +
+                                " 2>&1 </dev/null";
     const int status = std::system(command.c_str());
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(log);
     return slurp(log);
@@ -108,8 +109,8 @@ class Browser : public ::testing::Test {
     ASSERT_EQ(pixels.width, 1280) << "screenshot missing or unreadable";
     EXPECT_GT(pixels.non_white, std::size_t(pixels.width) * pixels.height / 50) << "page looks blank";
     EXPECT_GT(pixels.colourful, min_colourful) << "plots did not draw";
-    if (const char* keep = std::getenv("GAUNTLET_KEEP_SCREENSHOTS")) fs::copy_file(png, fs::path(keep) / png.filename(),
-                                                                                  fs::copy_options::overwrite_existing);
+    if (const char* keep = std::getenv("GAUNTLET_KEEP_SCREENSHOTS"))
+      fs::copy_file(png, fs::path(keep) / png.filename(), fs::copy_options::overwrite_existing);
   }
 
   std::string chromium_;
@@ -180,8 +181,11 @@ TEST_F(Browser, SweepReportRenders) {
           {"seed", seed},
           {"detectors",
            {{"falcon",
-             {{"precision", 1.0}, {"recall", std::min(1.0, 20 * r + 0.1 * seed)}, {"lost_iterations", 100 * r + seed},
-              {"false_alerts", 0}, {"detection_latency_s", {{"mean", 30.0 / (1 + 50 * r)}, {"p50", 30.0 / (1 + 50 * r)}}}}}}}};
+             {{"precision", 1.0},
+              {"recall", std::min(1.0, 20 * r + 0.1 * seed)},
+              {"lost_iterations", 100 * r + seed},
+              {"false_alerts", 0},
+              {"detection_latency_s", {{"mean", 30.0 / (1 + 50 * r)}, {"p50", 30.0 / (1 + 50 * r)}}}}}}}};
       std::ofstream(cell / "summary.json") << summary.dump();
       std::ofstream(cell / "cell.json") << cell_json({"s", "demo", {{"faults.0.rate", rate}}, seed});
     }

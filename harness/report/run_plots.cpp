@@ -33,8 +33,8 @@ std::string data_block(const std::string& name, const std::string& rows) {
   return "$" + name + " << EOD\n" + rows + "EOD\n";
 }
 
-const char* const kSeriesColors[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d",
-                                     "#666666"};
+const char* const kSeriesColors[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a",
+                                     "#66a61e", "#e6ab02", "#a6761d", "#666666"};
 const char* series_color(std::size_t i) { return kSeriesColors[i % (sizeof kSeriesColors / sizeof *kSeriesColors)]; }
 
 // Per-bin mean (weighted by time covered), min and max iteration duration.
@@ -87,7 +87,8 @@ std::string iteration_time_script(const RunView& run) {
       const double start = sim::to_seconds(span.start);
       const double duration = sim::to_seconds(span.duration);
       rows += number(start / unit.seconds) + " " + number(duration) + "\n";
-      rows += number((start + duration * static_cast<double>(span.count)) / unit.seconds) + " " + number(duration) + "\n";
+      rows +=
+          number((start + duration * static_cast<double>(span.count)) / unit.seconds) + " " + number(duration) + "\n";
     }
     script += data_block("iterations", rows);
   }
@@ -112,9 +113,10 @@ std::string iteration_time_script(const RunView& run) {
     }
     if (rows.empty()) rows = "NaN NaN\n";  // keeps the key entry for a silent detector
     script += data_block("alerts" + std::to_string(d), rows);
-    plots += ", $alerts" + std::to_string(d) + " using 1:2 with points pt 9 ps 1.3 lc rgb '" +
-             std::string(series_color(d + 1)) + "' title " + gnuplot_quote("alerts: " + name + " (" +
-             std::to_string(it != run.alerts.end() ? it->second.size() : 0) + ")");
+    plots +=
+        ", $alerts" + std::to_string(d) + " using 1:2 with points pt 9 ps 1.3 lc rgb '" +
+        std::string(series_color(d + 1)) + "' title " +
+        gnuplot_quote("alerts: " + name + " (" + std::to_string(it != run.alerts.end() ? it->second.size() : 0) + ")");
   }
 
   int object = 1;
@@ -123,8 +125,8 @@ std::string iteration_time_script(const RunView& run) {
     double end = f.end_s.value_or(end_s) / unit.seconds;
     if (end <= start) end = start + end_s / unit.seconds / 400;  // keep instantaneous faults visible
     const char* color = f.benign ? "#9ecae1" : f.affected_job ? "#f4a582" : "#d9d9d9";
-    script += "set object " + std::to_string(object++) + " rect from " + number(start) + ", graph 0 to " +
-              number(end) + ", graph 1 fc rgb '" + color + "' fs transparent solid 0.35 noborder behind\n";
+    script += "set object " + std::to_string(object++) + " rect from " + number(start) + ", graph 0 to " + number(end) +
+              ", graph 1 fc rgb '" + color + "' fs transparent solid 0.35 noborder behind\n";
     if (run.faults.size() <= 12)
       script += "set label " + std::to_string(object) + " " + gnuplot_quote(f.id + " " + f.type) + " at " +
                 number(start) + ", graph 0.04 offset 0.3,0 font ',9' tc rgb '#7f2704' front\n";
@@ -134,11 +136,16 @@ std::string iteration_time_script(const RunView& run) {
   script += "set xrange [0:" + number(end_s / unit.seconds) + "]\n";
   script += "set yrange [0:" + number(longest * (1.15 + 0.07 * static_cast<double>(detectors))) + "]\n";
   script += "set key outside bottom center horizontal\nset grid ytics lc rgb '#e0e0e0'\n";
-  script += "set title " + gnuplot_quote("iteration time; shaded: fault windows (orange: slowed the job, grey: "
-                                         "did not, blue: benign)") + "\n";
+  script += "set title " +
+            gnuplot_quote(
+                "iteration time; shaded: fault windows (orange: slowed the job, grey: "
+                "did not, blue: benign)") +
+            "\n";
   if (binned)
-    script += "plot $iterations using 1:3:4 with filledcurves fc rgb '#9ecae1' fs solid 0.5 title 'min-max per bin', "
-              "$iterations using 1:2 with lines lw 1.5 lc rgb '#08519c' title 'mean per bin'" + plots + "\n";
+    script +=
+        "plot $iterations using 1:3:4 with filledcurves fc rgb '#9ecae1' fs solid 0.5 title 'min-max per bin', "
+        "$iterations using 1:2 with lines lw 1.5 lc rgb '#08519c' title 'mean per bin'" +
+        plots + "\n";
   else
     script += "plot $iterations using 1:2 with lines lw 1.5 lc rgb '#08519c' title 'iteration time'" + plots + "\n";
   return script;
@@ -191,10 +198,11 @@ std::string latency_cdf_script(const RunView& run) {
 
 std::string lost_iterations_script(const RunView& run) {
   // Labels in a data block are double-quoted fields.
-  std::string rows = "\"no detection\" " + number(static_cast<double>(run.iterations_fault_free) -
-                                      static_cast<double>(run.iterations_faulty)) + "\n";
-  double highest = std::max(0.0, static_cast<double>(run.iterations_fault_free) -
-                                     static_cast<double>(run.iterations_faulty));
+  std::string rows =
+      "\"no detection\" " +
+      number(static_cast<double>(run.iterations_fault_free) - static_cast<double>(run.iterations_faulty)) + "\n";
+  double highest =
+      std::max(0.0, static_cast<double>(run.iterations_fault_free) - static_cast<double>(run.iterations_faulty));
   for (const std::string& name : run.detector_order) {
     std::string label;
     for (char c : name) label += c == '"' ? '\'' : c;
@@ -208,8 +216,9 @@ std::string lost_iterations_script(const RunView& run) {
   script += "set yrange [0:" + number(highest > 0 ? highest * 1.2 : 1) + "]\n";
   script += "set xrange [-0.6:" + number(static_cast<double>(run.detector_order.size()) + 0.6) + "]\n";
   script += "set ylabel 'lost iterations'\nset title 'iterations lost against the fault-free run'\n";
-  script += "plot $lost using 0:2:xtic(1) with boxes lc rgb '#d95f02', $lost using 0:2:(sprintf('%.1f', $2)) with "
-            "labels offset 0,0.8 notitle\n";
+  script +=
+      "plot $lost using 0:2:xtic(1) with boxes lc rgb '#d95f02', $lost using 0:2:(sprintf('%.1f', $2)) with "
+      "labels offset 0,0.8 notitle\n";
   return script;
 }
 

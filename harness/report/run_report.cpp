@@ -23,32 +23,31 @@ std::string td(const std::string& text) { return "<td>" + html::escape(text) + "
 // One class's cells: detected/scored, recall, latency mean/p50/p95, top-1, top-3.
 std::string class_cells(const ClassScore& c) {
   const std::optional<LatencyStats>& l = c.detection_latency_s;
-  auto latency = [&](double LatencyStats::*field) {
-    return td(l ? format("%.1f s", (*l).*field) : "-");
-  };
+  auto latency = [&](double LatencyStats::*field) { return td(l ? format("%.1f s", (*l).*field) : "-"); };
   return td(class_counts(c)) + td(figure_text(c.recall, "%.2f")) + latency(&LatencyStats::mean) +
          latency(&LatencyStats::p50) + latency(&LatencyStats::p95) + td(figure_text(c.localization_top1, "%.2f")) +
          td(figure_text(c.localization_top3, "%.2f"));
 }
 
 std::string scoreboard(const RunView& run) {
-  const char* class_headers = "<th>detected</th><th>recall</th><th>latency mean</th><th>latency p50</th>"
-                              "<th>latency p95</th><th>top-1</th><th>top-3</th>";
+  const char* class_headers =
+      "<th>detected</th><th>recall</th><th>latency mean</th><th>latency p50</th>"
+      "<th>latency p95</th><th>top-1</th><th>top-3</th>";
   std::string out = std::string("<table>\n<tr><th class=\"name\">detector</th><th>class</th>") + class_headers +
                     "<th>alerts</th><th>false alerts</th><th>precision</th><th>false isolations</th>"
                     "<th>lost iterations</th><th>lost GPU-hours</th><th>probes</th></tr>\n";
   for (const std::string& name : run.detector_order) {
     const DetectorScore& s = run.scores.at(name);
     const std::optional<RunCosts>& c = s.costs;
-    out += "<tr><td class=\"name\" rowspan=\"3\">" + html::escape(name) + "</td>" + td("all") +
-           class_cells(s.overall) + td(std::to_string(s.alerts)) + td(std::to_string(s.false_alerts)) +
-           td(figure_text(s.precision, "%.2f")) + td(c ? std::to_string(c->false_isolations) : "-") +
-           td(c ? format("%.1f", c->lost_iterations) : "-") + td(c ? format("%.2f", c->lost_gpu_hours) : "-") +
-           td(c ? std::to_string(c->probes_sent) : "-") + "</tr>\n";
+    out += "<tr><td class=\"name\" rowspan=\"3\">" + html::escape(name) + "</td>" + td("all") + class_cells(s.overall) +
+           td(std::to_string(s.alerts)) + td(std::to_string(s.false_alerts)) + td(figure_text(s.precision, "%.2f")) +
+           td(c ? std::to_string(c->false_isolations) : "-") + td(c ? format("%.1f", c->lost_iterations) : "-") +
+           td(c ? format("%.2f", c->lost_gpu_hours) : "-") + td(c ? std::to_string(c->probes_sent) : "-") + "</tr>\n";
     out += "<tr>" + td("impactful") + class_cells(s.impactful) + "</tr>\n";
     out += "<tr>" + td("latent") + class_cells(s.latent) + "</tr>\n";
   }
-  return "<div class=\"scroll\">\n" + out + "</table>\n</div>\n<p class=\"note\">detected: detected/scored faults; "
+  return "<div class=\"scroll\">\n" + out +
+         "</table>\n</div>\n<p class=\"note\">detected: detected/scored faults; "
          "impactful faults slowed the job, latent ones did not; latency and top-1/top-3 (a tie on top shares the "
          "credit) over the detected faults; '-': nothing to measure.</p>\n";
 }
@@ -59,8 +58,9 @@ std::string fault_table(const RunView& run) {
       "<table>\n<tr><th class=\"name\">id</th><th class=\"name\">type</th><th class=\"name\">target</th>"
       "<th>start (s)</th><th>end (s)</th><th class=\"name\">effect</th></tr>\n";
   for (const FaultEpisode& f : run.faults) {
-    const char* effect = f.benign ? "benign (alerts on it are false)" : f.affected_job ? "impactful: slowed or stopped the job"
-                                                                                        : "latent: no effect on the job";
+    const char* effect = f.benign         ? "benign (alerts on it are false)"
+                         : f.affected_job ? "impactful: slowed or stopped the job"
+                                          : "latent: no effect on the job";
     out += "<tr><td class=\"name\">" + html::escape(f.id) + "</td><td class=\"name\">" + html::escape(f.type) +
            "</td><td class=\"name\">" + html::escape(f.target.empty() ? "-" : f.target) + "</td>" +
            td(format("%.1f", f.start_s)) + td(f.end_s ? format("%.1f", *f.end_s) : "end of run") +

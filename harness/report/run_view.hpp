@@ -24,7 +24,7 @@ struct RunView {
   std::vector<std::string> detector_order;
   std::map<std::string, DetectorScore> scores;
   std::map<std::string, std::vector<Alert>> alerts;  // by detector
-  CollectiveSample collectives;  // of the run with faults; empty when read back from a folder
+  CollectiveSample collectives;                      // of the run with faults; empty when read back from a folder
 };
 
 RunView view_of(const RunReport& report);

@@ -11,7 +11,9 @@ std::string figure_text(const std::optional<double>& value, const char* format) 
   return buffer;
 }
 
-std::string class_counts(const ClassScore& c) { return std::to_string(c.detected) + "/" + std::to_string(c.scored_faults); }
+std::string class_counts(const ClassScore& c) {
+  return std::to_string(c.detected) + "/" + std::to_string(c.scored_faults);
+}
 
 std::string score_table(const RunReport& report) {
   std::map<std::string, std::string> statuses;
@@ -45,12 +47,12 @@ std::string score_table(const std::vector<std::string>& detector_order,
                   figure_text(all.recall, "%.2f").c_str(), figure_text(p50, "%.1fs").c_str(),
                   figure_text(all.localization_top1, "%.2f").c_str(),
                   figure_text(all.localization_top3, "%.2f").c_str(), class_counts(s.impactful).c_str(),
-                  class_counts(s.latent).c_str(), figure_text(lost, "%.1f").c_str(),
-                  figure_text(gpuh, "%.2f").c_str());
+                  class_counts(s.latent).c_str(), figure_text(lost, "%.1f").c_str(), figure_text(gpuh, "%.2f").c_str());
     out += line;
   }
-  out += "faults: detected/scored (impactful slowed the job, latent did not); latency and top1/top3 over the "
-         "detected; '-': nothing to measure\n";
+  out +=
+      "faults: detected/scored (impactful slowed the job, latent did not); latency and top1/top3 over the "
+      "detected; '-': nothing to measure\n";
   return out;
 }
 

@@ -47,15 +47,15 @@ void iteration_events(const std::vector<models::IterationSpan>& timeline, int pi
       continue;
     }
     // A steady stretch is one slice: it may hold millions of iterations.
-    events.push_back({{"name", "iterations " + std::to_string(span.first) + ".." +
-                                   std::to_string(span.first + span.count - 1)},
-                      {"cat", "steady"},
-                      {"ph", "X"},
-                      {"pid", pid},
-                      {"tid", kIterationsTid},
-                      {"ts", micros(span.start)},
-                      {"dur", micros(span.duration * static_cast<sim::Nanos>(span.count))},
-                      {"args", {{"duration_s", sim::to_seconds(span.duration)}, {"count", span.count}}}});
+    events.push_back(
+        {{"name", "iterations " + std::to_string(span.first) + ".." + std::to_string(span.first + span.count - 1)},
+         {"cat", "steady"},
+         {"ph", "X"},
+         {"pid", pid},
+         {"tid", kIterationsTid},
+         {"ts", micros(span.start)},
+         {"dur", micros(span.duration * static_cast<sim::Nanos>(span.count))},
+         {"args", {{"duration_s", sim::to_seconds(span.duration)}, {"count", span.count}}}});
   }
 }
 
@@ -208,8 +208,7 @@ std::vector<TraceRun> trace_runs(const RunReport& report) {
   return runs;
 }
 
-std::string trace_json(const std::vector<TraceRun>& runs, const std::vector<FaultEpisode>& faults,
-                       double sim_seconds) {
+std::string trace_json(const std::vector<TraceRun>& runs, const std::vector<FaultEpisode>& faults, double sim_seconds) {
   json events = json::array();
   json run_info = json::array();
   for (std::size_t r = 0; r < runs.size(); ++r) {

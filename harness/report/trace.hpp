@@ -35,7 +35,7 @@ inline constexpr std::size_t kMaxTraceAlerts = 20000;
 struct TraceRun {
   std::string name;  // the process name
   std::vector<models::IterationSpan> timeline;
-  bool with_faults = true;  // false for the fault-free run
+  bool with_faults = true;             // false for the fault-free run
   std::vector<std::string> detectors;  // whose alerts this run shows, in order
   std::map<std::string, std::vector<Alert>> alerts;
   std::vector<MitigationAction> actions;  // what the policy did in this run
@@ -48,8 +48,7 @@ struct TraceRun {
 // detectors), named "job NAME: ...", over every fault of the cluster.
 std::vector<TraceRun> trace_runs(const RunReport& report);
 
-std::string trace_json(const std::vector<TraceRun>& runs, const std::vector<FaultEpisode>& faults,
-                       double sim_seconds);
+std::string trace_json(const std::vector<TraceRun>& runs, const std::vector<FaultEpisode>& faults, double sim_seconds);
 std::string trace_json(const RunReport& report);
 // A single run (as read back from a folder): its faults, alerts and collectives.
 std::string trace_json(const RunView& run);

@@ -109,7 +109,7 @@ TEST(TraceRuns, OneProcessPerRunWithEachDetectorsAlertsAndActions) {
     EXPECT_TRUE(run.tracks.count("alerts: " + d));
     EXPECT_EQ(run.alert_times_s, reported_alerts[d]);
     EXPECT_EQ(json(run.actions), reported["mitigation_actions"]);
-    EXPECT_GT(run.collective_slices, 0);  // own runs are sampled too
+    EXPECT_GT(run.collective_slices, 0);                    // own runs are sampled too
     EXPECT_TRUE(run.tracks.count("collectives: h9.gpu4"));  // the failed GPU's rank is among them
   }
   // C4D names the failed GPU 20 s after it fails and the policy isolates it
@@ -140,7 +140,7 @@ TEST(TraceRuns, ManyShortSpansAreOneSliceEach) {
   };
   EXPECT_EQ(slices(spans(10)), 380u);  // drawn one by one
   const json month = spans(8000);
-  EXPECT_EQ(slices(month), 8000u);  // one per span
+  EXPECT_EQ(slices(month), 8000u);                              // one per span
   EXPECT_EQ(processes_of(month).at(1).iterations, 8000u * 38);  // every iteration still counted
 }
 

@@ -62,8 +62,7 @@ void CollectiveSampler::observe(const telemetry::Batch& batch) {
     const std::uint64_t iteration = records[i].collective().sequence();
     int j = i;
     std::size_t needed = 0;
-    for (; j < records.size() && (!records[j].has_collective() || records[j].collective().sequence() == iteration);
-         ++j)
+    for (; j < records.size() && (!records[j].has_collective() || records[j].collective().sequence() == iteration); ++j)
       needed += records[j].has_collective() && sampled(records[j].collective()) ? 1 : 0;
     if (needed > 0 && take_iteration(iteration, needed))
       for (int k = i; k < j; ++k)

@@ -59,8 +59,8 @@ class ContainerWatch : public Detector {
     for (const telemetry::Record& r : batch.records()) {
       if (!r.has_container()) continue;
       const telemetry::ContainerEvent& e = r.container();
-      (*log_)["events"].push_back({e.kind(), e.time_ns(), e.container(), e.host(), e.reason(), e.vfs_size(),
-                                   e.DebugString()});
+      (*log_)["events"].push_back(
+          {e.kind(), e.time_ns(), e.container(), e.host(), e.reason(), e.vfs_size(), e.DebugString()});
     }
   }
 
@@ -77,8 +77,9 @@ SwapRun run() {
   const std::string text = sim::run_isolated([] {
     json log = json::object();
     DetectorRegistry registry = builtin_detectors();
-    registry.add({"container-watch", "records container events", {},
-                  [&log](const DetectorContext&) { return std::make_unique<ContainerWatch>(&log); }});
+    registry.add({"container-watch", "records container events", {}, [&log](const DetectorContext&) {
+                    return std::make_unique<ContainerWatch>(&log);
+                  }});
     const Scenario scenario = parse_scenario(kScenario, "container-swap.yaml", registry);
     const SimulationOutcome outcome = simulate(scenario, registry, SimulationRequest{});
     return json{{"outcome", outcome.to_json()}, {"log", log}}.dump();

@@ -18,7 +18,6 @@ using json = nlohmann::ordered_json;
 constexpr const char* kObserverName = "engine-measure";
 constexpr std::size_t kBusiestShown = 3;
 
-
 // Every counter both engines publish, summed per window.
 void add_counters(const telemetry::Record& r, std::map<std::string, std::uint64_t>& c) {
   if (r.has_port()) {
@@ -72,10 +71,14 @@ class EngineObserver final : public Detector {
 
   void observe(const telemetry::Batch& batch) override {
     for (const telemetry::Record& r : batch.records()) {
-      if (r.has_port()) count_sample(r, r.port().time_ns());
-      else if (r.has_transport()) count_sample(r, r.transport().time_ns());
-      else if (r.has_nic()) count_sample(r, r.nic().time_ns());
-      else if (r.has_probe()) count_probe(r.probe());
+      if (r.has_port())
+        count_sample(r, r.port().time_ns());
+      else if (r.has_transport())
+        count_sample(r, r.transport().time_ns());
+      else if (r.has_nic())
+        count_sample(r, r.nic().time_ns());
+      else if (r.has_probe())
+        count_probe(r.probe());
     }
     // Counters that held still are sent once for the stretch they held;
     // each repeat is a second's sample like a plain record's.
@@ -140,9 +143,10 @@ std::vector<EngineWindowMeasure> finish(WindowTally& tally, const sim::Topology&
 json measure_json(const EngineWindowMeasure& m) {
   json busiest = json::array();
   for (const LinkUtilization& u : m.busiest) busiest.push_back({{"link", u.link}, {"utilization", u.utilization}});
-  return {{"iteration_s", m.iteration_s},    {"median_iteration_s", m.median_iteration_s},
-          {"iterations", m.iterations},      {"busiest", busiest},
-          {"probe_rtt_us", m.probe_rtt_us}, {"probes_lost", m.probes_lost}, {"counters", m.counters}};
+  return {{"iteration_s", m.iteration_s},   {"median_iteration_s", m.median_iteration_s},
+          {"iterations", m.iterations},     {"busiest", busiest},
+          {"probe_rtt_us", m.probe_rtt_us}, {"probes_lost", m.probes_lost},
+          {"counters", m.counters}};
 }
 
 EngineWindowMeasure measure_from_json(const json& j) {
@@ -150,7 +154,8 @@ EngineWindowMeasure measure_from_json(const json& j) {
   m.iteration_s = j["iteration_s"].get<double>();
   m.median_iteration_s = j["median_iteration_s"].get<double>();
   m.iterations = j["iterations"].get<std::uint64_t>();
-  for (const json& u : j["busiest"]) m.busiest.push_back({u["link"].get<std::string>(), u["utilization"].get<double>()});
+  for (const json& u : j["busiest"])
+    m.busiest.push_back({u["link"].get<std::string>(), u["utilization"].get<double>()});
   m.probe_rtt_us = j["probe_rtt_us"].get<double>();
   m.probes_lost = j["probes_lost"].get<std::uint64_t>();
   m.counters = j["counters"].get<std::map<std::string, std::uint64_t>>();
@@ -175,8 +180,9 @@ std::vector<EngineWindowMeasure> measure_on(const Scenario& base, const std::str
     const sim::Topology topology(scenario.cluster);
     WindowTally tally(windows.size());
     DetectorRegistry registry;
-    registry.add({kObserverName, "measures a run per comparison window", {},
-                  [&](const DetectorContext&) { return std::make_unique<EngineObserver>(topology, windows, tally); }});
+    registry.add({kObserverName, "measures a run per comparison window", {}, [&](const DetectorContext&) {
+                    return std::make_unique<EngineObserver>(topology, windows, tally);
+                  }});
     SimulationRequest request;
     request.fast_forward = false;  // both engines simulate every iteration alike
     const SimulationOutcome outcome = simulate(scenario, registry, request);

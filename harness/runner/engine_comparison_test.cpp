@@ -18,14 +18,16 @@ std::string small_scenario(const std::string& name, const std::string& duration,
                            const std::string& faults) {
   return "name: " + name + R"(
 seed: 5
-duration: )" + duration + R"(
+duration: )" +
+         duration + R"(
 cluster: {spines: 2, leaves: 4, hosts: 4, gpus_per_host: 2, rnics_per_host: 2}
 job:
   name: llm
   gpus: 8
   parallelism: {tp: 2, pp: 1, dp: 4, ep: 1}
   compute_per_iteration: 20ms
-  gradient_bytes: )" + gradient_bytes + R"(
+  gradient_bytes: )" +
+         gradient_bytes + R"(
   checkpoint_interval: 10m
   restart_cost: 1m
 faults:
@@ -127,10 +129,9 @@ TEST(EngineComparison, HybridIsFlowWhenHealthyAndNearPacketsInFaultWindows) {
 // carries 3 MB, so what its sender sends toward the down port over two
 // outages is more than a leaf's ingress queue may hold before it pauses.
 TEST(EngineComparison, APortFlappingTwiceStallsBothEnginesAndTheJobRunsOn) {
-  const std::string scenario =
-      small_scenario("compare-flap", "4s", "2MB",
-                     "  - {type: port_flap, target: h1.nic0~leaf0, at: 1s, duration: 3s,"
-                     " period: 1500ms, down: 400ms}\n");
+  const std::string scenario = small_scenario("compare-flap", "4s", "2MB",
+                                              "  - {type: port_flap, target: h1.nic0~leaf0, at: 1s, duration: 3s,"
+                                              " period: 1500ms, down: 400ms}\n");
   const EngineComparison comparison = compare_engines(parse_scenario(scenario, "flap.yaml", builtin_detectors()));
   ASSERT_EQ(comparison.windows.size(), 2u);
   const ComparedWindow& flap = comparison.windows[1];
@@ -160,8 +161,8 @@ TEST(EngineComparison, APortFlappingTwiceStallsBothEnginesAndTheJobRunsOn) {
 // (A batch's counters count at its end: the window spans whole seconds.)
 TEST(EngineComparison, HybridWaitsOutAStormLongerThanItsBatchHorizonAsPacketsDo) {
   const std::string scenario =
-      "engine: packet\n" + small_scenario("compare-storm", "4s", "512KB",
-                                          "  - {type: pfc_storm, target: h3.nic1, at: 1s, duration: 2s}\n");
+      "engine: packet\n" +
+      small_scenario("compare-storm", "4s", "512KB", "  - {type: pfc_storm, target: h3.nic1, at: 1s, duration: 2s}\n");
   const EngineComparison comparison =
       compare_engines(parse_scenario(scenario, "storm.yaml", builtin_detectors()), /*hybrid=*/true);
   ASSERT_EQ(comparison.windows.size(), 2u);

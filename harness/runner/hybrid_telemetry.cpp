@@ -8,8 +8,8 @@ namespace gauntlet::harness {
 namespace {
 
 bool counts_anything(const telemetry::PortCounters& p) {
-  return p.tx_packets() > 0 || p.crc_errors() > 0 || p.drops() > 0 || p.pause_sent() > 0 ||
-         p.pause_received() > 0 || p.ecn_marked() > 0;
+  return p.tx_packets() > 0 || p.crc_errors() > 0 || p.drops() > 0 || p.pause_sent() > 0 || p.pause_received() > 0 ||
+         p.ecn_marked() > 0;
 }
 
 bool counts_anything(const telemetry::RnicTransportCounters& t) {

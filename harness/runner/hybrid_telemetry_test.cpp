@@ -30,7 +30,7 @@ TEST(HybridTelemetry, PacketCountsTakeTheModelsPlaceOnThePortsBatchesCrossed) {
   counted->set_tx_packets(1300);
   counted->set_tx_bytes(5'300'000);
   counted->set_crc_errors(13);
-  port(packets, "h0.nic0~leaf0", false, 1000);  // fell quiet: all zero
+  port(packets, "h0.nic0~leaf0", false, 1000);                   // fell quiet: all zero
   port(packets, "leaf0~spine1", true, 1000)->set_ecn_marked(7);  // the model had no record
   telemetry::RnicTransportCounters* resent = packets.add_records()->mutable_transport();
   resent->set_nic("h0.nic0");

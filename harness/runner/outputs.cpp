@@ -74,9 +74,12 @@ std::string summary_json(const RunReport& report) {
   }
   summary.overall = json::object();
   for (const auto& [name, t] : tenant_totals(report))
-    summary.overall[name] = {{"alerts", t.alerts},           {"false_alerts", t.false_alerts},
-                             {"precision", optional_number(t.precision)}, {"scored_faults", t.scored_faults},
-                             {"detected", t.detected},       {"recall", optional_number(t.recall)}};
+    summary.overall[name] = {{"alerts", t.alerts},
+                             {"false_alerts", t.false_alerts},
+                             {"precision", optional_number(t.precision)},
+                             {"scored_faults", t.scored_faults},
+                             {"detected", t.detected},
+                             {"recall", optional_number(t.recall)}};
   summary.notes.push_back("several jobs share the cluster: 'iterations' and 'detectors' above are job '" +
                           report.scenario.job.name + "''s; 'tenants' holds every job's, 'overall' sums them");
   return harness::summary_json(summary);
@@ -114,7 +117,8 @@ std::string timeline_csv(const RunReport& report) {
 
 void write_run_outputs(const RunReport& report, const ClaimedFolder& out, const FileList& extra_files) {
   std::ostringstream faults, alerts;
-  for (const FaultEpisode& f : report.tenants.empty() ? report.faults : report.cluster_faults) write_fault_line(faults, f);
+  for (const FaultEpisode& f : report.tenants.empty() ? report.faults : report.cluster_faults)
+    write_fault_line(faults, f);
   // In time order over all detectors (ties in the scenario's detector order),
   // as a real alert stream arrives; a tenant's detectors go by JOB/NAME.
   std::vector<Alert> in_time;
@@ -130,10 +134,10 @@ void write_run_outputs(const RunReport& report, const ClaimedFolder& out, const 
   std::stable_sort(in_time.begin(), in_time.end(), [](const Alert& a, const Alert& b) { return a.time_s < b.time_s; });
   for (const Alert& a : in_time) write_alert_line(alerts, a);
   FileList files = {{"summary.json", summary_json(report)},
-                                                             {"faults.jsonl", faults.str()},
-                                                             {"alerts.jsonl", alerts.str()},
-                                                             {"timeline.csv", timeline_csv(report)},
-                                                             {"containers.csv", report.faulty.containers_csv}};
+                    {"faults.jsonl", faults.str()},
+                    {"alerts.jsonl", alerts.str()},
+                    {"timeline.csv", timeline_csv(report)},
+                    {"containers.csv", report.faulty.containers_csv}};
   files.insert(files.end(), extra_files.begin(), extra_files.end());
   out.replace_with(files);
 }

@@ -27,7 +27,8 @@ std::string scenario_text(const std::string& engine, const std::string& faults =
   return R"(name: packet-run
 seed: 5
 duration: 1500ms
-engine: )" + engine + R"(
+engine: )" +
+         engine + R"(
 cluster: {spines: 2, leaves: 4, hosts: 4, gpus_per_host: 2, rnics_per_host: 2}
 job:
   name: llm
@@ -38,7 +39,8 @@ job:
   checkpoint_interval: 10m
   restart_cost: 1m
 faults:
-)" + faults + R"(detectors: [counters]
+)" + faults +
+         R"(detectors: [counters]
 )";
 }
 
@@ -78,8 +80,9 @@ EngineRun run(const std::string& engine, const std::string& faults = kLossyLink)
   const std::string text = sim::run_isolated([engine, faults] {
     json totals = json::object();
     DetectorRegistry registry = builtin_detectors();
-    registry.add({"counters", "adds up port and transport counters", {},
-                  [&totals](const DetectorContext&) { return std::make_unique<CounterTotals>(&totals); }});
+    registry.add({"counters", "adds up port and transport counters", {}, [&totals](const DetectorContext&) {
+                    return std::make_unique<CounterTotals>(&totals);
+                  }});
     const Scenario scenario = parse_scenario(scenario_text(engine, faults), "packet-run.yaml", registry);
     const SimulationOutcome outcome = simulate(scenario, registry, SimulationRequest{});
     double healthy = 0, lossy = 0;
@@ -87,10 +90,13 @@ EngineRun run(const std::string& engine, const std::string& faults = kLossyLink)
     for (const models::IterationSpan& s : outcome.timeline) {
       const double seconds = sim::to_seconds(s.duration) * static_cast<double>(s.count);
       const sim::Nanos end = s.start + s.duration * static_cast<sim::Nanos>(s.count);
-      if (end <= kLossFrom) healthy += seconds, n_healthy += s.count;
-      else if (s.start < kLossTo) lossy += seconds, n_lossy += s.count;  // overlaps the window
+      if (end <= kLossFrom)
+        healthy += seconds, n_healthy += s.count;
+      else if (s.start < kLossTo)
+        lossy += seconds, n_lossy += s.count;  // overlaps the window
     }
-    return json{{"healthy", healthy / static_cast<double>(n_healthy)}, {"lossy", lossy / static_cast<double>(n_lossy)},
+    return json{{"healthy", healthy / static_cast<double>(n_healthy)},
+                {"lossy", lossy / static_cast<double>(n_lossy)},
                 {"totals", totals}}
         .dump();
   });

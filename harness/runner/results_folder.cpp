@@ -73,7 +73,8 @@ int lock_beside(const fs::path& lock_path, const fs::path& target) {
       errno = error;
       throw system_error("cannot lock " + lock_path.string());
     }
-    struct stat held{}, named{};
+    struct stat held {
+    }, named{};
     if (::fstat(fd, &held) == 0 && ::stat(lock_path.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
         held.st_dev == named.st_dev)
       return fd;
@@ -174,7 +175,8 @@ void ClaimedFolder::replace_with(const FileList& files) const {
       fs::remove_all(staging);  // now the old results
       return;
     }
-    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) throw system_error("cannot replace " + target_.string());
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+      throw system_error("cannot replace " + target_.string());
     // No exchange on this file system: two renames, undone by the next
     // claim if a crash falls between them.
     const fs::path old = parent / (old_prefix(target_) + std::to_string(::getpid()));

@@ -84,8 +84,8 @@ std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const Simulat
     // the same window (and maybe none at all), even if the ones it completes
     // are not slower.
     const double window_end = std::min(run_end, end + 2 * baseline);
-    const bool fewer = completions_between(faulty, e.start_s, window_end) + 1 <
-                       completions_between(fault_free, e.start_s, window_end);
+    const bool fewer =
+        completions_between(faulty, e.start_s, window_end) + 1 < completions_between(fault_free, e.start_s, window_end);
     e.affected_job = !e.benign && (during > baseline * kAffectedSlowdown || fewer);
     episodes.push_back(std::move(e));
   }
@@ -137,7 +137,8 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
                      "engine '" + scenario.engine + "'");
   for (const injectors::FaultSpec& f : scenario.faults)
     GAUNTLET_INVARIANT(fault_types->simulated(f.type), "fault type '" + f.type + "'");
-  (void)make_policy(scenario.mitigation, scenario.job, scenario.mitigation_costs);  // rejects policies the simulator cannot run
+  (void)make_policy(scenario.mitigation, scenario.job,
+                    scenario.mitigation_costs);  // rejects policies the simulator cannot run
   const auto wall_start = std::chrono::steady_clock::now();
   const bool mitigated = scenario.mitigation != "none";
   for (const DetectorSpec& d : scenario.detectors)
@@ -203,7 +204,8 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
   report.fault_free = SimulationOutcome::from_json(results[1]);
   report.faults = fault_episodes(scenario, report.faulty, report.fault_free);
   for (FaultEpisode& f : report.faults)
-    if (const auto jobs = report.faulty.fault_jobs.find(f.id); jobs != report.faulty.fault_jobs.end()) f.jobs = jobs->second;
+    if (const auto jobs = report.faulty.fault_jobs.find(f.id); jobs != report.faulty.fault_jobs.end())
+      f.jobs = jobs->second;
   if (scenario.shared()) report.cluster_faults = report.faults;
   if (scenario.shared() && scenario.detectors_scope == DetectorScope::tenant)
     std::erase_if(report.faults, [&](const FaultEpisode& f) {
@@ -236,8 +238,7 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
     report.scores[name] = score;
     report.detector_order.push_back(name);
   }
-  report.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return report;
 }
 

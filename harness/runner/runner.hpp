@@ -14,7 +14,7 @@ namespace gauntlet::harness {
 
 struct RunOptions {
   bool show_progress = false;
-  int parallel_runs = 2;  // simulations in flight at once
+  int parallel_runs = 2;        // simulations in flight at once
   bool record_metrics = false;  // keep the shared run's telemetry as OpenMetrics (faulty.openmetrics)
   std::string flow_sets;        // every simulation's SimulationRequest::flow_sets
 };

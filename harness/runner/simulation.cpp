@@ -205,7 +205,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     });
     detectors = make_detectors(observed, registry, topology, request.observe_interval);
   }
-  const std::unique_ptr<MitigationPolicy> policy = make_policy(request.mitigation, scenario.job, scenario.mitigation_costs, calibration);
+  const std::unique_ptr<MitigationPolicy> policy =
+      make_policy(request.mitigation, scenario.job, scenario.mitigation_costs, calibration);
   // Policies and services see the job through its levers and its telemetry.
   models::JobMeasurements measured(scenario.job);
   models::JobConsole console(job, measured);
@@ -217,7 +218,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   // request. Each detector's prober starts the probe stream of the run's seed
   // afresh, so a detector draws the same losses beside others as alone.
   auto make_prober = [&] {
-    auto prober = std::make_unique<models::ProbeService>(engine, bus, scenario.seed, models::ProbeCost::from(calibration));
+    auto prober =
+        std::make_unique<models::ProbeService>(engine, bus, scenario.seed, models::ProbeCost::from(calibration));
     prober->set_overlay(&job.containers());  // overlay probes reach the job's live containers only
     // On the flow engine probes wait as long as the fabric counters' queues say.
     prober->set_queueing_delay([&fabric, &engine](sim::LinkId link) {
@@ -227,32 +229,35 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     return prober;
   };
   const std::unique_ptr<models::ProbeService> agents = make_prober();
-  if (std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) { return d.detector->reads_heartbeats(); }))
+  if (std::any_of(detectors.begin(), detectors.end(),
+                  [](const ActiveDetector& d) { return d.detector->reads_heartbeats(); }))
     agents->start_heartbeats(calibration.duration(models::calibration::kAgentHeartbeat), scenario.duration);
 
   // Function-level profiling, on only while a detector asked for it.
   // What faults change in telemetry beyond the data path: clocks, CPU share, skew.
   const models::TelemetryEffects effects =
-      request.inject_faults ? injectors::telemetry_effects_from(scenario.faults, *fault_types, topology, scenario.duration)
-                            : models::TelemetryEffects{};
-  const bool skewed = request.inject_faults && std::any_of(scenario.faults.begin(), scenario.faults.end(),
-                                                           [&](const injectors::FaultSpec& f) {
-                                                             return fault_types->spec(f.type).skews_clocks;
-                                                           });
+      request.inject_faults
+          ? injectors::telemetry_effects_from(scenario.faults, *fault_types, topology, scenario.duration)
+          : models::TelemetryEffects{};
+  const bool skewed = request.inject_faults &&
+                      std::any_of(scenario.faults.begin(), scenario.faults.end(), [&](const injectors::FaultSpec& f) {
+                        return fault_types->spec(f.type).skews_clocks;
+                      });
   models::Profiler profiler(bus, hardware_from(&effects, &engine), scenario.seed,
                             models::ProfilerSettings::from(calibration));
   // Validation benchmarks pause the job while they run; GEMMs run at the GPUs' clocks.
-  models::BenchmarkService benchmarks(
-      engine, console, bus,
-      models::simulated_gpus(job.cluster(),
-                             [&effects, &engine](int host, int gpu) { return effects.clock_factor(host, gpu, engine.now()); }),
-      scenario.seed, benchmark_settings(calibration));
+  models::BenchmarkService benchmarks(engine, console, bus,
+                                      models::simulated_gpus(job.cluster(),
+                                                             [&effects, &engine](int host, int gpu) {
+                                                               return effects.clock_factor(host, gpu, engine.now());
+                                                             }),
+                                      scenario.seed, benchmark_settings(calibration));
   job.set_change_horizon([&scheduler, &profiler, &engine, &effects, skewed] {
     // Routing convergence after a fabric link changes is an engine-internal
     // change; a skew's edges end steady runs so each is read off one clock.
     const sim::Nanos skew_edge = skewed ? effects.next_change(engine.now()) : std::numeric_limits<sim::Nanos>::max();
-    return std::min({scheduler.next_change(), profiler.next_window_end(engine.now()), engine.next_internal_change(),
-                     skew_edge});
+    return std::min(
+        {scheduler.next_change(), profiler.next_window_end(engine.now()), engine.next_internal_change(), skew_edge});
   });
   // GPU, CPU and RNIC samples every observe interval, for detectors only.
   models::HardwareSampler sampler(topology, effects, models::HardwareSamplerParams::from(calibration));
@@ -260,21 +265,22 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   std::optional<sim::PacketTelemetry> batch_counters;  // the hybrid engine's packet batches
   // RNIC flow table statistics, measured only when a detector reads them.
   std::optional<models::FlowTableSampler> flow_tables;
-  if (std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) { return d.detector->reads_flow_tables(); }))
-    flow_tables.emplace(engine, models::FlowTableSamplerParams{
-                                    .mtu_bytes = calibration.value(models::calibration::kRnicMtu)});
+  if (std::any_of(detectors.begin(), detectors.end(),
+                  [](const ActiveDetector& d) { return d.detector->reads_flow_tables(); }))
+    flow_tables.emplace(engine,
+                        models::FlowTableSamplerParams{.mtu_bytes = calibration.value(models::calibration::kRnicMtu)});
   // What exporters would show Prometheus, when asked for.
   std::optional<ExporterSeries> exporters;
   if (request.record_metrics) exporters.emplace();
-  const bool sampling = exporters || std::any_of(detectors.begin(), detectors.end(), [](const ActiveDetector& d) {
-                          return d.detector->reads_samples();
-                        });
+  const bool sampling = exporters || std::any_of(detectors.begin(), detectors.end(),
+                                                 [](const ActiveDetector& d) { return d.detector->reads_samples(); });
   sim::ReplayLedger::Observation replays_counted;  // ends before the samplers it feeds
   if (sampling && setup.packet) {
     packet_counters.emplace(*setup.packet);
   } else if (sampling) {
-    fabric.emplace(engine, effects,
-                   models::FabricSamplerParams{.counters = models::FabricCounterParams::from(calibration, network_table)});
+    fabric.emplace(
+        engine, effects,
+        models::FabricSamplerParams{.counters = models::FabricCounterParams::from(calibration, network_table)});
     replays_counted = count_replayed_flows(engine, *fabric, flow_tables ? &*flow_tables : nullptr);
     if (setup.hybrid) batch_counters.emplace(*setup.hybrid);
   }
@@ -303,7 +309,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
     telemetry::Batch& batch = drained.batch();
     if (sampling && tenants.cluster_scope())  // their GPUs and RNICs are sampled from their own records
       tenants.drain_unobserved(t, [&](std::size_t k, const models::TrainingJob& other, const telemetry::Batch& theirs) {
-        sampler.observe_traffic(theirs, [&] { return models::job_endpoints(other, topology); }, k + 1);
+        sampler.observe_traffic(
+            theirs, [&] { return models::job_endpoints(other, topology); }, k + 1);
       });
     else
       tenants.drop_unobserved(t);
@@ -346,7 +353,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
       }
     }
     if (skewed) models::apply_host_clocks(effects, &batch);  // as the hosts' clocks stamp it
-    if (exporters) exporters->observe(batch);  // the cluster's exporters see every host
+    if (exporters) exporters->observe(batch);                // the cluster's exporters see every host
     if (const auto& hosts = tenants.visible_hosts()) keep_tenant_telemetry(batch, *hosts);
     for (ActiveDetector& d : detectors) {
       d.detector->observe(batch);
@@ -362,8 +369,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
         result.alerts.push_back(std::move(alert));
       }
       for (const ProfilingRequest& p : d.detector->take_profiling_requests()) {
-        const models::ProfilingCost cost =
-            profiler.start(t, std::min(p.duration, scenario.duration - t), p.workers);
+        const models::ProfilingCost cost = profiler.start(t, std::min(p.duration, scenario.duration - t), p.workers);
         result.profiling_seconds += cost.window_seconds;
         result.profiling_overhead_s += cost.overhead_seconds;
         job.cut_steady_run();  // the window's iterations are published as it closes, not at a stretch's end
@@ -390,14 +396,14 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   if (policy)
     for (const ActiveDetector& d : detectors) outcome.detectors[d.name].actions = policy->actions();
   outcome.timeline = job.timeline();
-  outcome.telemetry_bytes = static_cast<long long>(bus.published_bytes() + sampler.published_bytes() +
-                                                   (fabric ? fabric->published_bytes() : 0) +
-                                                   (packet_counters ? packet_counters->published_bytes() : 0) +
-                                                   (flow_tables ? flow_tables->published_bytes() : 0));
+  outcome.telemetry_bytes = static_cast<long long>(
+      bus.published_bytes() + sampler.published_bytes() + (fabric ? fabric->published_bytes() : 0) +
+      (packet_counters ? packet_counters->published_bytes() : 0) + (flow_tables ? flow_tables->published_bytes() : 0));
   outcome.simulated_iterations = job.simulated_iterations();
   if (collectives) outcome.collectives = collectives->sample();
   outcome.containers_csv = containers_csv(job.containers(), topology);
-  if (exporters) outcome.openmetrics = openmetrics_text(exporters->series(scenario.duration), exporters->scrape_interval());
+  if (exporters)
+    outcome.openmetrics = openmetrics_text(exporters->series(scenario.duration), exporters->scrape_interval());
   return outcome;
 }
 
@@ -455,8 +461,8 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
   const json j = json::parse(text);
   SimulationOutcome out;
   for (const auto& s : j["timeline"])
-    out.timeline.push_back({s[0].get<std::uint64_t>(), s[1].get<std::uint64_t>(), s[2].get<sim::Nanos>(),
-                            s[3].get<sim::Nanos>()});
+    out.timeline.push_back(
+        {s[0].get<std::uint64_t>(), s[1].get<std::uint64_t>(), s[2].get<sim::Nanos>(), s[3].get<sim::Nanos>()});
   out.telemetry_bytes = j["telemetry_bytes"].get<long long>();
   out.simulated_iterations = j["simulated_iterations"].get<std::uint64_t>();
   out.containers_csv = j.value("containers_csv", std::string());
@@ -484,8 +490,8 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
     detector.benchmark_pause_s = d.value("benchmark_pause_s", 0.0);
     detector.benchmark_pause_iterations = d.value("benchmark_pause_iterations", 0.0);
     for (const auto& a : d["actions"])
-      detector.actions.push_back({a[0].get<double>(), a[1].get<std::string>(),
-                                  a[2].get<std::vector<std::string>>(), a[3].get<int>()});
+      detector.actions.push_back(
+          {a[0].get<double>(), a[1].get<std::string>(), a[2].get<std::vector<std::string>>(), a[3].get<int>()});
     for (const auto& a : d["alerts"]) {
       Alert alert;
       alert.time_s = a[0].get<double>();

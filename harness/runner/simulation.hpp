@@ -27,10 +27,10 @@ struct SimulationRequest {
   // With a mitigation policy, one detector runs alone and the policy acts on
   // its alerts; "none" lets every detector observe the same run.
   std::string mitigation = "none";
-  std::string only_detector;  // empty: every detector of the scenario (by DetectorSpec::run_name)
+  std::string only_detector;                // empty: every detector of the scenario (by DetectorSpec::run_name)
   std::vector<std::string> skip_detectors;  // run elsewhere (they act on the job)
-  bool sample_collectives = false;  // keep a bounded per-rank sample for trace.json
-  bool record_metrics = false;      // the telemetry as OpenMetrics (--metrics-out)
+  bool sample_collectives = false;          // keep a bounded per-rank sample for trace.json
+  bool record_metrics = false;              // the telemetry as OpenMetrics (--metrics-out)
   // A folder of flow set outcomes shared with other runs of the same fabric
   // (models/collectives/flow_set_archive.hpp); empty: none.
   std::string flow_sets;
@@ -48,7 +48,7 @@ struct DetectorOutcome {
   int benchmarks = 0;
   double benchmark_pause_s = 0;
   double benchmark_pause_iterations = 0;  // the pause at the pace the job had when it stopped
-  std::string status = "ok";  // "failed: ..." when an exec: detector failed
+  std::string status = "ok";              // "failed: ..." when an exec: detector failed
   std::vector<MitigationAction> actions;  // what the mitigation policy did on its alerts
 };
 
@@ -57,9 +57,9 @@ struct SimulationOutcome {
   std::map<std::string, DetectorOutcome> detectors;  // by detector name
   long long telemetry_bytes = 0;
   std::uint64_t simulated_iterations = 0;  // iterations not fast-forwarded
-  CollectiveSample collectives;             // when the request asked for it
-  std::string containers_csv;               // the job's container lifetimes (containers_csv.hpp)
-  std::string openmetrics;                  // when the request asked for it (harness/metrics/openmetrics.hpp)
+  CollectiveSample collectives;            // when the request asked for it
+  std::string containers_csv;              // the job's container lifetimes (containers_csv.hpp)
+  std::string openmetrics;                 // when the request asked for it (harness/metrics/openmetrics.hpp)
   // Jobs sharing the cluster: the jobs each fault touches, by fault id (tenants.hpp).
   std::map<std::string, std::vector<std::string>> fault_jobs;
 

@@ -14,14 +14,29 @@ namespace {
 int sampled_host(const telemetry::Record& r) {
   const std::string* component = nullptr;
   switch (r.body_case()) {
-    case telemetry::Record::kGpu: component = &r.gpu().gpu(); break;
-    case telemetry::Record::kNic: component = &r.nic().nic(); break;
-    case telemetry::Record::kHeartbeat: component = &r.heartbeat().agent(); break;
-    case telemetry::Record::kPort: component = &r.port().link(); break;  // a host link names its host
-    case telemetry::Record::kCpu: component = &r.cpu().cpu(); break;
-    case telemetry::Record::kFlowTable: component = &r.flow_table().table(); break;
-    case telemetry::Record::kTransport: component = &r.transport().nic(); break;
-    default: return -1;
+    case telemetry::Record::kGpu:
+      component = &r.gpu().gpu();
+      break;
+    case telemetry::Record::kNic:
+      component = &r.nic().nic();
+      break;
+    case telemetry::Record::kHeartbeat:
+      component = &r.heartbeat().agent();
+      break;
+    case telemetry::Record::kPort:
+      component = &r.port().link();
+      break;  // a host link names its host
+    case telemetry::Record::kCpu:
+      component = &r.cpu().cpu();
+      break;
+    case telemetry::Record::kFlowTable:
+      component = &r.flow_table().table();
+      break;
+    case telemetry::Record::kTransport:
+      component = &r.transport().nic();
+      break;
+    default:
+      return -1;
   }
   const auto id = sim::ComponentId::parse(*component);
   return id ? id->host : -1;

@@ -72,7 +72,8 @@ bool Tenants::touches(std::size_t tenant, const std::string& target) const {
   const models::TrainingJob& job = *jobs_[tenant];
   const std::set<int>& held = held_hosts_[tenant];
   switch (id->kind) {
-    case sim::ComponentKind::fabric_link: return job.uses_link(*topology_.link_of(*id));
+    case sim::ComponentKind::fabric_link:
+      return job.uses_link(*topology_.link_of(*id));
     case sim::ComponentKind::spine:
       for (int leaf = 0; leaf < topology_.leaves(); ++leaf)
         if (job.uses_link(topology_.fabric_link(leaf, id->spine))) return true;
@@ -82,7 +83,8 @@ bool Tenants::touches(std::size_t tenant, const std::string& target) const {
         for (int nic = 0; nic < topology_.shape().rnics_per_host; ++nic)
           if (topology_.leaf_of(topology_.endpoint(host, nic)) == id->leaf) return true;
       return false;
-    default: return held.count(id->host) > 0;
+    default:
+      return held.count(id->host) > 0;
   }
 }
 

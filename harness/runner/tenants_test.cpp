@@ -110,7 +110,7 @@ struct Seen {
   std::set<int> hosts;
   std::set<std::string> fabric_ports;
   std::set<std::string> workers;  // of iteration and collective records
-  std::set<int> busy_hosts;  // with a GPU sampled computing
+  std::set<int> busy_hosts;       // with a GPU sampled computing
 };
 
 class Recorder : public Detector {
@@ -118,12 +118,15 @@ class Recorder : public Detector {
   explicit Recorder(std::shared_ptr<Seen> seen) : seen_(std::move(seen)) {}
   void observe(const telemetry::Batch& batch) override {
     auto note = [this](const std::string& component) {
-      if (const auto id = sim::ComponentId::parse(component); id && id->host >= 0) seen_->hosts.insert(id->host);
-      else if (id) seen_->fabric_ports.insert(component);
+      if (const auto id = sim::ComponentId::parse(component); id && id->host >= 0)
+        seen_->hosts.insert(id->host);
+      else if (id)
+        seen_->fabric_ports.insert(component);
     };
     auto record = [&](const telemetry::Record& r) {
       if (r.has_gpu()) note(r.gpu().gpu());
-      if (r.has_gpu() && r.gpu().sm_utilization() > 0) seen_->busy_hosts.insert(sim::ComponentId::parse(r.gpu().gpu())->host);
+      if (r.has_gpu() && r.gpu().sm_utilization() > 0)
+        seen_->busy_hosts.insert(sim::ComponentId::parse(r.gpu().gpu())->host);
       if (r.has_nic()) note(r.nic().nic());
       if (r.has_cpu()) note(r.cpu().cpu());
       if (r.has_heartbeat()) note(r.heartbeat().agent());
@@ -133,7 +136,8 @@ class Recorder : public Detector {
     for (const telemetry::Record& r : batch.records()) record(r);
     for (const telemetry::SteadySamples& block : batch.steady_samples())
       for (const telemetry::Record& r : block.samples()) record(r);
-    for (const telemetry::SteadyRun& run : batch.steady()) for (const telemetry::Record& r : run.records()) record(r);
+    for (const telemetry::SteadyRun& run : batch.steady())
+      for (const telemetry::Record& r : run.records()) record(r);
   }
 
  private:

@@ -31,13 +31,20 @@ std::string known_names(const sim::AttributeRegistry& registry, std::string_view
 
 std::string_view expected_form(AttributeUnit unit) {
   switch (unit) {
-    case AttributeUnit::duration: return "a duration such as 4s";
-    case AttributeUnit::bytes: return "a size such as 4096B";
-    case AttributeUnit::count: return "a whole number";
-    case AttributeUnit::ratio: return "a number";
-    case AttributeUnit::celsius: return "a number of degrees Celsius";
-    case AttributeUnit::watts: return "a number of watts";
-    case AttributeUnit::megahertz: return "a number of MHz";
+    case AttributeUnit::duration:
+      return "a duration such as 4s";
+    case AttributeUnit::bytes:
+      return "a size such as 4096B";
+    case AttributeUnit::count:
+      return "a whole number";
+    case AttributeUnit::ratio:
+      return "a number";
+    case AttributeUnit::celsius:
+      return "a number of degrees Celsius";
+    case AttributeUnit::watts:
+      return "a number of watts";
+    case AttributeUnit::megahertz:
+      return "a number of MHz";
   }
   return "a number";
 }
@@ -47,12 +54,15 @@ double read_value(const Source& source, const Field& field, const Attribute& att
     source.fail(field.value_mark, "'" + field.name + "' must be " + std::string(expected_form(attribute.unit)) +
                                       ", got " + describe(field.value));
   switch (attribute.unit) {
-    case AttributeUnit::duration: return static_cast<double>(read_duration(source, field, true));
-    case AttributeUnit::bytes: return static_cast<double>(read_bytes(source, field));
+    case AttributeUnit::duration:
+      return static_cast<double>(read_duration(source, field, true));
+    case AttributeUnit::bytes:
+      return static_cast<double>(read_bytes(source, field));
     case AttributeUnit::count:
-      return static_cast<double>(read_integer(source, field, static_cast<long long>(attribute.min),
-                                              static_cast<long long>(attribute.max)));
-    default: return read_number(source, field);
+      return static_cast<double>(
+          read_integer(source, field, static_cast<long long>(attribute.min), static_cast<long long>(attribute.max)));
+    default:
+      return read_number(source, field);
   }
 }
 
@@ -74,8 +84,8 @@ sim::Calibration read_calibration(const Source& source, const Field& block) {
     const std::string name = field.name.substr(block.name.size() + 1);
     const Attribute* attribute = registry.find(name);
     if (!attribute)
-      source.fail(field.key_mark, "unknown calibration attribute '" + name + "' (known: " +
-                                      known_names(registry, name) + ")");
+      source.fail(field.key_mark,
+                  "unknown calibration attribute '" + name + "' (known: " + known_names(registry, name) + ")");
     const double value = read_value(source, field, *attribute);
     if (!(value >= attribute->min && value <= attribute->max))
       source.fail(field.value_mark, "'" + field.name + "' must be between " +

@@ -35,7 +35,8 @@ std::string error_of(const std::string& block) {
 }
 
 TEST(CalibrationBlock, SetsTheNamedAttributesAndLeavesTheRestAtTheirDefaults) {
-  const Scenario s = parse_with("calibration:\n  probe.processing: 10us\n  gpu.hot_temperature: 80\n  probe.pings: 5\n");
+  const Scenario s =
+      parse_with("calibration:\n  probe.processing: 10us\n  gpu.hot_temperature: 80\n  probe.pings: 5\n");
   EXPECT_EQ(s.calibration.duration(k::kProbeProcessing), 10 * sim::kMicrosecond);
   EXPECT_DOUBLE_EQ(s.calibration.value(k::kGpuHotTemperature), 80);
   EXPECT_EQ(s.calibration.count(k::kProbePings), 5);
@@ -73,7 +74,8 @@ TEST(CalibrationBlock, AValueOutOfRangeIsReportedWithTheRange) {
 }
 
 TEST(CalibrationBlock, ANameSetTwiceIsAnError) {
-  EXPECT_EQ(error_of("calibration:\n  gpu.clock: 1500\n  gpu.clock: 1600\n").rfind("cal.yaml:8:3: duplicate key", 0), 0u);
+  EXPECT_EQ(error_of("calibration:\n  gpu.clock: 1500\n  gpu.clock: 1600\n").rfind("cal.yaml:8:3: duplicate key", 0),
+            0u);
 }
 
 // Every attribute's default lies in its range, and the text `gauntlet

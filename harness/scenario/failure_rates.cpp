@@ -13,7 +13,8 @@ RatePreset c4d_preset() {
   // C4D (Dong et al., "Enhancing Large-Scale LLM Training with C4"): a
   // representative 4,096-GPU job on a new cluster crashed about 40 times a
   // month, almost always shown to the user as "NCCL Error".
-  return {"c4d", "C4D: about 40 crashes a month of a 4,096-GPU job",
+  return {"c4d",
+          "C4D: about 40 crashes a month of a 4,096-GPU job",
           {{"crash", "gpu_fail", 40.0 / (30 * 4096), RatePer::gpu, {}, {}, 0, 0}}};
 }
 
@@ -71,8 +72,7 @@ sim::Nanos RepairTime::draw(sim::Rng& rng) const {
   const double u1 = 1 - rng.uniform(), u2 = rng.uniform();
   const double normal = std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
   const double seconds = std::exp(log_mean + log_sd * normal);
-  return std::clamp<sim::Nanos>(static_cast<sim::Nanos>(std::llround(seconds * 1e9)), sim::kSecond,
-                                sim::kMaxDuration);
+  return std::clamp<sim::Nanos>(static_cast<sim::Nanos>(std::llround(seconds * 1e9)), sim::kSecond, sim::kMaxDuration);
 }
 
 std::optional<RatePreset> published_preset(std::string_view name) {

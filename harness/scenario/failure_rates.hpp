@@ -41,7 +41,7 @@ struct FailureRate {
 
 struct RatePreset {
   std::string name;
-  std::string source;  // where the figures come from
+  std::string source;              // where the figures come from
   std::vector<FailureRate> rates;  // their repair times are the scenario's
 };
 

@@ -18,7 +18,8 @@ Scenario parse(int hosts, const std::string& duration, const std::string& entry,
                            "\ncluster: {spines: 8, leaves: 256, hosts: " + std::to_string(hosts) +
                            ", gpus_per_host: 8, rnics_per_host: 8}\n"
                            "job: {gpus: 64, parallelism: {tp: 8, dp: 8}, compute_per_iteration: 1s, "
-                           "gradient_bytes: 1GB}\nfaults:\n" + entry;
+                           "gradient_bytes: 1GB}\nfaults:\n" +
+                           entry;
   return parse_scenario(text, "s.yaml", builtin_detectors());
 }
 
@@ -64,12 +65,14 @@ TEST(FailureRates, RatesFittedFromTheTraceReproduceItsCountsAndRepairs) {
   int gpu_faults = 0;
   for (int seed = 1; seed <= 10; ++seed)
     for (const auto& fault : parse(400, "348.98d", entry, seed).faults)
-      if (fault.type == "gpu_fail") log_sum += std::log(static_cast<double>(*fault.duration) / sim::kHour), ++gpu_faults;
+      if (fault.type == "gpu_fail")
+        log_sum += std::log(static_cast<double>(*fault.duration) / sim::kHour), ++gpu_faults;
   EXPECT_NEAR(std::exp(log_sum / gpu_faults), 8.04, 8.04 * 0.25);
   // The same seed, the same faults.
   const auto a = parse(400, "30d", entry, 3).faults, b = parse(400, "30d", entry, 3).faults;
   ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].target + std::to_string(a[i].start), b[i].target + std::to_string(b[i].start));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(a[i].target + std::to_string(a[i].start), b[i].target + std::to_string(b[i].start));
 }
 
 TEST(FailureRates, RepairFitAndBurstinessFollowTheirDefinitions) {

@@ -8,8 +8,7 @@ namespace gauntlet::harness::detail {
 namespace {
 
 std::string describe_fault(const injectors::FaultSpec& fault) {
-  return fault.type + " on " + fault.target + " at " +
-         sim::format_duration(fault.start);
+  return fault.type + " on " + fault.target + " at " + sim::format_duration(fault.start);
 }
 
 }  // namespace
@@ -28,10 +27,12 @@ int owning_host(const std::string& component) {
     case sim::ComponentKind::flow_table:
     case sim::ComponentKind::cpu:
     case sim::ComponentKind::agent:
-    case sim::ComponentKind::host_link: return id->host;
+    case sim::ComponentKind::host_link:
+      return id->host;
     case sim::ComponentKind::leaf:
     case sim::ComponentKind::spine:
-    case sim::ComponentKind::fabric_link: return -1;
+    case sim::ComponentKind::fabric_link:
+      return -1;
   }
   return -1;
 }
@@ -46,8 +47,8 @@ std::optional<std::string> FaultConflicts::check(const injectors::FaultSpec& fau
     if (before_end != it->second.begin()) {
       const Window& w = std::prev(before_end)->second;
       if (fault.start < w.end)
-        return describe_fault(fault) + " overlaps another " + fault.type +
-               " on the same target from " + sim::format_duration(w.start) +
+        return describe_fault(fault) + " overlaps another " + fault.type + " on the same target from " +
+               sim::format_duration(w.start) +
                (w.end == run_end_ ? " to the end of the run" : " to " + sim::format_duration(w.end)) + " (line " +
                std::to_string(w.origin_line) + ")";
     }

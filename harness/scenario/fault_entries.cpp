@@ -43,7 +43,7 @@ struct Entry {
   std::optional<long long> count;
   std::optional<Nanos> duration;
   std::optional<RepairTime> repair_draw;  // drawn per fault instead of a fixed duration
-  std::string stream;                      // the RNG stream of its draws
+  std::string stream;                     // the RNG stream of its draws
   FaultParams params;
   bool benign = false;
 };
@@ -82,8 +82,8 @@ std::vector<std::string> resolve_targets(const Source& source, const Field& fiel
                                       "h12.nic3, h12.nic3.ft, leaf3, h12.nic3~leaf3, leaf3~spine1)");
   if (!topology.contains(*id)) source.fail(field.value_mark, "target '" + pattern + "' does not exist in this cluster");
   if (std::find(info.targets.begin(), info.targets.end(), id->kind) == info.targets.end())
-    source.fail(field.value_mark, type + " cannot target a " + std::string(sim::kind_name(id->kind)) + " ('" +
-                                      pattern + "'); it targets a " + kinds_text(info.targets));
+    source.fail(field.value_mark, type + " cannot target a " + std::string(sim::kind_name(id->kind)) + " ('" + pattern +
+                                      "'); it targets a " + kinds_text(info.targets));
   return {pattern};
 }
 
@@ -96,10 +96,11 @@ void read_onset(const Source& source, const Field& field, Nanos run_duration, En
     std::string error;
     const auto mean = sim::parse_duration(inner, &error);
     if (!mean) source.fail(field.value_mark, "'" + field.name + "': poisson mean interval: " + error);
-    if (*mean == 0) source.fail(field.value_mark, "'" + field.name + "': poisson mean interval must be longer than zero");
+    if (*mean == 0)
+      source.fail(field.value_mark, "'" + field.name + "': poisson mean interval must be longer than zero");
     if (static_cast<double>(run_duration) / static_cast<double>(*mean) > static_cast<double>(kMaxFaults))
-      source.fail(field.value_mark, "'" + field.name + "' would draw more than " + std::to_string(kMaxFaults) +
-                                        " faults over the run");
+      source.fail(field.value_mark,
+                  "'" + field.name + "' would draw more than " + std::to_string(kMaxFaults) + " faults over the run");
     entry.poisson_mean = mean;
     return;
   }
@@ -122,10 +123,13 @@ Entry read_entry(const Source& source, const Field& item, std::size_t index, con
   const Field type_field = map.require("type");
   const std::string type = read_text(source, type_field);
   const injectors::FaultDescriptor* descriptor = types.find(type);
-  if (!descriptor) source.fail(type_field.value_mark, "unknown fault type '" + type + "' (known: " + types.names() + ")");
+  if (!descriptor)
+    source.fail(type_field.value_mark, "unknown fault type '" + type + "' (known: " + types.names() + ")");
   if (descriptor->spec.needs_packets && engine != "packet" && engine != "hybrid")
-    source.fail(type_field.value_mark, "fault type '" + type + "' acts on packets: it runs on engine: packet or hybrid only (this scenario runs engine: " +
-                                           std::string(engine) + ")");
+    source.fail(type_field.value_mark,
+                "fault type '" + type +
+                    "' acts on packets: it runs on engine: packet or hybrid only (this scenario runs engine: " +
+                    std::string(engine) + ")");
   entry.info = &descriptor->spec;
   const FaultTypeInfo& info = *entry.info;
   const bool targeted = !info.targets.empty();
@@ -145,8 +149,8 @@ Entry read_entry(const Source& source, const Field& item, std::size_t index, con
                                     (accepted.empty() ? "it takes none" : "accepted: " + accepted) + ")");
   }
 
-  entry.targets = targeted ? resolve_targets(source, map.require("target"), topology, info)
-                           : std::vector<std::string>{""};
+  entry.targets =
+      targeted ? resolve_targets(source, map.require("target"), topology, info) : std::vector<std::string>{""};
   entry.params = read_fault_params(source, map, info, &topology);
   read_onset(source, map.require("at"), run_duration, entry);
   if (map.has("duration")) entry.duration = read_duration(source, map.field("duration"), false);
@@ -175,14 +179,14 @@ void place_scheduled(const Source& source, const Entry& entry, std::size_t posit
   std::size_t periods = 1;
   if (entry.every) periods = static_cast<std::size_t>((run_duration - entry.at - 1) / *entry.every) + 1;
   std::size_t total = entry.targets.size();
-  if (periods > kMaxFaults / total) source.fail(entry.at_mark, "this entry would produce more than " +
-                                                                   std::to_string(kMaxFaults) + " faults");
+  if (periods > kMaxFaults / total)
+    source.fail(entry.at_mark, "this entry would produce more than " + std::to_string(kMaxFaults) + " faults");
   total *= periods;
   if (entry.count) total = std::min(total, static_cast<std::size_t>(*entry.count));
   // The total is checked entry by entry, before this one is allocated.
   if (total > kMaxFaults - std::min(out.size(), kMaxFaults))
-    source.fail(entry.at_mark, "with this entry the scenario would produce more than " + std::to_string(kMaxFaults) +
-                                   " faults");
+    source.fail(entry.at_mark,
+                "with this entry the scenario would produce more than " + std::to_string(kMaxFaults) + " faults");
   for (std::size_t n = 0; n < total; ++n) {
     FaultSpec fault;
     fault.type = entry.info->name;
@@ -245,8 +249,8 @@ std::vector<FailureRate> read_preset_entry(const Source& source, const MapView& 
   const std::string name = read_text(source, name_field);
   auto preset = published_preset(name);
   if (!preset)
-    source.fail(name_field.value_mark, "unknown failure-rate preset '" + name + "' (known: " +
-                                           published_preset_names() + ")");
+    source.fail(name_field.value_mark,
+                "unknown failure-rate preset '" + name + "' (known: " + published_preset_names() + ")");
   const Nanos repair = read_duration(source, map.require("repair"), false);
   for (FailureRate& rate : preset->rates) rate.repair.fixed = repair;
   return std::move(preset->rates);
@@ -277,12 +281,16 @@ std::vector<Entry> rate_entries(const Source& source, const Field& item, std::si
     total_per_day += per_day;
     entry.poisson_mean = std::max<Nanos>(1, std::llround(static_cast<double>(sim::kDay) / per_day));
     entry.params = rate.params;
-    if (rate.repair.fixed) entry.duration = rate.repair.fixed;
-    else entry.repair_draw = rate.repair;
+    if (rate.repair.fixed)
+      entry.duration = rate.repair.fixed;
+    else
+      entry.repair_draw = rate.repair;
     entries.push_back(std::move(entry));
   }
-  if (total_per_day * static_cast<double>(run_duration) / static_cast<double>(sim::kDay) > static_cast<double>(kMaxFaults))
-    source.fail(item.value_mark, "this entry would draw more than " + std::to_string(kMaxFaults) + " faults over the run");
+  if (total_per_day * static_cast<double>(run_duration) / static_cast<double>(sim::kDay) >
+      static_cast<double>(kMaxFaults))
+    source.fail(item.value_mark,
+                "this entry would draw more than " + std::to_string(kMaxFaults) + " faults over the run");
   return entries;
 }
 
@@ -305,8 +313,8 @@ std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, co
     const bool is_map = node.IsMap();
     if (is_map && (node["preset"] || (node["from_trace"] && node["fit"]))) {
       const MapView map(source, item);
-      const std::vector<FailureRate> rates = node["preset"] ? read_preset_entry(source, map)
-                                                            : fit_trace_entry(source, map, topology, types);
+      const std::vector<FailureRate> rates =
+          node["preset"] ? read_preset_entry(source, map) : fit_trace_entry(source, map, topology, types);
       for (Entry& entry : rate_entries(source, item, index, rates, topology, run_duration, types))
         entries.push_back(std::move(entry));
     } else if (is_map && node["from_trace"]) {
@@ -318,8 +326,8 @@ std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, co
       for (FaultSpec& fault :
            read_trace_entry(source, MapView(source, item), index, topology, run_duration, seed, types)) {
         if (placed.size() >= kMaxFaults)
-          source.fail(item.value_mark, "with this entry the scenario would produce more than " +
-                                           std::to_string(kMaxFaults) + " faults");
+          source.fail(item.value_mark,
+                      "with this entry the scenario would produce more than " + std::to_string(kMaxFaults) + " faults");
         placed.push_back({std::move(fault), entries.size(), seq++});
       }
       entries.push_back(std::move(entry));
@@ -344,7 +352,8 @@ std::vector<FaultSpec> read_faults(const Source& source, const Field& faults, co
   }
   // Random onsets go last so they steer around the fixed ones.
   for (std::size_t position = 0; position < entries.size(); ++position)
-    if (entries[position].poisson_mean) place_poisson(entries[position], position, run_duration, seed, conflicts, placed);
+    if (entries[position].poisson_mean)
+      place_poisson(entries[position], position, run_duration, seed, conflicts, placed);
   std::sort(placed.begin(), placed.end(), onset_order);
 
   std::vector<FaultSpec> result;

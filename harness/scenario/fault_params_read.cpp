@@ -12,8 +12,8 @@ void read_param(const Source& source, const Field& field, const ParamInfo& param
     case ParamKind::fraction: {
       const double number = read_number(source, field);
       if (number < 0 || number >= 1)
-        source.fail(field.value_mark, "'" + field.name + "' is a fraction and must be in [0, 1), got " +
-                                          field.value.Scalar());
+        source.fail(field.value_mark,
+                    "'" + field.name + "' is a fraction and must be in [0, 1), got " + field.value.Scalar());
       params.set_number(param.name, number);
       break;
     }
@@ -24,8 +24,12 @@ void read_param(const Source& source, const Field& field, const ParamInfo& param
       params.set_number(param.name, number);
       break;
     }
-    case ParamKind::duration: params.set_duration(param.name, read_duration(source, field, true)); break;
-    case ParamKind::signed_duration: params.set_duration(param.name, read_signed_duration(source, field)); break;
+    case ParamKind::duration:
+      params.set_duration(param.name, read_duration(source, field, true));
+      break;
+    case ParamKind::signed_duration:
+      params.set_duration(param.name, read_signed_duration(source, field));
+      break;
     case ParamKind::component: {
       std::string text = read_text(source, field);
       const auto id = sim::ComponentId::parse(text);
@@ -34,7 +38,9 @@ void read_param(const Source& source, const Field& field, const ParamInfo& param
       params.set_text(param.name, std::move(text));
       break;
     }
-    case ParamKind::boolean: params.set_flag(param.name, read_bool(source, field)); break;
+    case ParamKind::boolean:
+      params.set_flag(param.name, read_bool(source, field));
+      break;
   }
 }
 
@@ -44,8 +50,10 @@ injectors::FaultParams read_fault_params(const Source& source, const MapView& ma
                                          const sim::Topology* topology) {
   injectors::FaultParams params;
   for (const ParamInfo& param : type.params) {
-    if (map.has(param.name)) read_param(source, map.field(param.name), param, topology, params);
-    else if (param.required) map.fail_missing(param.name, " (a parameter of " + type.name + ")");
+    if (map.has(param.name))
+      read_param(source, map.field(param.name), param, topology, params);
+    else if (param.required)
+      map.fail_missing(param.name, " (a parameter of " + type.name + ")");
   }
   return params;
 }

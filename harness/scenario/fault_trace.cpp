@@ -55,7 +55,8 @@ Event read_event(const Source& source, const Field& item) {
   if (event.node.empty()) source.fail(map.field("node_id").value_mark, "'node_id' is empty");
   const Field time = map.require("event_time");
   const double days = read_number(source, time);
-  if (!std::isfinite(days) || days < 0 || days * static_cast<double>(sim::kDay) > static_cast<double>(sim::kMaxDuration))
+  if (!std::isfinite(days) || days < 0 ||
+      days * static_cast<double>(sim::kDay) > static_cast<double>(sim::kMaxDuration))
     source.fail(time.value_mark, "'event_time' must be a number of days from 0 to 10000");
   // To the millisecond: a time written to 10^-4 days lands on a whole one.
   event.time = std::llround(days * static_cast<double>(sim::kDay / sim::kMillisecond)) * sim::kMillisecond;
@@ -69,8 +70,8 @@ Event read_event(const Source& source, const Field& item) {
   for (std::string_view key : {"Level", "Class", "Desc"}) {
     const std::string part = read_text(source, fault_type.require(key));
     if (part.empty() || part.find('/') != std::string::npos)
-      source.fail(fault_type.field(key).value_mark, "'fault_type." + std::string(key) +
-                                                        "' must be non-empty text without '/'");
+      source.fail(fault_type.field(key).value_mark,
+                  "'fault_type." + std::string(key) + "' must be non-empty text without '/'");
     event.category += (event.category.empty() ? "" : "/") + part;
   }
   return event;
@@ -80,8 +81,8 @@ FaultTrace parse_infinitehbd(const std::string& text, const std::string& file_na
   const Source source(file_name);
   const YAML::Node root = load_one_document(source, text, "an infinitehbd trace");
   if (!root.IsSequence())
-    source.fail(root.Mark(), "an infinitehbd trace is a JSON list of fault_start and fault_end events; got " +
-                                 describe(root));
+    source.fail(root.Mark(),
+                "an infinitehbd trace is a JSON list of fault_start and fault_end events; got " + describe(root));
   std::vector<Event> events;
   for (const Field& item : read_sequence(source, Field{"event", root, root.Mark(), root.Mark()}))
     events.push_back(read_event(source, item));
@@ -186,8 +187,8 @@ FaultTrace parse_csv(const std::string& text, const std::string& file_name) {
     trace.faults.push_back(std::move(fault));
   }
   if (!header_seen)
-    throw InputError(file_name, 1, 1, "the trace is empty; its first line must be the header '" +
-                                          std::string(kHeader) + "'");
+    throw InputError(file_name, 1, 1,
+                     "the trace is empty; its first line must be the header '" + std::string(kHeader) + "'");
   trace.servers = servers.take();
   sort_by_onset(trace);
   return trace;

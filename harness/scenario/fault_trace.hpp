@@ -27,9 +27,9 @@ struct TraceFault {
   std::size_t server = 0;  // index into FaultTrace::servers
   // "Level/Class/Desc" for infinitehbd, the CSV's category as written.
   std::string category;
-  sim::Nanos start = 0;  // from the trace's origin
+  sim::Nanos start = 0;              // from the trace's origin
   std::optional<sim::Nanos> repair;  // onset to repair; none: not repaired within the trace
-  SourcePos pos;  // the onset's place in the trace file
+  SourcePos pos;                     // the onset's place in the trace file
 };
 
 struct FaultTrace {

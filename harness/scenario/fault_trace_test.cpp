@@ -69,8 +69,9 @@ TEST(FaultTrace, BadInfiniteHbdEventsAreReportedAtTheirPlace) {
   const std::string unmatched = R"([
   {"node_id": "a", "event_time": 1.0, "event_type": "fault_end", "fault_type": {"Level": "L", "Class": "GPU", "Desc": "x"}}
 ])";
-  EXPECT_EQ(error_of([&] { parse_fault_trace(unmatched, "t.json", TraceFormat::infinitehbd); }),
-            "t.json:2:3: fault_end of node a (L/GPU/x) closes no open fault_start of that node and fault_type before it");
+  EXPECT_EQ(
+      error_of([&] { parse_fault_trace(unmatched, "t.json", TraceFormat::infinitehbd); }),
+      "t.json:2:3: fault_end of node a (L/GPU/x) closes no open fault_start of that node and fault_type before it");
   const std::string bad_type = R"([
   {"node_id": "a", "event_time": 1.0, "event_type": "crash", "fault_type": {"Level": "L", "Class": "GPU", "Desc": "x"}}
 ])";
@@ -80,8 +81,9 @@ TEST(FaultTrace, BadInfiniteHbdEventsAreReportedAtTheirPlace) {
   "fault_type": {"Level": "L", "Class": "GPU", "Desc": "x"}}])";
   EXPECT_EQ(error_of([&] { parse_fault_trace(negative, "t.json", TraceFormat::infinitehbd); }),
             "t.json:1:33: 'event_time' must be a number of days from 0 to 10000");
-  EXPECT_NE(error_of([&] { parse_fault_trace(R"([{"node_id": "a",)", "t.json", TraceFormat::infinitehbd); })
-                .find("t.json:1:"),
+  EXPECT_NE(error_of([&] {
+              parse_fault_trace(R"([{"node_id": "a",)", "t.json", TraceFormat::infinitehbd);
+            }).find("t.json:1:"),
             std::string::npos);
 }
 
@@ -102,15 +104,18 @@ TEST(FaultTrace, BadCsvLinesAreReportedAtTheirLineAndColumn) {
   auto error = [](const std::string& text) {
     return error_of([&] { parse_fault_trace(text, "t.csv", TraceFormat::csv); });
   };
-  EXPECT_EQ(error("server,begin,end,category\n"), "t.csv:1:1: the first line must be the header 'server,start,end,category'");
+  EXPECT_EQ(error("server,begin,end,category\n"),
+            "t.csv:1:1: the first line must be the header 'server,start,end,category'");
   EXPECT_EQ(error("server,start,end,category\na,1d,2x,GPU\n"),
-            "t.csv:2:6: end: bad duration '2x': unit must be one of ns us ms s m h d (a duration from the trace's origin, e.g. "
+            "t.csv:2:6: end: bad duration '2x': unit must be one of ns us ms s m h d (a duration from the trace's "
+            "origin, e.g. "
             "3.9d)");
   EXPECT_EQ(error("server,start,end,category\na,2d,1d,GPU\n"), "t.csv:2:6: end 1d is before start 2d");
   EXPECT_EQ(error("server,start,end,category\na,2d\n"),
             "t.csv:2:5: expected 4 fields (server,start,end,category), found 2");
   EXPECT_EQ(error("server,start,end,category\na,2d,3d,\n"), "t.csv:2:9: the category is empty");
-  EXPECT_EQ(error("# nothing\n"), "t.csv:1:1: the trace is empty; its first line must be the header 'server,start,end,category'");
+  EXPECT_EQ(error("# nothing\n"),
+            "t.csv:1:1: the trace is empty; its first line must be the header 'server,start,end,category'");
 }
 
 }  // namespace

@@ -17,15 +17,15 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes) {
   if (!std::filesystem::is_regular_file(status)) throw InputError(path, 1, 1, "not a regular file");
   const std::uintmax_t size = std::filesystem::file_size(path, error);
   if (!error && size > max_bytes)
-    throw InputError(path, 1, 1, "the file has " + std::to_string(size) + " bytes, more than the limit of " +
-                                     std::to_string(max_bytes));
+    throw InputError(
+        path, 1, 1,
+        "the file has " + std::to_string(size) + " bytes, more than the limit of " + std::to_string(max_bytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 1, 1, std::string("cannot read the file: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   if (text.str().size() > max_bytes)  // grew while being read
-    throw InputError(path, 1, 1, "the file is larger than the limit of " + std::to_string(max_bytes) +
-                                     " bytes");
+    throw InputError(path, 1, 1, "the file is larger than the limit of " + std::to_string(max_bytes) + " bytes");
   return text.str();
 }
 

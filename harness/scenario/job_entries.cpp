@@ -16,7 +16,6 @@ namespace {
 
 using namespace yaml_read;
 
-
 // `hosts: [h0, h4, ...]`: one host of the cluster per slot, each once.
 std::vector<int> read_host_list(const Source& source, const Field& field, const sim::ClusterShape& cluster,
                                 long long needed) {
@@ -25,8 +24,8 @@ std::vector<int> read_host_list(const Source& source, const Field& field, const 
     const std::string text = read_text(source, item);
     const auto id = sim::ComponentId::parse(text);
     if (!id || id->kind != sim::ComponentKind::host || id->host >= cluster.hosts)
-      source.fail(item.value_mark, "'" + text + "' is not a host of the cluster (h0 to h" +
-                                       std::to_string(cluster.hosts - 1) + ")");
+      source.fail(item.value_mark,
+                  "'" + text + "' is not a host of the cluster (h0 to h" + std::to_string(cluster.hosts - 1) + ")");
     if (std::find(hosts.begin(), hosts.end(), id->host) != hosts.end())
       source.fail(item.value_mark, "'" + text + "' is listed twice");
     hosts.push_back(id->host);
@@ -46,7 +45,8 @@ std::string read_tenant_name(const Source& source, const MapView& map) {
   const bool plain = !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
   });
-  if (!plain) source.fail(field.value_mark, "a job's name must be 1 to 64 letters, digits, '-' or '_', got '" + name + "'");
+  if (!plain)
+    source.fail(field.value_mark, "a job's name must be 1 to 64 letters, digits, '-' or '_', got '" + name + "'");
   return name;
 }
 
@@ -55,8 +55,9 @@ std::string read_tenant_name(const Source& source, const MapView& map) {
 JobSpec read_job(const Source& source, const Field& job_field, const sim::ClusterShape& cluster, bool beside_others) {
   const MapView map(source, job_field);
   map.allow_only({"name", "gpus", "parallelism", "compute_per_iteration", "gradient_bytes", "activation_bytes",
-                  "microbatches", "checkpoint_interval", "restart_cost", "spare_hosts", "spare_layout", "collective_timeout",
-                  "checkpoint_cost", "tp_bytes", "alltoall_bytes", "channels", "layers", "hosts"});
+                  "microbatches", "checkpoint_interval", "restart_cost", "spare_hosts", "spare_layout",
+                  "collective_timeout", "checkpoint_cost", "tp_bytes", "alltoall_bytes", "channels", "layers",
+                  "hosts"});
   JobSpec job;
   if (map.has("name")) job.name = read_text(source, map.field("name"));
   const Field gpus_field = map.require("gpus");
@@ -72,12 +73,17 @@ JobSpec read_job(const Source& source, const Field& job_field, const sim::Cluste
     if (parallelism.has(key)) *slot = read_count(source, parallelism, key, 1);
 
   job.compute_per_iteration = read_duration(source, map.require("compute_per_iteration"), false);
-  if (map.has("gradient_bytes")) job.gradient_bytes = read_bytes(source, map.field("gradient_bytes"));
-  else if (par.dp > 1) map.fail_missing("gradient_bytes", " (dp > 1 needs the allreduce size)");
-  if (map.has("activation_bytes")) job.activation_bytes = read_bytes(source, map.field("activation_bytes"));
-  else if (par.pp > 1) map.fail_missing("activation_bytes", " (pp > 1 needs the send/recv size)");
+  if (map.has("gradient_bytes"))
+    job.gradient_bytes = read_bytes(source, map.field("gradient_bytes"));
+  else if (par.dp > 1)
+    map.fail_missing("gradient_bytes", " (dp > 1 needs the allreduce size)");
+  if (map.has("activation_bytes"))
+    job.activation_bytes = read_bytes(source, map.field("activation_bytes"));
+  else if (par.pp > 1)
+    map.fail_missing("activation_bytes", " (pp > 1 needs the send/recv size)");
   if (map.has("microbatches")) job.microbatches = read_count(source, map, "microbatches", 1);
-  if (map.has("checkpoint_interval")) job.checkpoint_interval = read_duration(source, map.field("checkpoint_interval"), false);
+  if (map.has("checkpoint_interval"))
+    job.checkpoint_interval = read_duration(source, map.field("checkpoint_interval"), false);
   if (map.has("restart_cost")) job.restart_cost = read_duration(source, map.field("restart_cost"), true);
   if (map.has("spare_hosts")) job.spare_hosts = read_count(source, map, "spare_hosts", 0);
   if (map.has("spare_layout")) {
@@ -86,7 +92,8 @@ JobSpec read_job(const Source& source, const Field& job_field, const sim::Cluste
     if (!layout) source.fail(layout_field.value_mark, "spare_layout must be tail or per_pod");
     job.spare_layout = *layout;
   }
-  if (map.has("collective_timeout")) job.collective_timeout = read_duration(source, map.field("collective_timeout"), false);
+  if (map.has("collective_timeout"))
+    job.collective_timeout = read_duration(source, map.field("collective_timeout"), false);
   if (map.has("checkpoint_cost")) job.checkpoint_cost = read_duration(source, map.field("checkpoint_cost"), true);
   if (map.has("tp_bytes")) job.tp_bytes = read_bytes(source, map.field("tp_bytes"));
   if (map.has("alltoall_bytes")) job.alltoall_bytes = read_bytes(source, map.field("alltoall_bytes"));
@@ -106,8 +113,8 @@ JobSpec read_job(const Source& source, const Field& job_field, const sim::Cluste
                                                   "*" + std::to_string(par.dp) + " = " + std::to_string(ranks) +
                                                   ", but the job has " + std::to_string(job.gpus) + " GPUs");
   if (par.dp % par.ep != 0)
-    source.fail(parallelism.field("ep").value_mark, "ep (" + std::to_string(par.ep) +
-                                                        ") must divide dp (" + std::to_string(par.dp) + ")");
+    source.fail(parallelism.field("ep").value_mark,
+                "ep (" + std::to_string(par.ep) + ") must divide dp (" + std::to_string(par.dp) + ")");
   if (par.tp > cluster.gpus_per_host)
     source.fail(parallelism.field("tp").value_mark, "tp (" + std::to_string(par.tp) + ") exceeds gpus_per_host (" +
                                                         std::to_string(cluster.gpus_per_host) +
@@ -130,13 +137,13 @@ JobSpec read_job(const Source& source, const Field& job_field, const sim::Cluste
   }
   if (map.has("hosts")) {
     if (!beside_others)
-      source.fail(map.field("hosts").key_mark, "'hosts' places one of several jobs (jobs:); a job alone runs from h0 on");
+      source.fail(map.field("hosts").key_mark,
+                  "'hosts' places one of several jobs (jobs:); a job alone runs from h0 on");
     job.hosts = read_host_list(source, map.field("hosts"), cluster, job_hosts);
   }
   check_job_limits(source, job_field, job);
   return job;
 }
-
 
 std::vector<JobSpec> read_jobs(const Source& source, const Field& jobs_field, const sim::ClusterShape& cluster) {
   const std::vector<Field> entries = read_sequence(source, jobs_field);
@@ -183,8 +190,7 @@ std::vector<JobSpec> read_jobs(const Source& source, const Field& jobs_field, co
     if (jobs[i].hosts.empty())
       jobs[i].hosts = take(i, static_cast<int>((jobs[i].gpus + cluster.gpus_per_host - 1) / cluster.gpus_per_host),
                            map.field("gpus"), "hosts");
-    if (jobs[i].spare_hosts > 0)
-      jobs[i].spares = take(i, jobs[i].spare_hosts, map.field("spare_hosts"), "spare hosts");
+    if (jobs[i].spare_hosts > 0) jobs[i].spares = take(i, jobs[i].spare_hosts, map.field("spare_hosts"), "spare hosts");
   }
   return jobs;
 }

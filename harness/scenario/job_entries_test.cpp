@@ -14,11 +14,11 @@ Scenario parse(const std::string& text) { return parse_scenario(text, "test.yaml
 
 // Two leaves of four hosts each; one GPU and one RNIC per host.
 const std::string kCluster =
-    "name: t\n"                                  // 1
-    "seed: 1\n"                                  // 2
-    "duration: 10m\n"                            // 3
+    "name: t\n"                                                                         // 1
+    "seed: 1\n"                                                                         // 2
+    "duration: 10m\n"                                                                   // 3
     "cluster: {spines: 1, leaves: 2, hosts: 8, gpus_per_host: 1, rnics_per_host: 1}\n"  // 4
-    "jobs:\n";                                   // 5
+    "jobs:\n";                                                                          // 5
 
 std::string tenant(const std::string& name, int gpus, const std::string& extra = "") {
   return "  - {name: " + name + ", gpus: " + std::to_string(gpus) + ", parallelism: {dp: " + std::to_string(gpus) +
@@ -30,7 +30,7 @@ TEST(Jobs, TenantsTakeTheHostsTheyNameThenTheLowestFreeOnes) {
                            tenant("neighbour", 2, ", hosts: [h1, h5]") + tenant("third", 3));
   ASSERT_EQ(s.jobs.size(), 3u);
   EXPECT_TRUE(s.shared());
-  EXPECT_EQ(s.job.name, "victim");  // the first tenant is observed unless a view picks another
+  EXPECT_EQ(s.job.name, "victim");                       // the first tenant is observed unless a view picks another
   EXPECT_EQ(s.jobs[0].hosts, (std::vector<int>{0, 2}));  // h1 is named by the neighbour
   EXPECT_EQ(s.jobs[0].spares, (std::vector<int>{3}));
   EXPECT_EQ(s.jobs[1].hosts, (std::vector<int>{1, 5}));
@@ -87,8 +87,8 @@ const BadTenants kBadTenants[] = {
     {"host list of the wrong length", kCluster + tenant("a", 2, ", hosts: [h0]"), 6, 101, "runs on 2 hosts"},
     {"not a host", kCluster + tenant("a", 2, ", hosts: [h0, h9]"), 6, 106, "'h9' is not a host of the cluster"},
     {"host listed twice", kCluster + tenant("a", 2, ", hosts: [h0, h0]"), 6, 106, "listed twice"},
-    {"tenant without a name",
-     kCluster + "  - {gpus: 1, parallelism: {dp: 1}, compute_per_iteration: 1s}\n", 6, 5, "missing required key 'name'"},
+    {"tenant without a name", kCluster + "  - {gpus: 1, parallelism: {dp: 1}, compute_per_iteration: 1s}\n", 6, 5,
+     "missing required key 'name'"},
     {"unsafe tenant name", kCluster + tenant("a/b", 2), 6, 12, "a job's name must be"},
     {"empty list", kCluster.substr(0, kCluster.size() - 1) + " []\n", 5, 7, "'jobs' lists no job"},
     {"job and jobs", kCluster + tenant("a", 2) + "job: {gpus: 1, parallelism: {dp: 1}, compute_per_iteration: 1s}\n", 5,

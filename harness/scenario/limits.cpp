@@ -17,9 +17,9 @@ using yaml_read::Source;
 // Per-item resident bytes, rounded up so that the estimate bounds the peak
 // RSS measured for demo (42 MiB), scale-4096 (141 MiB), scale-16384 (319 MiB)
 // and the 4,096-GPU month (119 MiB) from above.
-constexpr double kBytesPerComponent = 4096;   // topology, counters, telemetry state
-constexpr double kBytesPerFlow = 512;          // one connection's flow in a collective round
-constexpr double kBytesPerFault = 1024;        // spec, schedule entries, ground truth
+constexpr double kBytesPerComponent = 4096;  // topology, counters, telemetry state
+constexpr double kBytesPerFlow = 512;        // one connection's flow in a collective round
+constexpr double kBytesPerFault = 1024;      // spec, schedule entries, ground truth
 constexpr double kBytesBase = 80.0 * (1 << 20);
 constexpr double kSteadyBlockSeconds = 600;
 
@@ -33,15 +33,16 @@ std::string number(double value) {
 void require_at_most(const Source& source, const MapView& map, std::string_view key, double value, double limit) {
   if (!map.has(key) || value <= limit) return;
   const Field field = map.field(key);
-  source.fail(field.value_mark, "'" + field.name + "' is " + number(value) + ", more than the limit of " + number(limit));
+  source.fail(field.value_mark,
+              "'" + field.name + "' is " + number(value) + ", more than the limit of " + number(limit));
 }
 
 void require_within(const Source& source, const MapView& map, std::string_view key, double value, double low,
                     double high) {
   if (!map.has(key) || (value >= low && value <= high)) return;
   const Field field = map.field(key);
-  source.fail(field.value_mark, "'" + field.name + "' must be within " + number(low) + ".." + number(high) + ", got " +
-                                    number(value));
+  source.fail(field.value_mark,
+              "'" + field.name + "' must be within " + number(low) + ".." + number(high) + ", got " + number(value));
 }
 
 // The period at which the fault's effect repeats, or 0 when it does not.
@@ -97,10 +98,9 @@ void check_cluster_limits(const Source& source, const Field& cluster_field, cons
   require_within(source, map, "host_link_gbps", shape.host_link_gbps, kMinLinkGbps, kMaxLinkGbps);
   require_within(source, map, "fabric_link_gbps", shape.fabric_link_gbps, kMinLinkGbps, kMaxLinkGbps);
   if (map.has("link_latency") && shape.link_latency > kMaxLinkLatency)
-    source.fail(map.field("link_latency").value_mark, "'" + map.field("link_latency").name + "' is " +
-                                                          sim::format_duration(shape.link_latency) +
-                                                          ", more than the limit of " +
-                                                          sim::format_duration(kMaxLinkLatency));
+    source.fail(map.field("link_latency").value_mark,
+                "'" + map.field("link_latency").name + "' is " + sim::format_duration(shape.link_latency) +
+                    ", more than the limit of " + sim::format_duration(kMaxLinkLatency));
 }
 
 void check_job_limits(const Source& source, const Field& job_field, const JobSpec& j) {

@@ -11,16 +11,16 @@
 namespace gauntlet::harness {
 
 inline constexpr int kMaxHosts = 65'536;
-inline constexpr int kMaxPerHost = 16;          // GPUs and RNICs per host
-inline constexpr int kMaxSwitches = 4'096;      // spines, leaves
-inline constexpr int kMaxJobGpus = 524'288;     // kMaxHosts x 8
+inline constexpr int kMaxPerHost = 16;       // GPUs and RNICs per host
+inline constexpr int kMaxSwitches = 4'096;   // spines, leaves
+inline constexpr int kMaxJobGpus = 524'288;  // kMaxHosts x 8
 inline constexpr int kMaxChannels = 64;
 inline constexpr int kMaxMicrobatches = 65'536;
 inline constexpr double kMinLinkGbps = 0.1;
 inline constexpr double kMaxLinkGbps = 100'000;  // 100 Tb/s
 inline constexpr sim::Nanos kMaxLinkLatency = sim::kSecond;
 inline constexpr std::uint64_t kMaxTransferBytes = std::uint64_t{1} << 50;  // 1 PiB per rank and iteration
-inline constexpr double kMaxFaultEventsPerSecond = 1'000;  // a port_flap period of 2 ms at the least
+inline constexpr double kMaxFaultEventsPerSecond = 1'000;                   // a port_flap period of 2 ms at the least
 inline constexpr double kMaxEstimatedEvents = 1e9;  // about an hour of wall time at the month run's pace
 inline constexpr double kMaxEstimatedBytes = 8.0 * (1ull << 30);
 
@@ -30,7 +30,7 @@ struct RunEstimate {
   double telemetry_blocks = 0;  // per component, one steady block per 10 simulated minutes at the least
   double fault_events = 0;      // onsets, ends and every flap
   double events = 0;
-  double bytes = 0;             // resident memory (telemetry is streamed, not kept)
+  double bytes = 0;  // resident memory (telemetry is streamed, not kept)
 };
 
 RunEstimate estimate_run(const Scenario& scenario);

@@ -29,7 +29,6 @@ namespace {
 using namespace yaml_read;
 using sim::Nanos;
 
-
 sim::ClusterShape read_cluster(const Source& source, const Field& cluster_field) {
   const MapView map(source, cluster_field);
   map.allow_only({"spines", "leaves", "hosts", "gpus_per_host", "rnics_per_host", "rail_optimized", "host_link_gbps",
@@ -56,8 +55,9 @@ sim::ClusterShape read_cluster(const Source& source, const Field& cluster_field)
 }
 
 std::string param_text(const Source& source, const Field& field) {
-  if (!field.value.IsScalar()) source.fail(field.value_mark, "detector parameter '" + key_of(field) +
-                                                                 "' must be a single value, got " + describe(field.value));
+  if (!field.value.IsScalar())
+    source.fail(field.value_mark,
+                "detector parameter '" + key_of(field) + "' must be a single value, got " + describe(field.value));
   return field.value.Scalar();
 }
 
@@ -70,8 +70,7 @@ std::string read_run_name(const Source& source, const Field& field) {
            c == '.';
   });
   if (!plain)
-    source.fail(field.value_mark,
-                "'as' must be 1 to 64 letters, digits, '-', '_' or '.', got '" + name + "'");
+    source.fail(field.value_mark, "'as' must be 1 to 64 letters, digits, '-', '_' or '.', got '" + name + "'");
   return name;
 }
 
@@ -120,7 +119,8 @@ DetectorSpec read_detector(const Source& source, const Field& item, const Detect
   if (!info) {
     std::string known;
     for (const std::string& name : registry.names()) known += (known.empty() ? "" : ", ") + name;
-    source.fail(name_field.value_mark, "unknown detector '" + spec.name + "' (known: " + known + "; or exec:COMMAND, prom:RULES.yaml)");
+    source.fail(name_field.value_mark,
+                "unknown detector '" + spec.name + "' (known: " + known + "; or exec:COMMAND, prom:RULES.yaml)");
   }
   std::string error, bad_key;
   if (!registry.resolve(*info, spec.params, &error, &bad_key)) {
@@ -166,8 +166,10 @@ std::string read_name(const Source& source, const Field& field) {
            c == '.';
   });
   if (!safe || name.front() == '.')
-    source.fail(field.value_mark, "'name' may use only letters, digits, '-', '_' and '.', and may not start with '.', "
-                                  "since it names the results directory; got '" + name + "'");
+    source.fail(field.value_mark,
+                "'name' may use only letters, digits, '-', '_' and '.', and may not start with '.', "
+                "since it names the results directory; got '" +
+                    name + "'");
   return name;
 }
 
@@ -184,7 +186,8 @@ std::vector<DetectorSpec> detectors_from_option(const std::vector<std::string>& 
     }
     for (const DetectorSpec& earlier : specs)
       if (earlier.name == name) throw InputError("--detectors", 1, column, "detector '" + name + "' is listed twice");
-    if (name.starts_with(PromRulesDetector::kPrefix)) read_prom_rules(name.substr(std::string(PromRulesDetector::kPrefix).size()));
+    if (name.starts_with(PromRulesDetector::kPrefix))
+      read_prom_rules(name.substr(std::string(PromRulesDetector::kPrefix).size()));
     specs.push_back(DetectorSpec{name, {}, {}});
     column += static_cast<int>(name.size()) + 1;
   }
@@ -214,12 +217,11 @@ void read_mitigation(const Source& source, const Field& field, Scenario& scenari
 Scenario read_scenario(const Source& source, const YAML::Node& root, const DetectorRegistry& detectors,
                        const LoadOverrides& overrides, std::shared_ptr<const injectors::FaultCatalog> fault_types) {
   if (!root.IsMap())
-    source.fail(root.Mark(), "a scenario is a map with keys name, seed, duration, cluster, job, ...; got " +
-                                 describe(root));
+    source.fail(root.Mark(),
+                "a scenario is a map with keys name, seed, duration, cluster, job, ...; got " + describe(root));
   const MapView top(source, Field{"", root, root.Mark(), root.Mark()});
-  top.allow_only(
-      {"name", "seed", "duration", "engine", "cluster", "job", "jobs", "detectors_scope", "faults", "detectors",
-       "mitigation", "calibration", "network_calibration"});
+  top.allow_only({"name", "seed", "duration", "engine", "cluster", "job", "jobs", "detectors_scope", "faults",
+                  "detectors", "mitigation", "calibration", "network_calibration"});
   Scenario scenario;
   scenario.source_path = source.file_name();
   scenario.fault_types = std::move(fault_types);
@@ -269,7 +271,8 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
   }
   if (top.has("detectors_scope")) {
     const Field scope_field = top.field("detectors_scope");
-    if (read_choice(source, scope_field, {"tenant", "cluster"}) == "cluster") scenario.detectors_scope = DetectorScope::cluster;
+    if (read_choice(source, scope_field, {"tenant", "cluster"}) == "cluster")
+      scenario.detectors_scope = DetectorScope::cluster;
     if (!scenario.shared())
       source.fail(scope_field.key_mark, "'detectors_scope' chooses between tenants; this scenario has one job");
   }
@@ -318,9 +321,8 @@ std::vector<std::string> expand_target_glob(const sim::Topology& topology, const
   return matches;
 }
 
-Scenario parse_scenario(const std::string& yaml_text, const std::string& file_name,
-                        const DetectorRegistry& detectors, const LoadOverrides& overrides,
-                        std::shared_ptr<const injectors::FaultCatalog> fault_types) {
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file_name, const DetectorRegistry& detectors,
+                        const LoadOverrides& overrides, std::shared_ptr<const injectors::FaultCatalog> fault_types) {
   const Source source(file_name);
   const YAML::Node document = yaml_read::load_one_document(source, yaml_text, "a scenario file");
   if (document.IsNull()) source.fail(YAML::Mark(), "the scenario file is empty");

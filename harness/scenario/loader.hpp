@@ -84,13 +84,12 @@ struct LoadOverrides {
 // Errors in overrides name the option ("--detectors:1:7: ..."). Faults are
 // read through `fault_types` (nullptr: the built-in types), which the
 // scenario keeps for the run.
-Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors,
-                       const LoadOverrides& overrides = {},
+Scenario load_scenario(const std::string& path, const DetectorRegistry& detectors, const LoadOverrides& overrides = {},
                        std::shared_ptr<const injectors::FaultCatalog> fault_types = nullptr);
 
 // Same, from text already in memory; file_name is used in error messages.
-Scenario parse_scenario(const std::string& yaml_text, const std::string& file_name,
-                        const DetectorRegistry& detectors, const LoadOverrides& overrides = {},
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file_name, const DetectorRegistry& detectors,
+                        const LoadOverrides& overrides = {},
                         std::shared_ptr<const injectors::FaultCatalog> fault_types = nullptr);
 
 // The fault types a scenario's faults were read with; the built-in ones

@@ -155,20 +155,20 @@ TEST(Loader, FullScenarioRoundTrips) {
 // The lines every malformed case below starts from; line numbers in the
 // expectations refer to this layout.
 const std::string kHead =
-    "name: t\n"                                // 1
-    "seed: 1\n"                                // 2
-    "duration: 10h\n"                          // 3
-    "cluster:\n"                               // 4
-    "  spines: 2\n"                            // 5
-    "  leaves: 4\n"                            // 6
-    "  hosts: 8\n"                             // 7
-    "  gpus_per_host: 8\n"                     // 8
-    "  rnics_per_host: 2\n"                    // 9
-    "job:\n"                                   // 10
-    "  gpus: 16\n"                             // 11
-    "  parallelism: {tp: 8, pp: 1, dp: 2}\n"   // 12
-    "  compute_per_iteration: 1s\n"            // 13
-    "  gradient_bytes: 1GB\n";                 // 14
+    "name: t\n"                               // 1
+    "seed: 1\n"                               // 2
+    "duration: 10h\n"                         // 3
+    "cluster:\n"                              // 4
+    "  spines: 2\n"                           // 5
+    "  leaves: 4\n"                           // 6
+    "  hosts: 8\n"                            // 7
+    "  gpus_per_host: 8\n"                    // 8
+    "  rnics_per_host: 2\n"                   // 9
+    "job:\n"                                  // 10
+    "  gpus: 16\n"                            // 11
+    "  parallelism: {tp: 8, pp: 1, dp: 2}\n"  // 12
+    "  compute_per_iteration: 1s\n"           // 13
+    "  gradient_bytes: 1GB\n";                // 14
 
 std::string edited(std::string text, const std::string& old_text, const std::string& new_text) {
   const std::size_t at = text.find(old_text);
@@ -181,8 +181,9 @@ std::string head_with(const std::string& old_text, const std::string& new_text) 
 }
 
 TEST(Loader, ADetectorListedTwiceTakesANameOfItsOwn) {
-  const Scenario s = parse(kHead + "detectors:\n  - c4d\n  - {name: timeout, as: timeout-10m, collective_timeout: 10m}\n"
-                                   "  - {name: \"exec:./watch --fast\", as: watch}\n");
+  const Scenario s = parse(kHead +
+                           "detectors:\n  - c4d\n  - {name: timeout, as: timeout-10m, collective_timeout: 10m}\n"
+                           "  - {name: \"exec:./watch --fast\", as: watch}\n");
   ASSERT_EQ(s.detectors.size(), 3u);
   EXPECT_EQ(s.detectors[0].run_name(), "c4d");
   EXPECT_EQ(s.detectors[1].name, "timeout");
@@ -215,8 +216,8 @@ std::vector<BadCase> bad_cases() {
   const std::string f = kHead + "faults:\n";  // entries start on line 16
   return {
       {"yaml syntax", "name: t\n  seed: 1\n", 2, 7, "illegal map value"},
-      {"packet-only fault on the flow engine", f + "  - {type: pfc_storm, target: h1.nic0, at: 1m, duration: 10s}\n", 16,
-       12, "runs on engine: packet or hybrid only"},
+      {"packet-only fault on the flow engine", f + "  - {type: pfc_storm, target: h1.nic0, at: 1m, duration: 10s}\n",
+       16, 12, "runs on engine: packet or hybrid only"},
       {"empty file", "", 1, 1, "empty"},
       {"unsafe scenario name", head_with("name: t", "name: ../etc"), 1, 7, "names the results directory"},
       {"two documents", kHead + "---\nname: u\n", 16, 1, "one YAML document"},
@@ -235,7 +236,8 @@ std::vector<BadCase> bad_cases() {
       {"bad size unit", head_with("1GB", "1GiBs"), 14, 19, "bad size '1GiBs'"},
       {"missing cluster key", head_with("  hosts: 8\n", ""), 5, 3, "'cluster' is missing required key 'hosts'"},
       {"missing top-level key", kHead.substr(0, kHead.find("job:")), 1, 1, "missing required key 'job'"},
-      {"missing job size for dp", head_with("  gradient_bytes: 1GB\n", ""), 11, 3, "missing required key 'gradient_bytes'"},
+      {"missing job size for dp", head_with("  gradient_bytes: 1GB\n", ""), 11, 3,
+       "missing required key 'gradient_bytes'"},
       {"bad engine", kHead + "engine: ns3\n", 15, 9, "flow | packet"},
       {"cluster too large for packets", edited(kFullScenario, "engine: flow", "engine: packet"), 4, 9,
        "at most 32 hosts x 8 RNICs; this one has 66 x 8"},
@@ -306,7 +308,7 @@ std::vector<BadCase> bad_cases() {
       {"detector listed twice", kHead + "detectors: [c4d, timeout, c4d]\n", 15, 27, "listed twice"},
       {"detector listed twice under one name",
        kHead + "detectors:\n  - {name: timeout, collective_timeout: 10m}\n"
-                 "  - {name: timeout, as: timeout, collective_timeout: 20m}\n",
+               "  - {name: timeout, as: timeout, collective_timeout: 20m}\n",
        17, 5, "'timeout' is listed twice (first on line 16); give one a name of its own with 'as:'"},
       {"as: not a plain name", kHead + "detectors:\n  - {name: c4d, as: ../c4d}\n", 16, 21,
        "'as' must be 1 to 64 letters"},
@@ -458,10 +460,11 @@ TEST(Loader, PoissonDrawsSteerAroundFixedFailStops) {
 }
 
 TEST(Loader, PeriodicScheduleRepeatsUntilTheRunEnds) {
-  const Scenario s = parse(kHead +
-                           "faults:\n"
-                           "  - {type: link_loss, target: leaf1~spine0, at: 10m, every: 2h, duration: 30m, rate: 0.01}\n"
-                           "  - {type: agent_hang, target: h4.agent, at: 3h}\n");
+  const Scenario s =
+      parse(kHead +
+            "faults:\n"
+            "  - {type: link_loss, target: leaf1~spine0, at: 10m, every: 2h, duration: 30m, rate: 0.01}\n"
+            "  - {type: agent_hang, target: h4.agent, at: 3h}\n");
   ASSERT_EQ(s.faults.size(), 6u);
   const std::vector<sim::Nanos> link_starts = {10 * kMinute, 2 * kHour + 10 * kMinute, 4 * kHour + 10 * kMinute,
                                                6 * kHour + 10 * kMinute, 8 * kHour + 10 * kMinute};

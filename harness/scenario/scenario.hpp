@@ -32,8 +32,8 @@ struct SourcePos {
 };
 
 struct DetectorSpec {
-  std::string name;                            // registered name or "exec:COMMAND"
-  std::map<std::string, std::string> params;   // raw scalar text, validated by the registry
+  std::string name;                           // registered name or "exec:COMMAND"
+  std::map<std::string, std::string> params;  // raw scalar text, validated by the registry
   SourcePos pos;
   std::string as;  // the name its results go by, when given (a detector listed twice, a short exec: name)
 

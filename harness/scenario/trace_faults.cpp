@@ -68,8 +68,8 @@ TypeChoice read_type_choice(const Source& source, const Field& field, const sim:
   } else {
     for (const injectors::ParamInfo& param : choice.info->params)
       if (param.required)
-        source.fail(field.value_mark, name + " needs its parameter '" + param.name + "': write {type: " + name +
-                                          ", " + param.name + ": ...}");
+        source.fail(field.value_mark, name + " needs its parameter '" + param.name + "': write {type: " + name + ", " +
+                                          param.name + ": ...}");
   }
   return choice;
 }
@@ -119,8 +119,9 @@ class TypeMap {
     }
     if (best_rank < 0)
       throw InputError(trace.file, fault.pos.line, fault.pos.column,
-                       "category '" + fault.category + "' has no fault type in the scenario's map.types "
-                       "(name it, one of its segments, or \"*\")");
+                       "category '" + fault.category +
+                           "' has no fault type in the scenario's map.types "
+                           "(name it, one of its segments, or \"*\")");
     by_category_.emplace(fault.category, best);
     choices_[best].used = true;
     return choices_[best];
@@ -157,8 +158,8 @@ std::vector<int> read_host_map(const Source& source, const MapView& map, const F
     const std::string host = read_text(source, entry);
     const auto id = sim::ComponentId::parse(host);
     if (!id || id->kind != ComponentKind::host || !topology.contains(*id))
-      source.fail(entry.value_mark, "'" + host + "' is not a host of this cluster (h0 .. h" +
-                                        std::to_string(topology.hosts() - 1) + ")");
+      source.fail(entry.value_mark,
+                  "'" + host + "' is not a host of this cluster (h0 .. h" + std::to_string(topology.hosts() - 1) + ")");
     hosts[server->second] = id->host;
   }
   return hosts;
@@ -167,21 +168,36 @@ std::vector<int> read_host_map(const Source& source, const MapView& map, const F
 std::vector<std::string> candidates_on(const sim::Topology& topology, int host, ComponentKind kind) {
   const sim::ClusterShape& shape = topology.shape();
   std::vector<std::string> names;
-  const int parts = kind == ComponentKind::gpu ? shape.gpus_per_host
-                    : (kind == ComponentKind::nic || kind == ComponentKind::flow_table ||
-                       kind == ComponentKind::host_link)
-                        ? shape.rnics_per_host
-                        : 1;
+  const int parts =
+      kind == ComponentKind::gpu ? shape.gpus_per_host
+      : (kind == ComponentKind::nic || kind == ComponentKind::flow_table || kind == ComponentKind::host_link)
+          ? shape.rnics_per_host
+          : 1;
   for (int k = 0; k < parts; ++k) {
     switch (kind) {
-      case ComponentKind::host: names.push_back(sim::ComponentId::make_host(host).str()); break;
-      case ComponentKind::gpu: names.push_back(sim::ComponentId::make_gpu(host, k).str()); break;
-      case ComponentKind::nic: names.push_back(sim::ComponentId::make_nic(host, k).str()); break;
-      case ComponentKind::flow_table: names.push_back(sim::ComponentId::make_flow_table(host, k).str()); break;
-      case ComponentKind::cpu: names.push_back(sim::ComponentId::make_cpu(host).str()); break;
-      case ComponentKind::agent: names.push_back(sim::ComponentId::make_agent(host).str()); break;
-      case ComponentKind::host_link: names.push_back(topology.link_name(topology.host_link(topology.endpoint(host, k)))); break;
-      default: break;
+      case ComponentKind::host:
+        names.push_back(sim::ComponentId::make_host(host).str());
+        break;
+      case ComponentKind::gpu:
+        names.push_back(sim::ComponentId::make_gpu(host, k).str());
+        break;
+      case ComponentKind::nic:
+        names.push_back(sim::ComponentId::make_nic(host, k).str());
+        break;
+      case ComponentKind::flow_table:
+        names.push_back(sim::ComponentId::make_flow_table(host, k).str());
+        break;
+      case ComponentKind::cpu:
+        names.push_back(sim::ComponentId::make_cpu(host).str());
+        break;
+      case ComponentKind::agent:
+        names.push_back(sim::ComponentId::make_agent(host).str());
+        break;
+      case ComponentKind::host_link:
+        names.push_back(topology.link_name(topology.host_link(topology.endpoint(host, k))));
+        break;
+      default:
+        break;
     }
   }
   return names;
@@ -210,7 +226,8 @@ class Placement {
     if (open_at(fault.type, fault.target, fault.start)) {
       FaultSpec& earlier = faults_[last_.at(key)];
       const auto end = fault.end(), earlier_end = earlier.end();
-      earlier.duration = end && earlier_end ? std::optional(std::max(*end, *earlier_end) - earlier.start) : std::nullopt;
+      earlier.duration =
+          end && earlier_end ? std::optional(std::max(*end, *earlier_end) - earlier.start) : std::nullopt;
       note_fail_stop(earlier);
       return;
     }
@@ -229,7 +246,8 @@ class Placement {
     return !end || *end > at;
   }
   void note_fail_stop(const FaultSpec& fault) {
-    if (!fault.duration && types_.spec(fault.type).fail_stop) out_since_.try_emplace(owning_host(fault.target), fault.start);
+    if (!fault.duration && types_.spec(fault.type).fail_stop)
+      out_since_.try_emplace(owning_host(fault.target), fault.start);
   }
 
   const FaultCatalog& types_;
@@ -297,7 +315,6 @@ std::vector<FaultSpec> read_trace_entry(const Source& source, const MapView& map
   return placement.take();
 }
 
-
 std::vector<FailureRate> fit_trace_entry(const Source& source, const MapView& map, const sim::Topology& topology,
                                          const FaultCatalog& types) {
   map.allow_only({"from_trace", "format", "fit", "map"}, " (keys of a fitted from_trace entry)");
@@ -328,7 +345,8 @@ std::vector<FailureRate> fit_trace_entry(const Source& source, const MapView& ma
   }
   type_map.check_all_used(source, trace.file);
 
-  const double host_days = static_cast<double>(fleet) * static_cast<double>(trace.span) / static_cast<double>(sim::kDay);
+  const double host_days =
+      static_cast<double>(fleet) * static_cast<double>(trace.span) / static_cast<double>(sim::kDay);
   std::vector<FailureRate> rates;
   for (const TypeChoice* choice : order) {
     if (!choice->info) continue;

@@ -18,7 +18,8 @@ std::string scenario_text(int hosts, const std::string& duration, const std::str
          "\ncluster: {spines: 8, leaves: 96, hosts: " + std::to_string(hosts) +
          ", gpus_per_host: 8, rnics_per_host: 8}\n"
          "job: {gpus: 64, parallelism: {tp: 8, dp: 8}, compute_per_iteration: 1s, gradient_bytes: 1GB}\n"
-         "faults:\n" + entry;
+         "faults:\n" +
+         entry;
 }
 
 std::string trace_entry(const std::string& extra, const std::string& types = "{GPU: gpu_fail, \"*\": node_crash}") {
@@ -85,7 +86,8 @@ TEST(TraceFaults, ServersSharingAHostMergeTheirOverlappingWindows) {
 TEST(TraceFaults, GpuTargetsFollowTheSeed) {
   auto targets = [](int seed) {
     std::vector<std::string> out;
-    for (const auto& fault : parse(scenario_text(400, "350d", trace_entry(""), seed)).faults) out.push_back(fault.target);
+    for (const auto& fault : parse(scenario_text(400, "350d", trace_entry(""), seed)).faults)
+      out.push_back(fault.target);
     return out;
   };
   EXPECT_EQ(targets(5), targets(5));
@@ -93,9 +95,10 @@ TEST(TraceFaults, GpuTargetsFollowTheSeed) {
 }
 
 TEST(TraceFaults, AnExplicitHostMapReplaysOnlyTheServersItNames) {
-  const std::string entry = "  - from_trace: " + kTrace +
-                            "\n    format: infinitehbd\n    map:\n      hosts: {6f24e2b2-5b9b-4f8a-82ec-d7d57d7c6758: h7}\n"
-                            "      types: {\"*\": node_crash}\n";
+  const std::string entry =
+      "  - from_trace: " + kTrace +
+      "\n    format: infinitehbd\n    map:\n      hosts: {6f24e2b2-5b9b-4f8a-82ec-d7d57d7c6758: h7}\n"
+      "      types: {\"*\": node_crash}\n";
   const Scenario scenario = parse(scenario_text(400, "350d", entry));
   ASSERT_FALSE(scenario.faults.empty());
   for (const auto& fault : scenario.faults) EXPECT_EQ(fault.target, "h7");
@@ -103,10 +106,12 @@ TEST(TraceFaults, AnExplicitHostMapReplaysOnlyTheServersItNames) {
 
 TEST(TraceFaults, MappingMistakesAreReportedWhereTheyAre) {
   EXPECT_EQ(error_of(scenario_text(400, "30d", trace_entry("", "{GPU: gpu_fail}"))),
-            kTrace + ":42:5: category 'Hardware Failure/Parameter Plane Cable/Link Down' has no fault type in the "
-                     "scenario's map.types (name it, one of its segments, or \"*\")");
-  EXPECT_EQ(error_of(scenario_text(400, "30d", trace_entry("", "{GPU: gpu_fail, Disk: node_crash, \"*\": node_crash}"))),
-            "s.yaml:10:30: 'Disk' names no category of " + kTrace);
+            kTrace +
+                ":42:5: category 'Hardware Failure/Parameter Plane Cable/Link Down' has no fault type in the "
+                "scenario's map.types (name it, one of its segments, or \"*\")");
+  EXPECT_EQ(
+      error_of(scenario_text(400, "30d", trace_entry("", "{GPU: gpu_fail, Disk: node_crash, \"*\": node_crash}"))),
+      "s.yaml:10:30: 'Disk' names no category of " + kTrace);
   EXPECT_EQ(error_of(scenario_text(400, "30d", trace_entry("", "{\"*\": leaf_crash}"))),
             "s.yaml:10:20: unknown fault type 'leaf_crash' (known: link_loss, port_flap, stale_flow_table, "
             "gpu_throttle, nic_down, congestion, cpu_contention, gpu_fail, node_crash, agent_hang, clock_skew, "
@@ -118,9 +123,10 @@ TEST(TraceFaults, MappingMistakesAreReportedWhereTheyAre) {
 }
 
 TEST(TraceFaults, ParametersAndSkipsApplyPerCategory) {
-  const Scenario scenario =
-      parse(scenario_text(400, "350d", trace_entry("", "{\"Parameter Plane Cable\": {type: link_loss, rate: 0.2}, "
-                                                       "\"*\": skip}")));
+  const Scenario scenario = parse(scenario_text(400, "350d",
+                                                trace_entry("",
+                                                            "{\"Parameter Plane Cable\": {type: link_loss, rate: 0.2}, "
+                                                            "\"*\": skip}")));
   // fault_statistics.json: 40 "Link Down" faults of the parameter-plane cables.
   ASSERT_EQ(scenario.faults.size(), 40u);
   for (const auto& fault : scenario.faults) {

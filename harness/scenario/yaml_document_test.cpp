@@ -53,9 +53,7 @@ TEST(LoadOneDocument, RefusesTheMangledScenarioThatHungTheLoader) {
   EXPECT_EQ(refusal(text.str()).substr(0, 20), "12:1: unexpected ','");
 }
 
-TEST(LoadOneDocument, ReportsMalformedYamlAtItsPosition) {
-  EXPECT_EQ(refusal("a: 1\n]\n"), "2:1: illegal flow end");
-}
+TEST(LoadOneDocument, ReportsMalformedYamlAtItsPosition) { EXPECT_EQ(refusal("a: 1\n]\n"), "2:1: illegal flow end"); }
 
 }  // namespace
 }  // namespace gauntlet::harness::yaml_read

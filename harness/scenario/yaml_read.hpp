@@ -64,7 +64,7 @@ class MapView {
   std::vector<std::string> keys_;
 };
 
-std::string key_of(const Field& field);  // last component of the dotted name
+std::string key_of(const Field& field);        // last component of the dotted name
 std::string describe(const YAML::Node& node);  // "a map", "a sequence", "'abc'", "nothing"
 
 // Scalar readers. Each fails at the value with the expected form in the message.

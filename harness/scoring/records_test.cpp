@@ -125,7 +125,10 @@ TEST(Records, RepeatsAndNonComponentsAreRefused) {
   EXPECT_EQ(e.line(), 1);
   EXPECT_EQ(e.column(), 51);  // the second "time_s"
   EXPECT_NE(e.message().find("'time_s' appears twice"), std::string::npos) << e.what();
-  e = read_error(R"({"id": "f1", "type": "t", "start_s": 1})" "\n" R"({"id": "f1", "type": "t", "start_s": 5})", false);
+  e = read_error(R"({"id": "f1", "type": "t", "start_s": 1})"
+                 "\n"
+                 R"({"id": "f1", "type": "t", "start_s": 5})",
+                 false);
   EXPECT_EQ(e.line(), 2);
   EXPECT_NE(e.message().find("fault id 'f1' already used on line 1"), std::string::npos) << e.what();
   // A path is not a component: it must not count as a detection.
@@ -138,15 +141,18 @@ TEST(Records, RepeatsAndNonComponentsAreRefused) {
 }
 
 TEST(Records, ChaosTruthCarriesItsWallClockStart) {
-  std::istringstream in(R"({"id": "f1", "type": "link_loss", "target": "h12.nic3", "start_s": 2.5, "end_s": 62.5, "t0_unix_s": 1700000000})"
-                        "\n"
-                        R"({"id": "f2", "type": "gpu_throttle", "target": "h12.gpu7", "start_s": 300, "end_s": 330, "t0_unix_s": 1700000000})");
+  std::istringstream in(
+      R"({"id": "f1", "type": "link_loss", "target": "h12.nic3", "start_s": 2.5, "end_s": 62.5, "t0_unix_s": 1700000000})"
+      "\n"
+      R"({"id": "f2", "type": "gpu_throttle", "target": "h12.gpu7", "start_s": 300, "end_s": 330, "t0_unix_s": 1700000000})");
   const FaultRecords records = read_fault_records(in, "faults.jsonl");
   ASSERT_TRUE(records.t0_unix_s);
   EXPECT_DOUBLE_EQ(*records.t0_unix_s, 1700000000);
   EXPECT_DOUBLE_EQ(records.faults[0].start_s, 2.5);
-  const InputError e = read_error(R"({"id": "a", "type": "t", "start_s": 1, "t0_unix_s": 5})" "\n"
-                                  R"({"id": "b", "type": "t", "start_s": 1, "t0_unix_s": 6})", false);
+  const InputError e = read_error(R"({"id": "a", "type": "t", "start_s": 1, "t0_unix_s": 5})"
+                                  "\n"
+                                  R"({"id": "b", "type": "t", "start_s": 1, "t0_unix_s": 6})",
+                                  false);
   EXPECT_EQ(e.line(), 2);
   EXPECT_NE(e.message().find("differs"), std::string::npos);
 }

@@ -78,7 +78,9 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
   score.alerts = static_cast<int>(alerts.size());
 
   auto closes = [&](const FaultEpisode& f) {
-    double end = f.end_s ? *f.end_s : options.run_end_s > 0 ? options.run_end_s : std::numeric_limits<double>::infinity();
+    double end = f.end_s                 ? *f.end_s
+                 : options.run_end_s > 0 ? options.run_end_s
+                                         : std::numeric_limits<double>::infinity();
     return std::max(end, f.start_s) + options.grace_s;
   };
   // Episodes by start so "earliest open" is the first hit; ties keep input order.
@@ -159,8 +161,7 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
   score.overall = class_score(all);
   score.impactful = class_score(impactful);
   score.latent = class_score(latent);
-  if (score.alerts > 0)
-    score.precision = static_cast<double>(score.alerts - score.false_alerts) / score.alerts;
+  if (score.alerts > 0) score.precision = static_cast<double>(score.alerts - score.false_alerts) / score.alerts;
   return score;
 }
 

@@ -35,10 +35,10 @@ struct LatencyStats {
 // How one fault fared; the aggregates below are computed from these.
 struct FaultOutcome {
   std::string id;
-  bool scored = false;    // not benign: counts toward recall
-  bool latent = false;    // scored, but did not slow the job
-  bool detected = false;  // some alert matched it
-  int alerts = 0;         // alerts matched to it
+  bool scored = false;                       // not benign: counts toward recall
+  bool latent = false;                       // scored, but did not slow the job
+  bool detected = false;                     // some alert matched it
+  int alerts = 0;                            // alerts matched to it
   double detection_latency_s = 0;            // first matching alert - start (when detected)
   std::optional<double> time_to_localize_s;  // first matching alert that ranks the target alone on top
   // Credit of the first matching alert that names suspects (see localization_credit).
@@ -51,13 +51,13 @@ struct FaultOutcome {
 // detection. The counts are the denominators.
 struct ClassScore {
   int scored_faults = 0;
-  int detected = 0;   // denominator of latency and localization
-  int localized = 0;  // faults whose target some matching alert ranked alone on top
-  std::optional<double> recall;                      // detected / scored_faults
-  std::optional<LatencyStats> detection_latency_s;   // over the detected faults
-  std::optional<double> localization_top1;           // mean credit over the detected faults
+  int detected = 0;                                 // denominator of latency and localization
+  int localized = 0;                                // faults whose target some matching alert ranked alone on top
+  std::optional<double> recall;                     // detected / scored_faults
+  std::optional<LatencyStats> detection_latency_s;  // over the detected faults
+  std::optional<double> localization_top1;          // mean credit over the detected faults
   std::optional<double> localization_top3;
-  std::optional<LatencyStats> time_to_localize_s;    // over the localized faults
+  std::optional<LatencyStats> time_to_localize_s;  // over the localized faults
 };
 
 // What a detector cost in a simulated run, measured against the fault-free
@@ -73,11 +73,11 @@ struct RunCosts {
 struct DetectorScore {
   int alerts = 0;
   int false_alerts = 0;
-  int benign_alerts = 0;  // false alerts raised during a benign episode (a reconfigure, background noise)
-  std::optional<double> precision;  // (alerts - false_alerts) / alerts; empty with no alert
-  ClassScore overall;    // every non-benign fault
-  ClassScore impactful;  // the faults that slowed the job
-  ClassScore latent;     // the faults that did not
+  int benign_alerts = 0;             // false alerts raised during a benign episode (a reconfigure, background noise)
+  std::optional<double> precision;   // (alerts - false_alerts) / alerts; empty with no alert
+  ClassScore overall;                // every non-benign fault
+  ClassScore impactful;              // the faults that slowed the job
+  ClassScore latent;                 // the faults that did not
   std::vector<FaultOutcome> faults;  // in the order of the input
   std::optional<RunCosts> costs;     // a simulated run's; none for alerts scored from a real run
 };

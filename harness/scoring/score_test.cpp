@@ -41,8 +41,8 @@ ScoringOptions opts(double run_end = 10000) {
 
 TEST(Score, PrecisionRecallLatencyAndLocalization) {
   std::vector<FaultEpisode> faults = {
-      fault("f1", "h3.gpu2", 100, 200),   // detected at 110, top-1 right
-      fault("f2", "h5.gpu0", 1000, 1100), // detected at 1030, host named: not top-1, not localized
+      fault("f1", "h3.gpu2", 100, 200),         // detected at 110, top-1 right
+      fault("f2", "h5.gpu0", 1000, 1100),       // detected at 1030, host named: not top-1, not localized
       fault("f3", "leaf1~spine0", 2000, 2100),  // detected late, in the grace period; ranked second
       fault("f4", "h7", 5000, std::nullopt),    // missed
   };
@@ -50,8 +50,8 @@ TEST(Score, PrecisionRecallLatencyAndLocalization) {
       alert(110, {"h3.gpu2"}),
       alert(1030, {"h5"}),
       ranked(2150, {{"h1.nic0~leaf1", 0.9}, {"leaf1~spine0", 0.5}}),
-      alert(500),             // false: no episode open
-      alert(2161, {"h0"}),    // false: f3 closed at 2160
+      alert(500),           // false: no episode open
+      alert(2161, {"h0"}),  // false: f3 closed at 2160
   };
   DetectorScore s = score_detector(faults, alerts, opts());
   EXPECT_EQ(s.alerts, 5);
@@ -130,9 +130,9 @@ TEST(Score, LatentFaultsAreScoredInTheirOwnClass) {
   latent.affected_job = false;
   FaultEpisode impactful = fault("f", "h1.gpu1", 150, 400);
   std::vector<Alert> alerts = {
-      alert(120, {"h0.gpu0"}),       // only the reconfigure is open: false
-      alert(160),                    // f is open too: matches f
-      alert(1040, {"h2.nic1.ft"}),   // names the latent fault within its window: a true positive
+      alert(120, {"h0.gpu0"}),      // only the reconfigure is open: false
+      alert(160),                   // f is open too: matches f
+      alert(1040, {"h2.nic1.ft"}),  // names the latent fault within its window: a true positive
   };
   DetectorScore s = score_detector({reconf, latent, impactful}, alerts, opts());
   EXPECT_EQ(s.false_alerts, 1);
@@ -164,7 +164,7 @@ TEST(Score, OpenEndedFaultsCloseAtRunEnd) {
 
 TEST(Score, NoEvidenceMeansNoFigure) {
   DetectorScore none = score_detector({}, {}, opts());
-  EXPECT_FALSE(none.precision);  // no alert: not 1.0
+  EXPECT_FALSE(none.precision);       // no alert: not 1.0
   EXPECT_FALSE(none.overall.recall);  // no fault: not 1.0
   EXPECT_EQ(none.alerts, 0);
   EXPECT_EQ(none.overall.scored_faults, 0);

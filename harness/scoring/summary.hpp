@@ -56,8 +56,8 @@ struct SimulatedRunInfo {
 };
 
 struct RealRunInfo {
-  std::string truth;   // the faults.jsonl read
-  std::string alerts;  // the alerts read
+  std::string truth;                // the faults.jsonl read
+  std::string alerts;               // the alerts read
   std::optional<double> t0_unix_s;  // the origin the alerts were aligned to
 };
 

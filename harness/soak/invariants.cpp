@@ -11,8 +11,8 @@ namespace gauntlet::harness::soak {
 namespace {
 
 std::string span_text(const models::IterationSpan& s) {
-  return "iterations " + std::to_string(s.first) + "+" + std::to_string(s.count) + " from " +
-         std::to_string(s.start) + " ns, " + std::to_string(s.duration) + " ns each";
+  return "iterations " + std::to_string(s.first) + "+" + std::to_string(s.count) + " from " + std::to_string(s.start) +
+         " ns, " + std::to_string(s.duration) + " ns each";
 }
 
 }  // namespace
@@ -21,7 +21,8 @@ std::vector<std::string> timeline_problems(const std::vector<models::IterationSp
   std::vector<std::string> problems;
   for (std::size_t i = 0; i < timeline.size(); ++i) {
     const models::IterationSpan& s = timeline[i];
-    if (s.count == 0 || s.duration <= 0 || s.start < 0) problems.push_back("an empty or negative span: " + span_text(s));
+    if (s.count == 0 || s.duration <= 0 || s.start < 0)
+      problems.push_back("an empty or negative span: " + span_text(s));
     if (i == 0) {
       if (s.first != 0) problems.push_back("the first span does not start at iteration 0: " + span_text(s));
       continue;
@@ -31,8 +32,7 @@ std::vector<std::string> timeline_problems(const std::vector<models::IterationSp
       problems.push_back("span " + std::to_string(i) + " starts before the one before it ends: " + span_text(p) +
                          ", then " + span_text(s));
     if (s.first > p.first + p.count)
-      problems.push_back("span " + std::to_string(i) + " skips iterations: " + span_text(p) + ", then " +
-                         span_text(s));
+      problems.push_back("span " + std::to_string(i) + " skips iterations: " + span_text(p) + ", then " + span_text(s));
   }
   return problems;
 }
@@ -52,8 +52,8 @@ std::vector<std::string> timeline_differences(const std::vector<models::Iteratio
     return out;
   };
   const std::vector<Iteration> fast = expand(fast_forwarded), full = expand(step_by_step);
-  const std::string counts = "fast-forward ran " + std::to_string(fast.size()) + " iterations, step by step " +
-                             std::to_string(full.size());
+  const std::string counts =
+      "fast-forward ran " + std::to_string(fast.size()) + " iterations, step by step " + std::to_string(full.size());
   for (std::size_t i = 0; i < std::min(fast.size(), full.size()); ++i)
     if (fast[i].index != full[i].index || fast[i].start != full[i].start || fast[i].duration != full[i].duration)
       return {counts + "; the " + std::to_string(i) + "th differs: fast-forward #" + std::to_string(fast[i].index) +
@@ -135,7 +135,7 @@ std::string bytes_text(double v) { return std::to_string(static_cast<long long>(
 std::vector<std::string> byte_balance_problems(const std::string& openmetrics,
                                                const std::set<std::string>& skewed_hosts) {
   const std::map<std::string, SeriesTotal> totals = byte_totals(openmetrics);
-  SeriesTotal sent, received;  // by the RNICs
+  SeriesTotal sent, received;              // by the RNICs
   SeriesTotal into_leaves, out_of_leaves;  // by the leaves' host-link ports
   // Host link "hX.nicY~leafL" per direction, as the leaf's port counts it.
   std::map<std::string, SeriesTotal> link_up, link_down;
@@ -172,8 +172,8 @@ std::vector<std::string> byte_balance_problems(const std::string& openmetrics,
   // Per link: what an RNIC sent entered its host link, and what it received
   // left that link toward it.
   const auto check_link = [&problems, &skewed_hosts](const std::map<std::string, SeriesTotal>& nic,
-                                      const std::map<std::string, SeriesTotal>& link, const std::string& what,
-                                      const std::string& direction) {
+                                                     const std::map<std::string, SeriesTotal>& link,
+                                                     const std::string& what, const std::string& direction) {
     std::map<std::string, SeriesTotal> names = nic;
     for (const auto& [name, t] : link) names.try_emplace(name);
     for (const auto& [name, unused] : names) {

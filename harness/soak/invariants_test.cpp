@@ -60,12 +60,12 @@ TEST(ByteBalance, SentAndReceivedTotalsMustMatch) {
 TEST(ByteBalance, AnRnicCountsWhatItsHostLinkCarries) {
   const auto nic = [](const std::string& name, int tx, int rx) {
     return "node_infiniband_port_data_transmitted_bytes_total{component=\"" + name + "\"} " + std::to_string(tx) +
-           " 2\nnode_infiniband_port_data_received_bytes_total{component=\"" + name + "\"} " +
-           std::to_string(rx) + " 2\n";
+           " 2\nnode_infiniband_port_data_received_bytes_total{component=\"" + name + "\"} " + std::to_string(rx) +
+           " 2\n";
   };
   const auto link = [](const std::string& name, const std::string& direction, int bytes) {
-    return "ifHCOutOctets{component=\"" + name + "~leaf0\",direction=\"" + direction + "\"} " +
-           std::to_string(bytes) + " 2\n";
+    return "ifHCOutOctets{component=\"" + name + "~leaf0\",direction=\"" + direction + "\"} " + std::to_string(bytes) +
+           " 2\n";
   };
   const std::string links = link("h0.nic0", "up", 6000) + link("h1.nic0", "down", 6000);
   EXPECT_TRUE(byte_balance_problems(nic("h0.nic0", 6000, 0) + nic("h1.nic0", 0, 6000) + links).empty());
@@ -77,8 +77,8 @@ TEST(ByteBalance, AnRnicCountsWhatItsHostLinkCarries) {
   EXPECT_NE(problems[1].find("h1.nic0 received 5000 bytes, but its host link carried 6000"), std::string::npos)
       << problems[1];
   // An RNIC whose host link shows nothing is as wrong.
-  EXPECT_FALSE(byte_balance_problems(nic("h0.nic0", 6000, 0) + nic("h1.nic0", 0, 6000) +
-                                     link("h0.nic0", "up", 6000) + link("h1.nic1", "down", 6000))
+  EXPECT_FALSE(byte_balance_problems(nic("h0.nic0", 6000, 0) + nic("h1.nic0", 0, 6000) + link("h0.nic0", "up", 6000) +
+                                     link("h1.nic1", "down", 6000))
                    .empty());
   // A host whose clock is skewed stamps its samples wrongly; it is left out.
   EXPECT_TRUE(byte_balance_problems(undercounted, {"h1"}).empty());

@@ -26,8 +26,7 @@ int main(int argc, char** argv) {
   options.add_options()("help,h", "show this help")("seed", po::value(&seed), "the generator's seed (default 1)")(
       "cases", po::value(&cases), "how many cases, from case 0 (default 10)")(
       "minutes", po::value(&minutes), "run cases 0, 1, ... until this much wall time has passed (instead of --cases)")(
-      "case", po::value(&only_case), "run this one case only")(
-      "print", "print each case's scenario before running it")(
+      "case", po::value(&only_case), "run this one case only")("print", "print each case's scenario before running it")(
       "scenario", po::value<std::string>(), "check this scenario file instead of generated cases")(
       "jobs", po::value(&jobs)->default_value(1), "simulations at once (1 to 8)");
   po::variables_map vm;
@@ -56,7 +55,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", e.what());
       return 2;
     }
-    const gauntlet::harness::soak::CaseReport report = gauntlet::harness::soak::check_scenario_text(text, registry, jobs);
+    const gauntlet::harness::soak::CaseReport report =
+        gauntlet::harness::soak::check_scenario_text(text, registry, jobs);
     for (const std::string& p : report.problems) std::printf("%s: %s\n", path.c_str(), p.c_str());
     std::printf("%s: %s\n", path.c_str(), report.problems.empty() ? "every invariant held" : "FAILED");
     return report.problems.empty() ? 0 : 1;
@@ -83,9 +83,10 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   const double seconds = elapsed_s();
-  std::printf("scenario-fuzz: seed %llu: %llu cases (%llu faults, %llu iterations) in %.1f s, %.1f cases/minute; "
-              "%llu failed\n",
-              seed.value, ran, faults, iterations, seconds, seconds > 0 ? 60.0 * static_cast<double>(ran) / seconds : 0.0,
-              failed);
+  std::printf(
+      "scenario-fuzz: seed %llu: %llu cases (%llu faults, %llu iterations) in %.1f s, %.1f cases/minute; "
+      "%llu failed\n",
+      seed.value, ran, faults, iterations, seconds, seconds > 0 ? 60.0 * static_cast<double>(ran) / seconds : 0.0,
+      failed);
   return failed == 0 ? 0 : 1;
 }

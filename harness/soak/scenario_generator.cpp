@@ -17,7 +17,9 @@ using sim::ComponentKind;
 class Draw {
  public:
   explicit Draw(std::uint64_t seed) : rng_(seed) {}
-  int between(int low, int high) { return low + static_cast<int>(rng_.below(static_cast<std::uint64_t>(high - low + 1))); }
+  int between(int low, int high) {
+    return low + static_cast<int>(rng_.below(static_cast<std::uint64_t>(high - low + 1)));
+  }
   bool chance(double p) { return rng_.uniform() < p; }
   template <typename T>
   const T& pick(const std::vector<T>& items) {
@@ -58,8 +60,8 @@ std::vector<std::string> names_of(const sim::Topology& topology, ComponentKind k
 }
 
 struct FaultDraw {
-  std::string target;  // empty for an untargeted type
-  std::string params;  // ", key: value" for each parameter
+  std::string target;    // empty for an untargeted type
+  std::string params;    // ", key: value" for each parameter
   bool possible = true;  // false: the cluster has nothing this type could target
 };
 
@@ -106,8 +108,10 @@ FaultDraw draw_fault(Draw& draw, const std::string& type, const sim::Topology& t
   } else {
     return f;  // reconfigure: no target
   }
-  if (targets.empty()) f.possible = false;
-  else f.target = draw.pick(targets);
+  if (targets.empty())
+    f.possible = false;
+  else
+    f.target = draw.pick(targets);
   return f;
 }
 
@@ -124,8 +128,8 @@ std::string tenant_yaml(Draw& draw, const std::string& name, int first, int end,
   std::ostringstream y;
   y << "  - name: " << name << "\n    hosts: [";
   for (int h = first; h < end; ++h) y << (h > first ? ", " : "") << "h" << h;
-  y << "]\n    gpus: " << gpus << "\n    parallelism: {tp: " << tp << ", dp: " << dp
-    << ", ep: " << (alltoall ? ep : 1) << "}\n"
+  y << "]\n    gpus: " << gpus << "\n    parallelism: {tp: " << tp << ", dp: " << dp << ", ep: " << (alltoall ? ep : 1)
+    << "}\n"
     << "    compute_per_iteration: " << draw.between(10, 30) * 100 << "ms\n"
     << "    gradient_bytes: " << draw.between(1, 20) * 100 << "MB\n";
   if (alltoall) y << "    alltoall_bytes: " << draw.between(1, 10) * 100 << "MB\n";
@@ -160,8 +164,8 @@ std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number) 
     << "\n  rail_optimized: " << (c.rail_optimized ? "true" : "false") << "\n  host_link_gbps: " << c.host_link_gbps
     << "\n  fabric_link_gbps: " << c.fabric_link_gbps << "\n  link_latency: " << c.link_latency / sim::kMicrosecond
     << "us\n"
-    << "job:\n  name: fuzzjob\n  gpus: " << gpus << "\n  parallelism: {tp: " << tp << ", pp: " << pp
-    << ", dp: " << dp << ", ep: 1}\n"
+    << "job:\n  name: fuzzjob\n  gpus: " << gpus << "\n  parallelism: {tp: " << tp << ", pp: " << pp << ", dp: " << dp
+    << ", ep: 1}\n"
     << "  compute_per_iteration: " << draw.between(2, 20) * 100 << "ms\n"
     << "  gradient_bytes: " << draw.between(1, 20) * 100 << "MB\n"
     << "  checkpoint_interval: " << draw.between(1, 5) << "m\n"
@@ -176,15 +180,16 @@ std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number) 
     text.erase(text.find("job:\n"));
     y.str(text);
     y.seekp(0, std::ios_base::end);
-    y << "jobs:\n" << tenant_yaml(tenant_draw, "victim", 0, job_hosts / 2, c)
+    y << "jobs:\n"
+      << tenant_yaml(tenant_draw, "victim", 0, job_hosts / 2, c)
       << tenant_yaml(tenant_draw, "neighbour", job_hosts / 2, job_hosts, c);
   }
 
   // Each target takes at most one fault, so no two overlap on one component
   // and none follows a fail-stop on its host by accident.
-  const std::vector<std::string> types = {"link_loss",   "port_flap",      "stale_flow_table", "gpu_throttle",
-                                          "nic_down",    "congestion",     "cpu_contention",   "gpu_fail",
-                                          "node_crash",  "agent_hang",     "clock_skew",       "reconfigure"};
+  const std::vector<std::string> types = {"link_loss",  "port_flap",  "stale_flow_table", "gpu_throttle",
+                                          "nic_down",   "congestion", "cpu_contention",   "gpu_fail",
+                                          "node_crash", "agent_hang", "clock_skew",       "reconfigure"};
   std::set<std::string> targets_used;
   std::set<int> hosts_used;
   const int faults = draw.between(0, 3);

@@ -83,7 +83,8 @@ EpisodeRecord episode_record(const SuiteSpec& spec, const Episode& episode, cons
       record.fault_class = kUnaffected;
     } else if (episode.fault) {
       const FaultOutcome* outcome = own_outcome(report, score, *episode.fault);
-      if (outcome == nullptr) throw std::logic_error("episode " + std::to_string(episode.index) + ": its fault is not in the run");
+      if (outcome == nullptr)
+        throw std::logic_error("episode " + std::to_string(episode.index) + ": its fault is not in the run");
       if (record.fault_class.empty()) record.fault_class = outcome->latent ? "latent" : "impactful";
       d.detected = outcome->detected;
       if (outcome->detected) {

@@ -25,7 +25,7 @@ struct DetectorEpisode {
   int alerts = 0;
   int false_alerts = 0;
   int background_alerts = 0;  // of the false ones, those raised during or blaming a background fault
-  bool detected = false;  // the episode's fault (never for a healthy episode)
+  bool detected = false;      // the episode's fault (never for a healthy episode)
   std::optional<double> latency_s;
   std::optional<double> top1;  // localization credit of the first naming alert
   std::optional<double> top3;
@@ -42,7 +42,7 @@ struct EpisodeRecord {
   std::vector<std::pair<std::string, std::string>> params;
   std::string magnitude_param;
   std::optional<double> magnitude;
-  std::string fault_class;  // impactful, latent or kUnaffected; empty when healthy
+  std::string fault_class;              // impactful, latent or kUnaffected; empty when healthy
   std::vector<std::string> background;  // "type target at" of each background fault
   double sim_seconds = 0;
   std::string reproduce;

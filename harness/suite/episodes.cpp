@@ -26,7 +26,9 @@ std::int64_t whole_millis_ns(double ns) {
   return static_cast<std::int64_t>(std::llround(ns / kNanosPerMilli)) * static_cast<std::int64_t>(kNanosPerMilli);
 }
 
-std::string duration_text(std::int64_t ns) { return std::to_string(ns / static_cast<std::int64_t>(kNanosPerMilli)) + "ms"; }
+std::string duration_text(std::int64_t ns) {
+  return std::to_string(ns / static_cast<std::int64_t>(kNanosPerMilli)) + "ms";
+}
 
 // In the largest unit that holds it exactly: 20s, 1500ms, 104us.
 std::string exact_duration_text(std::int64_t ns) {
@@ -104,9 +106,12 @@ double Draw::sample(sim::Rng& rng) const {
   // Every law takes one draw, so the draws after it do not depend on the law.
   const double u = rng.uniform();
   switch (law) {
-    case Law::constant: return low;
-    case Law::uniform: return low + (high - low) * u;
-    case Law::log_uniform: return std::exp(std::log(low) + (std::log(high) - std::log(low)) * u);
+    case Law::constant:
+      return low;
+    case Law::uniform:
+      return low + (high - low) * u;
+    case Law::log_uniform:
+      return std::exp(std::log(low) + (std::log(high) - std::log(low)) * u);
   }
   return low;
 }

@@ -128,7 +128,8 @@ SweepCurve sweep_curve(const SuiteSweep& sweep, const std::vector<EpisodeRecord>
     p.numeric = sweep.numeric[i];
     curve.points.push_back(p);
   }
-  std::sort(curve.points.begin(), curve.points.end(), [](const auto& a, const auto& b) { return a.numeric < b.numeric; });
+  std::sort(curve.points.begin(), curve.points.end(),
+            [](const auto& a, const auto& b) { return a.numeric < b.numeric; });
   return curve;
 }
 
@@ -179,7 +180,8 @@ SuiteResult aggregate_suite(const SuiteSpec& spec, std::vector<EpisodeRecord> re
         figures.background_alerts += d->background_alerts;
       }
     figures.false_alerts_per_healthy_hour = poisson_rate_interval(false_alerts, hours);
-    for (const std::string& fault_class : classes) figures.classes.push_back(class_figures(name, fault_class, by_class[fault_class]));
+    for (const std::string& fault_class : classes)
+      figures.classes.push_back(class_figures(name, fault_class, by_class[fault_class]));
     figures.classes.push_back(class_figures(name, "all", all));
     result.detectors.push_back(std::move(figures));
   }
@@ -195,21 +197,25 @@ std::string suite_summary_json(const SuiteResult& r) {
     for (const ClassFigures& c : d.classes) {
       Json curve = Json::array();
       for (const MagnitudeBin& bin : c.curve)
-        curve.push_back({{"low", bin.low}, {"high", bin.high}, {"episodes", bin.episodes}, {"detected", bin.detected},
+        curve.push_back({{"low", bin.low},
+                         {"high", bin.high},
+                         {"episodes", bin.episodes},
+                         {"detected", bin.detected},
                          {"rate", interval_json(bin.rate)}});
-      classes[c.fault_class] = {{"episodes", c.episodes},
-                                {"detected", c.detected},
-                                {"recall", interval_json(c.recall)},
-                                {"precision", interval_json(c.precision)},
-                                {"localization_top1", interval_json(c.top1)},
-                                {"localization_top3", interval_json(c.top3)},
-                                {"latency_p50_s", interval_json(c.latency_p50_s)},
-                                {"latency_p95_s", interval_json(c.latency_p95_s)},
-                                {"magnitude", c.magnitude_param.empty()
-                                                  ? Json(nullptr)
-                                                  : Json{{"param", c.magnitude_param},
-                                                         {"curve", curve},
-                                                         {"caught_90", c.caught_90 ? Json(*c.caught_90) : Json(nullptr)}}}};
+      classes[c.fault_class] = {
+          {"episodes", c.episodes},
+          {"detected", c.detected},
+          {"recall", interval_json(c.recall)},
+          {"precision", interval_json(c.precision)},
+          {"localization_top1", interval_json(c.top1)},
+          {"localization_top3", interval_json(c.top3)},
+          {"latency_p50_s", interval_json(c.latency_p50_s)},
+          {"latency_p95_s", interval_json(c.latency_p95_s)},
+          {"magnitude", c.magnitude_param.empty()
+                            ? Json(nullptr)
+                            : Json{{"param", c.magnitude_param},
+                                   {"curve", curve},
+                                   {"caught_90", c.caught_90 ? Json(*c.caught_90) : Json(nullptr)}}}};
     }
     detectors[d.name] = {{"failed_episodes", d.failed_episodes},
                          {"background_false_alerts", d.background_alerts},
@@ -233,21 +239,21 @@ std::string suite_summary_json(const SuiteResult& r) {
   }
   Json records = Json::array();
   for (const EpisodeRecord& record : r.records) records.push_back(record_json(record));
-  const Json summary = {{"suite", r.suite},
-                        {"version", r.version},
-                        {"seed", r.seed},
-                        {"file", r.file},
-                        {"episodes", r.records.size()},
-                        {"planned_episodes", r.planned_episodes},
-                        {"healthy_episodes", r.healthy_episodes},
-                        {"healthy_hours", r.healthy_hours},
-                        {"intervals",
-                         "95%: Wilson for proportions; percentile bootstrap over episodes (" +
-                             std::to_string(kBootstrapResamples) +
-                             " resamples, fixed seed) for latency quantiles; exact Poisson for false alerts per hour"},
-                        {"detectors", detectors},
-                        {"sensitivity", sweeps},
-                        {"records", records}};
+  const Json summary = {
+      {"suite", r.suite},
+      {"version", r.version},
+      {"seed", r.seed},
+      {"file", r.file},
+      {"episodes", r.records.size()},
+      {"planned_episodes", r.planned_episodes},
+      {"healthy_episodes", r.healthy_episodes},
+      {"healthy_hours", r.healthy_hours},
+      {"intervals", "95%: Wilson for proportions; percentile bootstrap over episodes (" +
+                        std::to_string(kBootstrapResamples) +
+                        " resamples, fixed seed) for latency quantiles; exact Poisson for false alerts per hour"},
+      {"detectors", detectors},
+      {"sensitivity", sweeps},
+      {"records", records}};
   return summary.dump(2) + "\n";
 }
 

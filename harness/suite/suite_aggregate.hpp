@@ -44,7 +44,7 @@ struct ClassFigures {
 
 struct DetectorFigures {
   std::string name;
-  int failed_episodes = 0;  // episodes in which it failed; their records still count
+  int failed_episodes = 0;    // episodes in which it failed; their records still count
   int background_alerts = 0;  // false alerts raised during, or blaming, a background fault
   Interval false_alerts_per_healthy_hour;
   std::vector<ClassFigures> classes;  // fault types in suite order, then "all"
@@ -55,10 +55,10 @@ struct DetectorFigures {
 struct SweepPoint {
   std::string value;  // as written
   double numeric = 0;
-  bool own = false;   // the listed detector's own value
+  bool own = false;  // the listed detector's own value
   int alerts = 0;
   int true_alerts = 0;
-  int episodes = 0;   // fault episodes
+  int episodes = 0;  // fault episodes
   int detected = 0;
   Interval precision, recall, false_alerts_per_healthy_hour;
 };

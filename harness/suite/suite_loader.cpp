@@ -34,9 +34,12 @@ enum class Unit { number, duration, signed_duration };
 
 double read_bound(const Source& source, const Field& field, Unit unit) {
   switch (unit) {
-    case Unit::duration: return static_cast<double>(yaml_read::read_duration(source, field, true));
-    case Unit::signed_duration: return static_cast<double>(yaml_read::read_signed_duration(source, field));
-    case Unit::number: break;
+    case Unit::duration:
+      return static_cast<double>(yaml_read::read_duration(source, field, true));
+    case Unit::signed_duration:
+      return static_cast<double>(yaml_read::read_signed_duration(source, field));
+    case Unit::number:
+      break;
   }
   return yaml_read::read_number(source, field);
 }
@@ -68,7 +71,8 @@ Draw read_draw(const Source& source, const Field& field, Unit unit) {
 std::vector<std::string> read_targets(const Source& source, const Field& field) {
   std::vector<std::string> globs;
   if (field.value.IsSequence()) {
-    for (const Field& item : yaml_read::read_sequence(source, field)) globs.push_back(yaml_read::read_text(source, item));
+    for (const Field& item : yaml_read::read_sequence(source, field))
+      globs.push_back(yaml_read::read_text(source, item));
     if (globs.empty()) source.fail(field.value_mark, "target: give at least one glob");
   } else {
     globs.push_back(yaml_read::read_text(source, field));
@@ -78,16 +82,18 @@ std::vector<std::string> read_targets(const Source& source, const Field& field) 
 
 SuiteFault read_fault(const Source& source, const Field& field, const injectors::FaultCatalog& catalog,
                       bool background) {
-  if (!field.value.IsMap()) source.fail(field.value_mark, "a fault entry is a map (type, episodes, target, onset, ...)");
+  if (!field.value.IsMap())
+    source.fail(field.value_mark, "a fault entry is a map (type, episodes, target, onset, ...)");
   MapView map(source, field);
   SuiteFault fault;
   fault.mark = fault.target_mark = field.value_mark;
   fault.type = yaml_read::read_text(source, map.require("type"));
   const injectors::FaultDescriptor* type = catalog.find(fault.type);
-  if (type == nullptr) source.fail(map.field("type").value_mark, "unknown fault type '" + fault.type + "' (" + catalog.names() + ")");
+  if (type == nullptr)
+    source.fail(map.field("type").value_mark, "unknown fault type '" + fault.type + "' (" + catalog.names() + ")");
   if (!type->simulated) source.fail(map.field("type").value_mark, "'" + fault.type + "' cannot be simulated");
-  std::vector<std::string> allowed = {"type", "target", "onset", "duration", "magnitude",
-                                      background ? "probability" : "episodes"};
+  std::vector<std::string> allowed = {"type",     "target",    "onset",
+                                      "duration", "magnitude", background ? "probability" : "episodes"};
   for (const injectors::ParamInfo& param : type->spec.params) allowed.push_back(param.name);
   map.allow_only(allowed, "(the parameters of " + fault.type + " and type, target, onset, duration, magnitude, " +
                               (background ? "probability)" : "episodes)"));
@@ -116,10 +122,17 @@ SuiteFault read_fault(const Source& source, const Field& field, const injectors:
     SuiteParam param{info.name, std::nullopt, ""};
     switch (info.kind) {
       case injectors::ParamKind::fraction:
-      case injectors::ParamKind::positive_number: param.draw = read_draw(source, value, Unit::number); break;
-      case injectors::ParamKind::duration: param.draw = read_draw(source, value, Unit::duration); break;
-      case injectors::ParamKind::signed_duration: param.draw = read_draw(source, value, Unit::signed_duration); break;
-      default: param.text = yaml_read::read_text(source, value);
+      case injectors::ParamKind::positive_number:
+        param.draw = read_draw(source, value, Unit::number);
+        break;
+      case injectors::ParamKind::duration:
+        param.draw = read_draw(source, value, Unit::duration);
+        break;
+      case injectors::ParamKind::signed_duration:
+        param.draw = read_draw(source, value, Unit::signed_duration);
+        break;
+      default:
+        param.text = yaml_read::read_text(source, value);
     }
     fault.params.push_back(std::move(param));
   }
@@ -158,7 +171,7 @@ std::vector<std::string> candidates(const Source& source, const SuiteFault& faul
       if (seen.insert(name).second) names.push_back(std::move(name));
   if (!fault.targets.empty() && names.empty())
     source.fail(fault.target_mark, fault.type + ": its target matches no component of shape '" + shape.name +
-                                "' that a " + fault.type + " fault takes");
+                                       "' that a " + fault.type + " fault takes");
   // Topology order, whatever the order of the globs.
   std::vector<std::string> ordered;
   for (const std::string& name : topology.component_names())
@@ -175,7 +188,8 @@ std::string listed_run_name(const YAML::Node& item) {
 
 // A sweep's value as a number: a duration in seconds, or the number itself.
 double sweep_numeric(const Source& source, const Field& field, DetectorParamKind kind) {
-  if (kind == DetectorParamKind::duration) return static_cast<double>(yaml_read::read_duration(source, field, true)) / 1e9;
+  if (kind == DetectorParamKind::duration)
+    return static_cast<double>(yaml_read::read_duration(source, field, true)) / 1e9;
   return yaml_read::read_number(source, field);
 }
 
@@ -191,11 +205,13 @@ SuiteSweep read_sweep(const Source& source, const Field& field, const YAML::Node
   bool found = false;
   for (const YAML::Node& item : detectors)
     if (listed_run_name(item) == sweep.detector) listed = item, found = true;
-  if (!found) source.fail(map.field("detector").value_mark, "'" + sweep.detector + "' is not one of the suite's detectors");
+  if (!found)
+    source.fail(map.field("detector").value_mark, "'" + sweep.detector + "' is not one of the suite's detectors");
   const std::string name = listed.IsMap() ? listed["name"].Scalar() : listed.Scalar();
   const DetectorInfo* info = registry.find(name);
   if (info == nullptr)
-    source.fail(map.field("detector").value_mark, "'" + sweep.detector + "' is not a reference detector: its parameters are unknown");
+    source.fail(map.field("detector").value_mark,
+                "'" + sweep.detector + "' is not a reference detector: its parameters are unknown");
   sweep.param = yaml_read::read_text(source, map.require("param"));
   const DetectorParamInfo* param = nullptr;
   for (const DetectorParamInfo& p : info->params)
@@ -217,9 +233,10 @@ SuiteSweep read_sweep(const Source& source, const Field& field, const YAML::Node
     std::string error;
     if (!registry.resolve(*info, raw, &error)) source.fail(item.value_mark, name + ": " + error);
     const double numeric = sweep_numeric(source, item, param->kind);
-    if (numeric == sweep.own_numeric || std::find(sweep.numeric.begin(), sweep.numeric.end(), numeric) != sweep.numeric.end())
-      source.fail(item.value_mark, sweep.param + " " + text + " is listed twice (the detector itself runs at " +
-                                       sweep.own_value + ")");
+    if (numeric == sweep.own_numeric ||
+        std::find(sweep.numeric.begin(), sweep.numeric.end(), numeric) != sweep.numeric.end())
+      source.fail(item.value_mark,
+                  sweep.param + " " + text + " is listed twice (the detector itself runs at " + sweep.own_value + ")");
     sweep.values.push_back(text);
     sweep.numeric.push_back(numeric);
   }
@@ -285,8 +302,8 @@ SuiteSpec load_suite(const std::string& path, const DetectorRegistry& registry) 
       for (std::size_t s = 0; s + 1 < spec.sensitivity.size(); ++s)
         if (spec.sensitivity[s].detector == spec.sensitivity.back().detector &&
             spec.sensitivity[s].param == spec.sensitivity.back().param)
-          source.fail(item.value_mark, "a second sweep of " + spec.sensitivity[s].detector + "'s " +
-                                           spec.sensitivity[s].param);
+          source.fail(item.value_mark,
+                      "a second sweep of " + spec.sensitivity[s].detector + "'s " + spec.sensitivity[s].param);
     }
 
   const Field shapes = map.require("shapes");
@@ -320,13 +337,15 @@ SuiteSpec load_suite(const std::string& path, const DetectorRegistry& registry) 
     }
     if (entry.has("observe")) {
       const std::string observe = yaml_read::read_text(source, entry.field("observe"));
-      const auto named = std::find_if(base.jobs.begin(), base.jobs.end(), [&](const JobSpec& j) { return j.name == observe; });
+      const auto named =
+          std::find_if(base.jobs.begin(), base.jobs.end(), [&](const JobSpec& j) { return j.name == observe; });
       if (named == base.jobs.end())
         source.fail(entry.field("observe").value_mark, "'" + observe + "' is not one of the shape's jobs");
       shape.observed = static_cast<std::size_t>(named - base.jobs.begin());
     }
     const sim::Topology topology(base.cluster);
-    for (const SuiteFault& fault : spec.faults) shape.candidates.push_back(candidates(source, fault, shape, topology, catalog));
+    for (const SuiteFault& fault : spec.faults)
+      shape.candidates.push_back(candidates(source, fault, shape, topology, catalog));
     for (const SuiteFault& fault : spec.background)
       shape.candidates.push_back(candidates(source, fault, shape, topology, catalog));
     spec.shapes.push_back(std::move(shape));

@@ -37,7 +37,8 @@ const std::vector<Column>& columns() {
       {"top3", [](const ClassFigures& c) { return interval_text(c.top3, "%.2f"); }},
       {"latency_p50_s", [](const ClassFigures& c) { return interval_text(c.latency_p50_s, "%.0f"); }},
       {"latency_p95_s", [](const ClassFigures& c) { return interval_text(c.latency_p95_s, "%.0f"); }},
-      {"caught_90", [](const ClassFigures& c) {
+      {"caught_90",
+       [](const ClassFigures& c) {
          if (c.magnitude_param.empty() || c.episodes < kMinTailForCaught90) return std::string("-");
          return c.caught_90 ? c.magnitude_param + ">=" + format("%.3g", *c.caught_90) : std::string("never");
        }},
@@ -108,7 +109,8 @@ std::string recall_script(const SuiteResult& r) {
   const std::vector<std::string> order = class_order(r);
   if (order.empty()) return "";
   std::string script = "set xtics rotate by -30 (", plots;
-  for (std::size_t i = 0; i < order.size(); ++i) script += (i ? ", " : "") + gnuplot_quote(order[i]) + " " + std::to_string(i);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    script += (i ? ", " : "") + gnuplot_quote(order[i]) + " " + std::to_string(i);
   script += ")\nset xrange [-0.5:" + std::to_string(order.size()) + "]\nset yrange [0:1.05]\nset ylabel 'recall'\n";
   script += "set title 'recall by fault class (95% Wilson)'\nset key outside bottom center horizontal font ',9'\n";
   for (std::size_t d = 0; d < r.detectors.size(); ++d) {
@@ -135,8 +137,8 @@ std::string sweep_script(const SweepCurve& curve) {
   std::string rows;
   for (const SweepPoint& p : curve.points) {
     if (!p.recall.value || !p.precision.value) continue;
-    rows += format("%.9g", *p.recall.value) + " " + format("%.9g", *p.precision.value) + " " +
-            "\"" + p.value + (p.own ? " (own)" : "") + "\"\n";  // a data column: double quotes (values hold none)
+    rows += format("%.9g", *p.recall.value) + " " + format("%.9g", *p.precision.value) + " " + "\"" + p.value +
+            (p.own ? " (own)" : "") + "\"\n";  // a data column: double quotes (values hold none)
   }
   if (rows.empty()) return "";
   return "$p << EOD\n" + rows + "EOD\n" + "set xrange [0:1.05]\nset yrange [0:1.05]\nset xlabel 'recall'\n" +
@@ -149,11 +151,13 @@ std::string sweep_script(const SweepCurve& curve) {
 std::string sweep_lines(const SuiteResult& r) {
   std::string out;
   for (const SweepCurve& curve : r.sweeps) {
-    out += "\n" + curve.detector + ": threshold sweep over " + curve.param + " (all faults; precision over every alert)\n";
+    out +=
+        "\n" + curve.detector + ": threshold sweep over " + curve.param + " (all faults; precision over every alert)\n";
     for (const SweepPoint& p : curve.points)
       out += "  " + padded(curve.param + "=" + p.value + (p.own ? " (own)" : ""), 28) + " recall " +
-             padded(interval_text(p.recall, "%.2f"), 17) + "  precision " + padded(interval_text(p.precision, "%.2f"), 17) +
-             "  false alerts/healthy h " + interval_text(p.false_alerts_per_healthy_hour, "%.2f") + "\n";
+             padded(interval_text(p.recall, "%.2f"), 17) + "  precision " +
+             padded(interval_text(p.precision, "%.2f"), 17) + "  false alerts/healthy h " +
+             interval_text(p.false_alerts_per_healthy_hour, "%.2f") + "\n";
   }
   return out;
 }
@@ -184,7 +188,8 @@ std::string suite_leaderboard(const SuiteResult& r) {
   for (const DetectorFigures& d : r.detectors) {
     out += "  " + padded(d.name, 12) + interval_text(d.false_alerts_per_healthy_hour, "%.2f");
     if (d.failed_episodes > 0) out += "  (FAILED in " + std::to_string(d.failed_episodes) + " episodes)";
-    if (d.background_alerts > 0) out += "  (" + std::to_string(d.background_alerts) + " false alerts on background noise)";
+    if (d.background_alerts > 0)
+      out += "  (" + std::to_string(d.background_alerts) + " false alerts on background noise)";
     out += "\n";
   }
   return out + sweep_lines(r);
@@ -196,7 +201,8 @@ std::string suite_report_html(const SuiteResult& r) {
                      ". Values with their 95% interval over episodes: Wilson for proportions, percentile bootstrap "
                      "for latencies and rates. Each episode's record in summary.json holds the command that reruns "
                      "it.</p>\n";
-  body += "<div class=\"grid\">\n" + html::figure(render_svg(recall_script(r), {720, 400}, "recall-"), "recall by class");
+  body +=
+      "<div class=\"grid\">\n" + html::figure(render_svg(recall_script(r), {720, 400}, "recall-"), "recall by class");
   int plot = 0;
   for (const std::string& fault_class : class_order(r)) {
     const std::string script = magnitude_script(r, fault_class);
@@ -262,7 +268,7 @@ std::string compare_suites(const SuiteResult& a, const std::string& a_name, cons
   for (const std::string& name : order) {
     const Pair& p = pairs[name];
     const double pvalue = mcnemar_exact_p(p.only_a, p.only_b);
-    const char* verdict = pvalue >= 0.05 ? "no significant difference"
+    const char* verdict = pvalue >= 0.05        ? "no significant difference"
                           : p.only_a > p.only_b ? "A detects more (significant)"
                                                 : "B detects more (significant)";
     char line[256];

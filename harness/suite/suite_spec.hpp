@@ -84,10 +84,10 @@ struct SuiteFault {
   std::vector<std::string> targets;  // globs; empty for types without a target
   Draw onset;
   std::optional<Draw> duration;
-  std::vector<SuiteParam> params;    // in file order
-  std::string magnitude;             // a parameter's name, or empty
+  std::vector<SuiteParam> params;  // in file order
+  std::string magnitude;           // a parameter's name, or empty
   YAML::Mark mark;
-  YAML::Mark target_mark;            // the target's value, or the entry without one
+  YAML::Mark target_mark;  // the target's value, or the entry without one
 };
 
 // A threshold sweep: in every episode the detector also runs at each value
@@ -111,8 +111,8 @@ struct SuiteSweep {
 struct SuiteShape {
   std::string name;
   YAML::Node cluster;
-  YAML::Node job;   // one job, or
-  YAML::Node jobs;  // several sharing the cluster, with
+  YAML::Node job;            // one job, or
+  YAML::Node jobs;           // several sharing the cluster, with
   std::size_t observed = 0;  // the index among them whose detectors are scored
   // Per fault entry (faults, then background): the components its targets
   // match on this shape, in topology order.
@@ -127,7 +127,7 @@ struct SuiteSpec {
   std::uint64_t seed = 0;
   YAML::Node duration;
   YAML::Node detectors;
-  YAML::Node mitigation;  // null: none
+  YAML::Node mitigation;   // null: none
   YAML::Node calibration;  // null: defaults
   std::vector<SuiteShape> shapes;
   std::vector<SuiteFault> faults;
@@ -147,7 +147,7 @@ struct DrawnFault {
   std::int64_t onset_ns = 0;
   std::optional<std::int64_t> duration_ns;
   std::vector<std::pair<std::string, std::string>> params;  // as the scenario file gets them
-  std::optional<double> magnitude;  // the entry's magnitude parameter (durations in seconds)
+  std::optional<double> magnitude;                          // the entry's magnitude parameter (durations in seconds)
   bool benign = false;  // a background draw: the episode's scenario declares it expected
 };
 

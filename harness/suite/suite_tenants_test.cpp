@@ -36,7 +36,8 @@ const std::string kThrottles =
     "  - {type: gpu_throttle, episodes: 1, target: \"h6.gpu0\", onset: 2m, duration: 3m, slowdown: 0.4}\n";
 
 std::string write_suite(const std::string& name, const std::string& text) {
-  const fs::path path = fs::temp_directory_path() / ("gauntlet-tenants-test-" + std::to_string(::getpid()) + "-" + name);
+  const fs::path path =
+      fs::temp_directory_path() / ("gauntlet-tenants-test-" + std::to_string(::getpid()) + "-" + name);
   std::ofstream(path) << text;
   return path.string();
 }
@@ -55,7 +56,8 @@ EpisodeRecord run_record(const SuiteSpec& spec, std::size_t i) {
   const Episode episode = expand_episodes(spec).at(i);
   RunOptions options;
   options.parallel_runs = 1;
-  const RunReport report = run_observed(episode_scenario(spec, episode, builtin_detectors()), builtin_detectors(), options);
+  const RunReport report =
+      run_observed(episode_scenario(spec, episode, builtin_detectors()), builtin_detectors(), options);
   EXPECT_TRUE(report.tenants.empty());  // one view, not every tenant's
   EXPECT_EQ(report.scenario.job.name, spec.shapes.at(episode.shape).observed == 0 ? "victim" : "neighbour");
   return episode_record(spec, episode, report);
@@ -68,7 +70,8 @@ const DetectorEpisode& of(const EpisodeRecord& record, const std::string& name) 
 }
 
 TEST(SuiteTenants, BadShapesPointAtTheKey) {
-  EXPECT_EQ(load_error(tenants_suite("    observe: landlord\n", kThrottles)), ":15:14: 'landlord' is not one of the shape's jobs");
+  EXPECT_EQ(load_error(tenants_suite("    observe: landlord\n", kThrottles)),
+            ":15:14: 'landlord' is not one of the shape's jobs");
   const std::string both = tenants_suite("    job: {name: solo, gpus: 8}\n", kThrottles);
   EXPECT_EQ(load_error(both), ":10:5: a shape has either 'job' (a job alone) or 'jobs' (several), not both");
 }
@@ -91,8 +94,8 @@ TEST(SuiteTenants, FaultsOnTheNeighbourAreOutOfTheObservedTenantsRecall) {
     for (const ClassFigures& c : d.classes) EXPECT_EQ(c.episodes, 1) << d.name << " " << c.fault_class;
 
   // Observing the neighbour turns the two round.
-  const SuiteSpec neighbour =
-      load_suite(write_suite("neighbour.yaml", tenants_suite("    observe: neighbour\n", kThrottles)), builtin_detectors());
+  const SuiteSpec neighbour = load_suite(
+      write_suite("neighbour.yaml", tenants_suite("    observe: neighbour\n", kThrottles)), builtin_detectors());
   ASSERT_EQ(neighbour.shapes.at(0).observed, 1u);
   EXPECT_EQ(run_record(neighbour, 0).fault_class, kUnaffected);
   const EpisodeRecord theirs = run_record(neighbour, 1);

@@ -75,7 +75,8 @@ TEST(SuiteLoader, SmokeSuiteDrawsEpisodesWithinTheirRanges) {
 TEST(SuiteLoader, SameSuiteSameEpisodesAndAnotherSeedOthers) {
   const SuiteSpec spec = load_suite(kSmoke, builtin_detectors());
   const auto a = expand_episodes(spec), b = expand_episodes(spec);
-  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(episode_scenario_text(spec, a[i]), episode_scenario_text(spec, b[i]));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(episode_scenario_text(spec, a[i]), episode_scenario_text(spec, b[i]));
   const SuiteSpec other = load_suite(write_suite("seed2.yaml", smoke_with("seed: 1", "seed: 2")), builtin_detectors());
   EXPECT_NE(episode_scenario_text(spec, a[0]), episode_scenario_text(other, expand_episodes(other)[0]));
 }
@@ -86,7 +87,8 @@ TEST(SuiteLoader, BadSuitesPointAtTheValue) {
             ":32:26: log_uniform: low must be above 0");
   EXPECT_EQ(load_error(smoke_with("uniform: [0.05, 0.5]", "uniform: [0.5, 0.05]")),
             ":26:31: uniform: high must not be below low");
-  EXPECT_NE(load_error(smoke_with("\"leaf*~spine*\"", "\"spine*\"")).find(":29:13: link_loss: its target matches no component of shape 'pod16'"),
+  EXPECT_NE(load_error(smoke_with("\"leaf*~spine*\"", "\"spine*\""))
+                .find(":29:13: link_loss: its target matches no component of shape 'pod16'"),
             std::string::npos);
   // A drawn slowdown above 1 is out of gpu_throttle's range: refused at its entry before anything runs.
   const std::string over = load_error(smoke_with("uniform: [0.05, 0.5]", "uniform: [1.5, 2.5]"));
@@ -101,8 +103,9 @@ TEST(SuiteLoader, BadSweepsPointAtTheValue) {
             ":39:16: 'eroica' is not one of the suite's detectors");
   const std::string with_eroica = smoke_with("detectors: [timeout, falcon, c4d, pingmesh]", "detectors: [eroica]");
   const auto at = with_eroica.find(sweep);
-  EXPECT_EQ(load_error(std::string(with_eroica).replace(
-                at, sweep.size(), "sensitivity:\n  - {detector: eroica, param: slowdown, values: [1.2]}")),
+  EXPECT_EQ(load_error(
+                std::string(with_eroica)
+                    .replace(at, sweep.size(), "sensitivity:\n  - {detector: eroica, param: slowdown, values: [1.2]}")),
             "loaded");  // each copy gets a run of its own, so it sees only the profiling it opens
   EXPECT_EQ(load_error(smoke_with(sweep, "sensitivity:\n  - {detector: c4d, param: colour, values: [1]}")),
             ":39:28: 'colour' is not a numeric parameter of c4d");
@@ -129,8 +132,8 @@ RunReport run_suite_episode(const SuiteSpec& spec, std::size_t i) {
 // times its peers'). Those alerts are false although a fault is open: they
 // blame the noise, so they do not count as finding the hang.
 TEST(SuiteBackground, AlertsBlamingLowCongestionAreFalse) {
-  const std::string text = smoke_with("detectors: [timeout, falcon, c4d, pingmesh]",
-                                      "detectors: [{name: c4d, comm_slow: 1.05}]");
+  const std::string text =
+      smoke_with("detectors: [timeout, falcon, c4d, pingmesh]", "detectors: [{name: c4d, comm_slow: 1.05}]");
   std::string suite = text.substr(0, text.find("faults:")) +
                       "faults:\n  - {type: agent_hang, episodes: 1, target: \"h3.agent\", onset: 3m, duration: 5m}\n"
                       "background:\n  - {type: congestion, probability: 1, target: \"h1.nic0~leaf0\", onset: 4m,"
@@ -166,15 +169,17 @@ TEST(SuiteBackground, AlertsBlamingLowCongestionAreFalse) {
 // A sweep's copies run beside the detector in the same simulated run: every
 // listed detector's record is what it is without them.
 TEST(SuiteSweep, CopiesLeaveTheListedDetectorsAsTheyAre) {
-  const std::string text = smoke_with("detectors: [timeout, falcon, c4d, pingmesh]",
-                                      "detectors: [falcon, c4d, skeleton, pingmesh]");
+  const std::string text =
+      smoke_with("detectors: [timeout, falcon, c4d, pingmesh]", "detectors: [falcon, c4d, skeleton, pingmesh]");
   const std::string sweep = "  - {detector: c4d, param: compute_slow, values: [0.02, 0.2]}";
-  const std::string sweeps = "  - {detector: falcon, param: min_shift, values: [0.03]}\n"
-                             "  - {detector: c4d, param: comm_slow, values: [1.1, 3]}\n"
-                             "  - {detector: skeleton, param: rtt_margin, values: [10us]}\n"
-                             "  - {detector: pingmesh, param: rtt_threshold, values: [20us]}";
-  const SuiteSpec with = load_suite(
-      write_suite("sweeps.yaml", std::string(text).replace(text.find(sweep), sweep.size(), sweeps)), builtin_detectors());
+  const std::string sweeps =
+      "  - {detector: falcon, param: min_shift, values: [0.03]}\n"
+      "  - {detector: c4d, param: comm_slow, values: [1.1, 3]}\n"
+      "  - {detector: skeleton, param: rtt_margin, values: [10us]}\n"
+      "  - {detector: pingmesh, param: rtt_threshold, values: [20us]}";
+  const SuiteSpec with =
+      load_suite(write_suite("sweeps.yaml", std::string(text).replace(text.find(sweep), sweep.size(), sweeps)),
+                 builtin_detectors());
   ASSERT_EQ(with.sensitivity.size(), 4u);
   SuiteSpec without = with;
   without.sensitivity.clear();

@@ -11,17 +11,17 @@
 namespace gauntlet::harness {
 
 struct EmitOptions {
-  std::string subcommand = "sweep";       // what each task runs on sweep_path: sweep or suite
-  std::vector<std::string> gather_args;   // the gather step's arguments; empty: report OUT
-  std::string sweep_path;  // as the tasks will see it (relative to their working folder)
+  std::string subcommand = "sweep";      // what each task runs on sweep_path: sweep or suite
+  std::vector<std::string> gather_args;  // the gather step's arguments; empty: report OUT
+  std::string sweep_path;                // as the tasks will see it (relative to their working folder)
   std::string sweep_name;
-  std::string out;         // results folder the tasks write to; absolute for Kubernetes
+  std::string out;  // results folder the tasks write to; absolute for Kubernetes
   std::size_t shards = 1;
-  std::size_t cells = 0;   // for the comment
+  std::size_t cells = 0;            // for the comment
   std::string task_unit = "cells";  // what cells counts
-  std::string binary = "gauntlet";        // as the tasks run it
-  std::string cpus = "2";                 // per task
-  std::string memory = "4Gi";             // per task (Kubernetes quantity; Slurm gets the same in M)
+  std::string binary = "gauntlet";  // as the tasks run it
+  std::string cpus = "2";           // per task
+  std::string memory = "4Gi";       // per task (Kubernetes quantity; Slurm gets the same in M)
   // Kubernetes only.
   std::string image = "gauntlet:latest";
   std::string working_dir = "/opt/gauntlet";  // where the image holds the sweep and scenario files

@@ -38,7 +38,8 @@ std::vector<std::uint64_t> read_seeds(const Source& source, const Field& field) 
     std::unordered_set<std::uint64_t> listed;
     for (const Field& item : yaml_read::read_sequence(source, field)) {
       const std::uint64_t seed = yaml_read::read_unsigned(source, item);
-      if (!listed.insert(seed).second) source.fail(item.value_mark, "seed " + std::to_string(seed) + " is listed twice");
+      if (!listed.insert(seed).second)
+        source.fail(item.value_mark, "seed " + std::to_string(seed) + " is listed twice");
       seeds.push_back(seed);
     }
   }
@@ -77,9 +78,8 @@ void check_sweep_size(const Source& source, const MapView& map, const SweepSpec&
   for (std::size_t a = 0; a <= spec.grid.size(); ++a) {
     if (a > 0) points *= spec.grid[a - 1].values.size();
     if (points > kMaxSweepGridPoints)
-      source.fail(at,
-                  "grid: more than " + std::to_string(kMaxSweepGridPoints) +
-                      " combinations of scenarios and grid values (each is loaded to check it); split the sweep");
+      source.fail(at, "grid: more than " + std::to_string(kMaxSweepGridPoints) +
+                          " combinations of scenarios and grid values (each is loaded to check it); split the sweep");
   }
   if (points * spec.seeds.size() > kMaxSweepCells)
     source.fail(map.field("seeds").value_mark,
@@ -126,7 +126,8 @@ SweepSpec load_sweep(const std::string& path, const DetectorRegistry& registry) 
       std::unordered_set<std::string> listed;
       for (const Field& item : yaml_read::read_sequence(source, entry)) {
         if (axis.values.size() == kMaxSweepGridPoints)
-          source.fail(item.value_mark, "grid: more than " + std::to_string(kMaxSweepGridPoints) + " values on one axis");
+          source.fail(item.value_mark,
+                      "grid: more than " + std::to_string(kMaxSweepGridPoints) + " values on one axis");
         std::string text = item.value.IsScalar() ? item.value.Scalar() : YAML::Dump(item.value);
         if (!listed.insert(text).second) source.fail(item.value_mark, "grid: value '" + text + "' is listed twice");
         axis.values.push_back({std::move(text), item.value, item.value_mark});
@@ -172,8 +173,8 @@ SweepSpec load_sweep(const std::string& path, const DetectorRegistry& registry) 
         } catch (const std::invalid_argument& e) {
           source.fail(axis.mark, "grid: " + axis.path + " in " + scenario.path + ": " + e.what());
         }
-        check_loads(source, value.mark, axis.path + " = " + value.text + " in " + scenario.name, tree,
-                    scenario.path, spec.seeds.front(), registry);
+        check_loads(source, value.mark, axis.path + " = " + value.text + " in " + scenario.name, tree, scenario.path,
+                    spec.seeds.front(), registry);
       }
   // Then every combination (values may conflict only together).
   if (spec.grid.size() > 1)
@@ -183,7 +184,8 @@ SweepSpec load_sweep(const std::string& path, const DetectorRegistry& registry) 
         cell_scenario(spec, cell, registry);
       } catch (const InputError& e) {
         std::string combination;
-        for (const auto& [p, v] : cell_params(spec, cell)) combination += (combination.empty() ? "" : ", ") + p + "=" + v;
+        for (const auto& [p, v] : cell_params(spec, cell))
+          combination += (combination.empty() ? "" : ", ") + p + "=" + v;
         source.fail(map.field("grid").key_mark, "the combination " + combination + " in " +
                                                     spec.scenarios[cell.scenario].name + ": " + e.message());
       }

@@ -181,10 +181,13 @@ TEST_F(SweepFiles, AGridOfAMillionCombinationsIsRefusedBeforeLoadingAny) {
   }
   expect_error_at([&] { load_sweep(write("name: x\nscenarios: [demo.yaml]\nseeds: [1]\ngrid:\n" + grid), registry_); },
                   4, 1, "more than 1000 combinations");
-  expect_error_at([&] { load_sweep(write("name: x\nscenarios: [demo.yaml]\nseeds: {first: 1, count: 100000}\n"
-                                         "grid:\n  faults.0.rate: [0.01, 0.02]\n"),
-                                   registry_); },
-                  3, 8, "more than the limit of 100000");
+  expect_error_at(
+      [&] {
+        load_sweep(write("name: x\nscenarios: [demo.yaml]\nseeds: {first: 1, count: 100000}\n"
+                         "grid:\n  faults.0.rate: [0.01, 0.02]\n"),
+                   registry_);
+      },
+      3, 8, "more than the limit of 100000");
 }
 
 EmitOptions demo_launcher() {

@@ -19,8 +19,10 @@ namespace {
 std::string clock_text(double seconds) {
   char buffer[32];
   const long s = static_cast<long>(seconds + 0.5);
-  if (s >= 3600) std::snprintf(buffer, sizeof buffer, "%ldh%02ldm", s / 3600, (s / 60) % 60);
-  else std::snprintf(buffer, sizeof buffer, "%ldm%02lds", s / 60, s % 60);
+  if (s >= 3600)
+    std::snprintf(buffer, sizeof buffer, "%ldh%02ldm", s / 3600, (s / 60) % 60);
+  else
+    std::snprintf(buffer, sizeof buffer, "%ldm%02lds", s / 60, s % 60);
   return buffer;
 }
 

@@ -22,7 +22,6 @@ FaultDescriptor pfc_storm();
 
 // The probe effect node_crash and agent_hang share: the host's agent goes
 // silent for the fault's window.
-void silence_agent(const FaultSpec& fault, sim::Nanos end, const sim::Topology& topology,
-                   models::ProbeService& probes);
+void silence_agent(const FaultSpec& fault, sim::Nanos end, const sim::Topology& topology, models::ProbeService& probes);
 
 }  // namespace gauntlet::injectors::faults

@@ -9,7 +9,10 @@ FaultDescriptor clock_skew() {
   d.spec = {.name = "clock_skew",
             .summary = "a host's telemetry timestamps shifted",
             .targets = {sim::ComponentKind::host},
-            .params = {{.name = "offset", .kind = ParamKind::signed_duration, .required = true, .unit = "ns",
+            .params = {{.name = "offset",
+                        .kind = ParamKind::signed_duration,
+                        .required = true,
+                        .unit = "ns",
                         .help = "added to the host's telemetry timestamps"}},
             .skews_clocks = true};
   d.simulated = SimulatedFault{

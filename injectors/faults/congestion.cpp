@@ -62,12 +62,14 @@ void telemetry(const FaultSpec& fault, sim::Nanos end, const sim::Topology& topo
 FaultDescriptor congestion() {
   using sim::ComponentKind;
   FaultDescriptor d;
-  d.spec = {.name = "congestion",
-            .summary = "background traffic on a link or on every link of a switch",
-            .targets = {ComponentKind::host_link, ComponentKind::fabric_link, ComponentKind::leaf,
-                        ComponentKind::spine},
-            .params = {{.name = "load", .kind = ParamKind::fraction, .required = true,
-                        .help = "background load as a fraction of capacity"}}};
+  d.spec = {
+      .name = "congestion",
+      .summary = "background traffic on a link or on every link of a switch",
+      .targets = {ComponentKind::host_link, ComponentKind::fabric_link, ComponentKind::leaf, ComponentKind::spine},
+      .params = {{.name = "load",
+                  .kind = ParamKind::fraction,
+                  .required = true,
+                  .help = "background load as a fraction of capacity"}}};
   d.simulated = SimulatedFault{.apply = simulate, .telemetry = telemetry};
   return d;
 }

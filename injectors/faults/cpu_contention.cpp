@@ -11,7 +11,9 @@ FaultDescriptor cpu_contention() {
   d.spec = {.name = "cpu_contention",
             .summary = "a host's CPUs taken by other work: all its GPUs' steps slow together",
             .targets = {ComponentKind::cpu, ComponentKind::host},
-            .params = {{.name = "slowdown", .kind = ParamKind::fraction, .required = true,
+            .params = {{.name = "slowdown",
+                        .kind = ParamKind::fraction,
+                        .required = true,
                         .help = "fraction of each GPU's step rate lost"}}};
   d.simulated = SimulatedFault{
       .apply =
@@ -22,13 +24,13 @@ FaultDescriptor cpu_contention() {
             for (int gpu = 0; gpu < scope.topology().shape().gpus_per_host; ++gpu)
               scope.set_during(sim::ComponentId::make_gpu(host, gpu).str(), effect);
           },
-      .telemetry = [](const FaultSpec& fault, sim::Nanos end, const sim::Topology&, models::TelemetryEffects& effects) {
-        effects.add_cpu_contention(sim::ComponentId::parse(fault.target)->host, fault.start, end,
-                                   fault.params.number("slowdown"));
-      }};
-  d.real = real::RealDriver{.targets = {ComponentKind::cpu, ComponentKind::host},
-                            .host_wide = true,
-                            .build = real::cpu_contention_program};
+      .telemetry =
+          [](const FaultSpec& fault, sim::Nanos end, const sim::Topology&, models::TelemetryEffects& effects) {
+            effects.add_cpu_contention(sim::ComponentId::parse(fault.target)->host, fault.start, end,
+                                       fault.params.number("slowdown"));
+          }};
+  d.real = real::RealDriver{
+      .targets = {ComponentKind::cpu, ComponentKind::host}, .host_wide = true, .build = real::cpu_contention_program};
   return d;
 }
 

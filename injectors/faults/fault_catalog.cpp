@@ -42,10 +42,9 @@ FaultCatalog make_fault_catalog(std::span<const FaultRegistration> registrations
 
 FaultCatalog builtin_fault_catalog() {
   static constexpr FaultRegistration kBuiltin[] = {
-      faults::link_loss,  faults::port_flap,      faults::stale_flow_table, faults::gpu_throttle,
-      faults::nic_down,   faults::congestion,     faults::cpu_contention,   faults::gpu_fail,
-      faults::node_crash, faults::agent_hang,     faults::clock_skew,       faults::reconfigure,
-      faults::pfc_storm,
+      faults::link_loss,  faults::port_flap,      faults::stale_flow_table, faults::gpu_throttle, faults::nic_down,
+      faults::congestion, faults::cpu_contention, faults::gpu_fail,         faults::node_crash,   faults::agent_hang,
+      faults::clock_skew, faults::reconfigure,    faults::pfc_storm,
   };
   return make_fault_catalog(kBuiltin);
 }

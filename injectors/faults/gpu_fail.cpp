@@ -11,8 +11,14 @@ FaultDescriptor gpu_fail() {
     const sim::ComponentId id = *sim::ComponentId::parse(scope.fault().target);
     const auto& jobs = scope.jobs();
     const int host = id.host, gpu = id.index;
-    scope.call_during([&jobs, host, gpu] { for (models::TrainingJob* job : jobs) job->fail_gpu(host, gpu); },
-                      [&jobs, host, gpu] { for (models::TrainingJob* job : jobs) job->repair_gpu(host, gpu); }, false);
+    scope.call_during(
+        [&jobs, host, gpu] {
+          for (models::TrainingJob* job : jobs) job->fail_gpu(host, gpu);
+        },
+        [&jobs, host, gpu] {
+          for (models::TrainingJob* job : jobs) job->repair_gpu(host, gpu);
+        },
+        false);
   }};
   return d;
 }

@@ -9,7 +9,9 @@ FaultDescriptor gpu_throttle() {
   d.spec = {.name = "gpu_throttle",
             .summary = "a GPU computing slower",
             .targets = {sim::ComponentKind::gpu},
-            .params = {{.name = "slowdown", .kind = ParamKind::fraction, .required = true,
+            .params = {{.name = "slowdown",
+                        .kind = ParamKind::fraction,
+                        .required = true,
                         .help = "fraction of the GPU's speed lost"}}};
   d.simulated = SimulatedFault{
       .apply =
@@ -18,11 +20,13 @@ FaultDescriptor gpu_throttle() {
             effect.speed_factor = 1.0 - scope.fault().params.number("slowdown");
             scope.set_during(scope.fault().target, effect);
           },
-      .telemetry = [](const FaultSpec& fault, sim::Nanos end, const sim::Topology&, models::TelemetryEffects& effects) {
-        const sim::ComponentId id = *sim::ComponentId::parse(fault.target);
-        effects.add_gpu_throttle(id.host, id.index, fault.start, end, fault.params.number("slowdown"));
-      }};
-  d.real = real::RealDriver{.targets = {sim::ComponentKind::gpu}, .keys = {"method"}, .build = real::gpu_throttle_program};
+      .telemetry =
+          [](const FaultSpec& fault, sim::Nanos end, const sim::Topology&, models::TelemetryEffects& effects) {
+            const sim::ComponentId id = *sim::ComponentId::parse(fault.target);
+            effects.add_gpu_throttle(id.host, id.index, fault.start, end, fault.params.number("slowdown"));
+          }};
+  d.real =
+      real::RealDriver{.targets = {sim::ComponentKind::gpu}, .keys = {"method"}, .build = real::gpu_throttle_program};
   return d;
 }
 

@@ -45,7 +45,9 @@ FaultDescriptor link_loss() {
   d.spec = {.name = "link_loss",
             .summary = "a lossy link: RoCE goodput under go-back-N, NCCL errors past retry exhaustion",
             .targets = {ComponentKind::host_link, ComponentKind::fabric_link},
-            .params = {{.name = "rate", .kind = ParamKind::fraction, .required = true,
+            .params = {{.name = "rate",
+                        .kind = ParamKind::fraction,
+                        .required = true,
                         .help = "probability that a packet is lost"}}};
   d.simulated = SimulatedFault{
       .apply = simulate,

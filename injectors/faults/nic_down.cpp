@@ -21,8 +21,12 @@ void simulate(FaultEffectScope& scope) {
   const bool falls_back = fallback >= 0 && fallback != nic;
   if (falls_back) {
     scope.call_during(
-        [&jobs, host, nic, fallback] { for (models::TrainingJob* job : jobs) job->set_nic_fallback(host, nic, fallback); },
-        [&jobs, host, nic] { for (models::TrainingJob* job : jobs) job->clear_nic_fallback(host, nic); });
+        [&jobs, host, nic, fallback] {
+          for (models::TrainingJob* job : jobs) job->set_nic_fallback(host, nic, fallback);
+        },
+        [&jobs, host, nic] {
+          for (models::TrainingJob* job : jobs) job->clear_nic_fallback(host, nic);
+        });
   }
   scope.set_during(link, kLinkDown);
   if (!falls_back) scope.watch_outage(scope.start(), link);
@@ -49,7 +53,8 @@ FaultDescriptor nic_down() {
   d.spec = {.name = "nic_down",
             .summary = "an RNIC's link down; NCCL falls back to another RNIC without a word",
             .targets = {sim::ComponentKind::nic},
-            .params = {{.name = "fallback", .kind = ParamKind::component,
+            .params = {{.name = "fallback",
+                        .kind = ParamKind::component,
                         .help = "the RNIC that takes over (default: NCCL's choice)"},
                        {.name = "alarm", .kind = ParamKind::boolean, .help = "whether a hardware alarm is raised"}},
             .check = check};

@@ -11,14 +11,24 @@ void simulate(FaultEffectScope& scope) {
   const int host = sim::ComponentId::parse(fault.target)->host;
   const auto& jobs = scope.jobs();
   // The job stops first, so its links going down does not cut a steady run short.
-  scope.call_at(scope.start(), [&jobs, host] { for (models::TrainingJob* job : jobs) job->fail_host(host); }, false);
+  scope.call_at(
+      scope.start(),
+      [&jobs, host] {
+        for (models::TrainingJob* job : jobs) job->fail_host(host);
+      },
+      false);
   for (int nic = 0; nic < topology.shape().rnics_per_host; ++nic) {
     const std::string link = topology.link_name(topology.host_link(topology.endpoint(host, nic)));
     scope.set_at(scope.start(), link, &kLinkDown, false);
     if (scope.end() != kOpenEnded) scope.set_at(scope.end(), link, nullptr);
   }
   if (scope.end() != kOpenEnded)
-    scope.call_at(scope.end(), [&jobs, host] { for (models::TrainingJob* job : jobs) job->repair_host(host); }, false);
+    scope.call_at(
+        scope.end(),
+        [&jobs, host] {
+          for (models::TrainingJob* job : jobs) job->repair_host(host);
+        },
+        false);
 }
 
 }  // namespace
@@ -32,7 +42,8 @@ void silence_agent(const FaultSpec& fault, sim::Nanos end, const sim::Topology& 
 
 FaultDescriptor node_crash() {
   FaultDescriptor d;
-  d.spec = {.name = "node_crash", .summary = "a host crashing", .targets = {sim::ComponentKind::host}, .fail_stop = true};
+  d.spec = {
+      .name = "node_crash", .summary = "a host crashing", .targets = {sim::ComponentKind::host}, .fail_stop = true};
   d.simulated = SimulatedFault{.apply = simulate, .probes = silence_agent};
   return d;
 }

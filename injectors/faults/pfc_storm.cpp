@@ -23,7 +23,8 @@ void simulate(FaultEffectScope& scope) {
   const sim::Nanos until = std::min(scope.end(), scope.horizon());
   if (id.kind == sim::ComponentKind::nic) {
     const sim::EndpointId endpoint = topology.endpoint(id.host, id.index);
-    scope.call_at(scope.start(), [packets, endpoint, until] { packets->start_pfc_storm_from_endpoint(endpoint, until); });
+    scope.call_at(scope.start(),
+                  [packets, endpoint, until] { packets->start_pfc_storm_from_endpoint(endpoint, until); });
   } else {
     const sim::LinkId link = *topology.link_of(id);
     scope.call_at(scope.start(), [packets, link, until] { packets->start_pfc_storm_from_leaf(link, until); });

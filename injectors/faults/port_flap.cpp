@@ -13,7 +13,8 @@ void simulate(FaultEffectScope& scope) {
   const sim::Topology& topology = scope.topology();
   const sim::ComponentId id = *sim::ComponentId::parse(fault.target);
   std::string link = fault.target;
-  if (id.kind == sim::ComponentKind::nic) link = topology.link_name(topology.host_link(topology.endpoint(id.host, id.index)));
+  if (id.kind == sim::ComponentKind::nic)
+    link = topology.link_name(topology.host_link(topology.endpoint(id.host, id.index)));
   const sim::Nanos period = fault.params.duration("period"), down = fault.params.duration("down");
   const sim::Nanos last = std::min(scope.end(), scope.horizon());
   for (sim::Nanos t = scope.start(); t < last; t += period) {
@@ -28,7 +29,8 @@ std::optional<ParamProblem> check(const FaultSpec& fault) {
   const sim::Nanos period = fault.params.duration("period"), down = fault.params.duration("down");
   if (period <= 0) return ParamProblem{"period", "must be longer than zero"};
   if (down <= 0 || down >= period)
-    return ParamProblem{"down", "must be longer than zero and shorter than period (" + sim::format_duration(period) + ")"};
+    return ParamProblem{"down",
+                        "must be longer than zero and shorter than period (" + sim::format_duration(period) + ")"};
   return std::nullopt;
 }
 
@@ -37,18 +39,22 @@ std::optional<ParamProblem> check(const FaultSpec& fault) {
 FaultDescriptor port_flap() {
   using sim::ComponentKind;
   FaultDescriptor d;
-  d.spec = {.name = "port_flap",
-            .summary = "a port going down for `down` every `period`",
-            .targets = {ComponentKind::host_link, ComponentKind::fabric_link, ComponentKind::nic},
-            .params = {{.name = "period", .kind = ParamKind::duration, .required = true, .unit = "ns",
-                        .help = "one down/up cycle"},
-                       {.name = "down", .kind = ParamKind::duration, .required = true, .unit = "ns",
-                        .help = "down time at the start of each cycle"}},
-            .repeats_every = "period",
-            .check = check};
+  d.spec = {
+      .name = "port_flap",
+      .summary = "a port going down for `down` every `period`",
+      .targets = {ComponentKind::host_link, ComponentKind::fabric_link, ComponentKind::nic},
+      .params =
+          {{.name = "period", .kind = ParamKind::duration, .required = true, .unit = "ns", .help = "one down/up cycle"},
+           {.name = "down",
+            .kind = ParamKind::duration,
+            .required = true,
+            .unit = "ns",
+            .help = "down time at the start of each cycle"}},
+      .repeats_every = "period",
+      .check = check};
   d.simulated = SimulatedFault{.apply = simulate};
-  d.real = real::RealDriver{.targets = {ComponentKind::nic, ComponentKind::host_link},
-                            .build = real::port_flap_program};
+  d.real =
+      real::RealDriver{.targets = {ComponentKind::nic, ComponentKind::host_link}, .build = real::port_flap_program};
   return d;
 }
 

@@ -10,7 +10,9 @@ FaultDescriptor reconfigure() {
   d.simulated = SimulatedFault{.apply = [](FaultEffectScope& scope) {
     // A planned change re-places every job on the cluster.
     const auto& jobs = scope.jobs();
-    scope.call_at(scope.start(), [&jobs] { for (models::TrainingJob* job : jobs) job->reconfigure(); });
+    scope.call_at(scope.start(), [&jobs] {
+      for (models::TrainingJob* job : jobs) job->reconfigure();
+    });
   }};
   return d;
 }

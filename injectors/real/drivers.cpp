@@ -59,7 +59,10 @@ void require_default_root_qdisc(const DriverContext& c, const std::string& dev) 
 
 std::string nft_match(const RealFault& f) {
   std::string expr;
-  auto get = [&](const char* k) { auto it = f.match.find(k); return it == f.match.end() ? std::string() : it->second; };
+  auto get = [&](const char* k) {
+    auto it = f.match.find(k);
+    return it == f.match.end() ? std::string() : it->second;
+  };
   auto family = [](const std::string& addr) { return addr.find(':') != std::string::npos ? "ip6" : "ip"; };
   if (auto v = get("dst"); !v.empty()) expr += std::string(family(v)) + " daddr " + v + " ";
   if (auto v = get("src"); !v.empty()) expr += std::string(family(v)) + " saddr " + v + " ";
@@ -87,7 +90,10 @@ Argv flower_filter(const DriverContext& c, const RealFault& f, const std::string
 
 // An OpenFlow match for the same fields, for a stale entry in an OVS bridge.
 std::string openflow_match(const RealFault& f) {
-  auto get = [&](const char* k) { auto it = f.match.find(k); return it == f.match.end() ? std::string() : it->second; };
+  auto get = [&](const char* k) {
+    auto it = f.match.find(k);
+    return it == f.match.end() ? std::string() : it->second;
+  };
   std::string proto = get("proto");
   std::string m = proto.empty() ? "ip" : proto;  // "udp"/"tcp" imply ip in OpenFlow's shorthand
   if (auto v = get("dst"); !v.empty()) m += ",nw_dst=" + v;
@@ -109,7 +115,9 @@ FaultProgram site_program(const RealFault& f) {
   // switch ACLs, NIC steering rules). Placeholders name the fault's values.
   auto expand = [&](Argv argv) {
     const std::map<std::string, std::string> values = {
-        {"{interface}", f.interface}, {"{target}", f.spec.target}, {"{rate}", fmt(f.spec.params.number("rate"), 6)},
+        {"{interface}", f.interface},
+        {"{target}", f.spec.target},
+        {"{rate}", fmt(f.spec.params.number("rate"), 6)},
         {"{gpu}", std::to_string(f.gpu_index)},
         {"{duration_s}", fmt(sim::to_seconds(f.spec.duration.value_or(0)), 3)}};
     for (std::string& arg : argv)
@@ -168,7 +176,8 @@ FaultProgram port_flap_program(const RealFault& f, const DriverContext& c) {
   sim::Nanos duration = f.spec.duration.value_or(0);
   long long cycles = duration / period;
   if (cycles < 1) throw InjectionError("port_flap: duration is shorter than one period");
-  if (cycles > kMaxCycles) throw SafetyRefusal("port_flap would flap " + std::to_string(cycles) + " times (limit 1000)");
+  if (cycles > kMaxCycles)
+    throw SafetyRefusal("port_flap would flap " + std::to_string(cycles) + " times (limit 1000)");
   if (!c.dry_run && !interface_admin_up(c.prefix, f.interface))
     throw SafetyRefusal(f.interface + " is down already; flapping it would leave it up afterwards");
   FaultProgram p;
@@ -188,8 +197,9 @@ FaultProgram port_flap_program(const RealFault& f, const DriverContext& c) {
 
 FaultProgram stale_flow_program(const RealFault& f, const DriverContext& c) {
   if (f.match.empty())
-    throw InjectionError("stale_flow_table needs a match (dst, src, proto, dport, sport, dscp): "
-                         "a stale entry steers some flows, not the whole port");
+    throw InjectionError(
+        "stale_flow_table needs a match (dst, src, proto, dport, sport, dscp): "
+        "a stale entry steers some flows, not the whole port");
   const FaultParams& q = f.spec.params;
   bool use_netem = c.caps.netem;
   std::string classify = f.mechanism.empty() ? (c.caps.flower ? "flower" : "nft") : f.mechanism;
@@ -206,8 +216,9 @@ FaultProgram stale_flow_program(const RealFault& f, const DriverContext& c) {
   if (classify == "nft" && !c.caps.nft) throw InjectionError("nftables is not available (install nftables)");
   if (!c.caps.htb) throw InjectionError("this kernel has no htb qdisc");
   if (!use_netem && q.number("cap_gbps") <= 0)
-    throw InjectionError("without netem the slow path can only be rate-capped: set cap_gbps "
-                         "(extra_latency then bounds the queueing delay)");
+    throw InjectionError(
+        "without netem the slow path can only be rate-capped: set cap_gbps "
+        "(extra_latency then bounds the queueing delay)");
   require_default_root_qdisc(c, f.interface);
 
   const std::string& dev = f.interface;
@@ -223,8 +234,9 @@ FaultProgram stale_flow_program(const RealFault& f, const DriverContext& c) {
     if (q.number("loss") > 0) leaf.insert(leaf.end(), {"loss", fmt(q.number("loss") * 100, 4) + "%"});
     p.apply.push_back(leaf);
   } else {
-    p.apply.push_back(tc(c, {"qdisc", "add", "dev", dev, "parent", "1:9", "handle", "9:", "tbf", "rate",
-                             tc_rate(gbps), "burst", "1600", "latency", tc_time(std::max(q.duration("extra_latency"), sim::kMillisecond))}));
+    p.apply.push_back(
+        tc(c, {"qdisc", "add", "dev", dev, "parent", "1:9", "handle", "9:", "tbf", "rate", tc_rate(gbps), "burst",
+               "1600", "latency", tc_time(std::max(q.duration("extra_latency"), sim::kMillisecond))}));
   }
   std::string t = nft_table(c);
   // The OVS entry's cookie identifies it for removal; the tag is unique per
@@ -235,10 +247,11 @@ FaultProgram stale_flow_program(const RealFault& f, const DriverContext& c) {
   } else if (classify == "ovs") {
     // set_queue:8 sets the packet's priority to 1:9, the slow class above; the
     // highest priority puts the stale entry ahead of the bridge's own rules.
-    p.apply.push_back(wrap(c.prefix, {"ovs-ofctl", "add-flow", bridge,
-                                      "cookie=" + cookie + ",priority=65535," + openflow_match(f) +
-                                          ",actions=set_queue:8,normal"}));
-    p.verify.push_back({wrap(c.prefix, {"ovs-ofctl", "dump-flows", bridge, "cookie=" + cookie + "/-1"}), "set_queue:8"});
+    p.apply.push_back(
+        wrap(c.prefix, {"ovs-ofctl", "add-flow", bridge,
+                        "cookie=" + cookie + ",priority=65535," + openflow_match(f) + ",actions=set_queue:8,normal"}));
+    p.verify.push_back(
+        {wrap(c.prefix, {"ovs-ofctl", "dump-flows", bridge, "cookie=" + cookie + "/-1"}), "set_queue:8"});
   } else {
     std::string rules = "add table inet " + t + "; add chain inet " + t +
                         " steer { type filter hook postrouting priority -300; policy accept; }; ";
@@ -251,7 +264,9 @@ FaultProgram stale_flow_program(const RealFault& f, const DriverContext& c) {
     p.verify.push_back({wrap(c.prefix, {"nft", "list", "table", "inet", t}), "meta priority set 1:9"});
   }
   p.verify.push_back({tc(c, {"class", "show", "dev", dev}), "1:9"});
-  const std::string classifier = classify == "flower" ? "tc-flower" : classify == "ovs" ? "ovs-openflow" : "nft-meta-priority";
+  const std::string classifier = classify == "flower" ? "tc-flower"
+                                 : classify == "ovs"  ? "ovs-openflow"
+                                                      : "nft-meta-priority";
   p.mechanism = classifier + "+htb+" + (use_netem ? "netem" : "tbf");
   // Classifier first, then the qdisc, so matched packets never point at a
   // class that is already gone.
@@ -286,7 +301,13 @@ FaultProgram gpu_throttle_program(const RealFault& f, const DriverContext& c) {
     if (c.dry_run) return std::vector<std::string>(n, "");
     throw InjectionError("nvidia-smi query of GPU " + gpu + " failed: " + trim(r.output));
   };
-  auto num = [](const std::string& s) { try { return std::stod(s); } catch (...) { return -1.0; } };
+  auto num = [](const std::string& s) {
+    try {
+      return std::stod(s);
+    } catch (...) {
+      return -1.0;
+    }
+  };
   FaultProgram p;
   if (method == "power") {
     auto v = query("power.limit,power.min_limit", 2);
@@ -366,9 +387,10 @@ Capabilities probe_capabilities() {
         caps.netem = run_command(wrap(in, {"tc", "qdisc", "add", "dev", "gp0", "root", "netem", "loss", "1%"})).ok();
         run_command(wrap(in, {"tc", "qdisc", "del", "dev", "gp0", "root"}));
         caps.htb = run_command(wrap(in, {"tc", "qdisc", "add", "dev", "gp0", "root", "handle", "1:", "htb"})).ok();
-        caps.flower = caps.htb && run_command(wrap(in, {"tc", "filter", "add", "dev", "gp0", "parent", "1:", "protocol",
-                                                        "ip", "prio", "1", "flower", "dst_ip", "192.0.2.1", "classid",
-                                                        "1:9"})).ok();
+        caps.flower =
+            caps.htb && run_command(wrap(in, {"tc", "filter", "add", "dev", "gp0", "parent", "1:", "protocol", "ip",
+                                              "prio", "1", "flower", "dst_ip", "192.0.2.1", "classid", "1:9"}))
+                            .ok();
       }
       caps.nft = tool_exists("nft") && run_command(wrap(in, {"nft", "add", "table", "inet", "gauntlet_probe"})).ok();
       run_command({"ip", "netns", "del", ns});

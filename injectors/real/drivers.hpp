@@ -33,8 +33,8 @@ struct FaultProgram;
 struct RealDriver {
   std::vector<sim::ComponentKind> targets{};
   std::vector<std::string> keys{};  // plan keys it reads beyond the common ones and its parameters
-  bool handles_site = false;      // builds `mechanism: site` itself; otherwise site commands run as given
-  bool host_wide = false;         // one at a time per host: two would fight over the same resource
+  bool handles_site = false;        // builds `mechanism: site` itself; otherwise site commands run as given
+  bool host_wide = false;           // one at a time per host: two would fight over the same resource
   // Plan-time rule on the mapped fault; a message when it cannot be applied.
   std::function<std::optional<std::string>(const RealFault&)> check{};
   std::function<FaultProgram(const RealFault&, const DriverContext&)> build{};
@@ -54,9 +54,9 @@ struct RealFault {
 };
 
 struct DriverContext {
-  Argv prefix;        // prepended to network commands, e.g. {"ip","netns","exec","ns1"}
+  Argv prefix;  // prepended to network commands, e.g. {"ip","netns","exec","ns1"}
   Capabilities caps;
-  std::string tag;    // unique per plan+fault; names nft tables and cgroups
+  std::string tag;  // unique per plan+fault; names nft tables and cgroups
   bool dry_run = false;
 };
 
@@ -78,7 +78,7 @@ struct FaultProgram {
   std::vector<Argv> revert;          // idempotent, in order
   std::vector<Check> verify;         // after apply: proof that the fault is in place
   std::vector<Check> verify_reverted;
-  std::string note;                  // queried values and choices, for the audit log
+  std::string note;  // queried values and choices, for the audit log
 };
 
 // Throws InjectionError (cannot be done here) or SafetyRefusal (will not).

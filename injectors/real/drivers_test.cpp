@@ -18,13 +18,13 @@ namespace {
 using testing::NetnsPair;
 
 struct PingStats {
-  double loss = -1;     // fraction
+  double loss = -1;  // fraction
   double avg_ms = -1;
 };
 
 PingStats ping(const NetnsPair& net, const std::string& to, int count, const char* interval, int size = 56) {
-  CommandResult r = run_command(wrap(net.in_a(), {"ping", "-q", "-n", "-c", std::to_string(count), "-i", interval,
-                                                   "-W", "1", "-s", std::to_string(size), to}),
+  CommandResult r = run_command(wrap(net.in_a(), {"ping", "-q", "-n", "-c", std::to_string(count), "-i", interval, "-W",
+                                                  "1", "-s", std::to_string(size), to}),
                                 std::chrono::seconds(60));
   PingStats s;
   std::smatch m;
@@ -150,13 +150,16 @@ TEST(RealDrivers, PortFlapScheduleIsBounded) {
 }
 
 TEST(RealDrivers, GpuThrottleRestoresTheQueriedPowerLimit) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("gauntlet-fake-smi-" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("gauntlet-fake-smi-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::string log = (dir / "calls.log").string();
   {
     std::ofstream script(dir / "nvidia-smi");
     script << "#!/bin/sh\n"
-              "echo \"$*\" >> " << log << "\n"
+              "echo \"$*\" >> "
+           << log
+           << "\n"
               "case \"$*\" in\n"
               "  *--query-gpu=power.limit,power.min_limit*) echo '287.50, 100.00' ;;\n"
               "  *--query-gpu=clocks.applications.graphics*) echo '1410, 1593, 1980' ;;\n"

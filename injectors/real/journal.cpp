@@ -175,12 +175,16 @@ RecoverResult revert_pending(const std::string& journal_path, const std::string&
     for (const Argv& argv : it->revert) {
       const CommandResult r = run_revert_command(argv, commands);
       all_ok = all_ok && r.ok();
-      if (report) *report += "revert " + it->step + ": " + display(argv) + " -> exit " + std::to_string(r.exit_code) + "\n";
+      if (report)
+        *report += "revert " + it->step + ": " + display(argv) + " -> exit " + std::to_string(r.exit_code) + "\n";
     }
     const double now = unix_now();
     const bool failed = it->applied && !all_ok;
-    journal.append({{"event", failed ? "revert_failed" : "reverted"}, {"step", it->step}, {"by", by},
-                    {"commands", commands}, {"time_s", now}});
+    journal.append({{"event", failed ? "revert_failed" : "reverted"},
+                    {"step", it->step},
+                    {"by", by},
+                    {"commands", commands},
+                    {"time_s", now}});
     if (failed) {
       ++result.failed;
       if (!state.audit_file.empty())

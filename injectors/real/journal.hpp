@@ -55,7 +55,7 @@ struct JournalState {
   std::string plan;
   std::string faults_file;  // where ground truth lines go ("" = none)
   std::string audit_file;
-  double t0_unix_s = 0;  // when the run began
+  double t0_unix_s = 0;              // when the run began
   std::vector<PendingStep> pending;  // intents without a reverted entry, oldest first
 };
 

@@ -35,8 +35,7 @@ class JournalFile : public ::testing::Test {
     return s.str();
   }
   static std::string intent(const std::string& step, const std::string& revert_argv) {
-    return R"({"event":"intent","step":")" + step + R"(","fault":")" + step + R"(","revert":[)" + revert_argv +
-           "]}\n";
+    return R"({"event":"intent","step":")" + step + R"(","fault":")" + step + R"(","revert":[)" + revert_argv + "]}\n";
   }
   static std::string applied(const std::string& step) { return R"({"event":"applied","step":")" + step + "\"}\n"; }
 
@@ -68,7 +67,8 @@ TEST_F(JournalFile, GarbageIsAnErrorWithItsPosition) {
   EXPECT_NE(error_of_reading().find(path() + ":1:1: not a journal entry"), std::string::npos) << error_of_reading();
   write(intent("f1", R"(["true"])") + "[1, 2]\n" + applied("f1"));
   EXPECT_NE(error_of_reading().find(path() + ":2:1:"), std::string::npos) << error_of_reading();
-  write(R"({"event":"intent","step":"f1","revert":"rm -rf /"})" "\n");
+  write(R"({"event":"intent","step":"f1","revert":"rm -rf /"})"
+        "\n");
   EXPECT_NE(error_of_reading().find(path() + ":1:1: malformed intent entry"), std::string::npos) << error_of_reading();
   write("{\"event\":\"applied\",\"step\":\"f1\"}xyz\n");
   EXPECT_NE(error_of_reading().find(path() + ":1:"), std::string::npos) << "trailing garbage is not a torn write";

@@ -73,11 +73,11 @@ class NetnsPair {
 };
 
 // Skips the current test unless we are root and `ip netns` works.
-#define GAUNTLET_REQUIRE_NETNS()                                                      \
-  do {                                                                                \
-    if (!::gauntlet::injectors::real::is_root()) GTEST_SKIP() << "needs root";       \
-    if (!::gauntlet::injectors::real::run_command({"ip", "netns", "list"}).ok())      \
-      GTEST_SKIP() << "ip netns is unavailable";                                      \
+#define GAUNTLET_REQUIRE_NETNS()                                                 \
+  do {                                                                           \
+    if (!::gauntlet::injectors::real::is_root()) GTEST_SKIP() << "needs root";   \
+    if (!::gauntlet::injectors::real::run_command({"ip", "netns", "list"}).ok()) \
+      GTEST_SKIP() << "ip netns is unavailable";                                 \
   } while (0)
 
 }  // namespace gauntlet::injectors::real::testing

@@ -25,8 +25,8 @@ class SafetyRefusal : public std::runtime_error {
 };
 
 struct CommandResult {
-  int exit_code = -1;   // -1: could not be started or was killed
-  std::string output;   // stdout and stderr interleaved, truncated to a few KB
+  int exit_code = -1;  // -1: could not be started or was killed
+  std::string output;  // stdout and stderr interleaved, truncated to a few KB
   bool ok() const { return exit_code == 0; }
 };
 

@@ -108,12 +108,17 @@ void FaultScheduler::refresh(const std::string& component) {
   const sim::PathState state{total.bandwidth_factor, total.extra_latency, !total.down};
   switch (id.kind) {
     case sim::ComponentKind::host_link:
-    case sim::ComponentKind::fabric_link: engine_.set_link_state(*topology.link_of(id), state); break;
-    case sim::ComponentKind::flow_table: engine_.set_endpoint_state(topology.endpoint(id.host, id.index), state); break;
+    case sim::ComponentKind::fabric_link:
+      engine_.set_link_state(*topology.link_of(id), state);
+      break;
+    case sim::ComponentKind::flow_table:
+      engine_.set_endpoint_state(topology.endpoint(id.host, id.index), state);
+      break;
     case sim::ComponentKind::gpu:
       for (models::TrainingJob* job : jobs_) job->set_gpu_speed(id.host, id.index, total.speed_factor);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 

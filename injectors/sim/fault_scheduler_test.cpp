@@ -63,7 +63,7 @@ Outcome run_with(std::vector<FaultSpec> faults) {
       if (fault.target == "OTHER") fault.target = other;
       if (fault.type == "link_loss")
         factor = scheduler.communicator().link_goodput(*topology.link_of(*sim::ComponentId::parse(fault.target)),
-                                            fault.params.number("rate"));
+                                                       fault.params.number("rate"));
     }
     scheduler.arm(faults, sim::kMinute);
     training.set_change_horizon([&] { return scheduler.next_change(); });
@@ -148,8 +148,8 @@ TEST(StaleFlowTable, SlowPathStartsWhenTheStaleEntriesAreInvalidated) {
     scheduler.arm({f}, 2 * sim::kMinute);
     std::ostringstream o;
     o << scheduler.next_change() << ":";
-    for (sim::Nanos t : {10 * sim::kSecond, 40 * sim::kSecond - 1, 40 * sim::kSecond, 70 * sim::kSecond - 1,
-                         70 * sim::kSecond}) {
+    for (sim::Nanos t :
+         {10 * sim::kSecond, 40 * sim::kSecond - 1, 40 * sim::kSecond, 70 * sim::kSecond - 1, 70 * sim::kSecond}) {
       engine.run_until(t);
       o << " " << engine.endpoint_state(topology.endpoint(0, 0)).extra_latency;
     }

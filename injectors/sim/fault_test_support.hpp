@@ -7,7 +7,8 @@
 
 namespace gauntlet::injectors::testing {
 
-inline FaultSpec fault(const std::string& type, const std::string& target, sim::Nanos at, std::optional<sim::Nanos> duration) {
+inline FaultSpec fault(const std::string& type, const std::string& target, sim::Nanos at,
+                       std::optional<sim::Nanos> duration) {
   FaultSpec f;
   f.id = "f1";
   f.type = type;

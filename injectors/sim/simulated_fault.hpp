@@ -46,7 +46,7 @@ class FaultEffectScope {
   const FaultSpec& fault() const { return fault_; }
   sim::Nanos start() const { return fault_.start; }
   sim::Nanos end() const { return fault_.end().value_or(kOpenEnded); }  // kOpenEnded: no end
-  sim::Nanos horizon() const { return horizon_; }                        // where open-ended faults stop
+  sim::Nanos horizon() const { return horizon_; }                       // where open-ended faults stop
   const sim::Topology& topology() const;
   // Every job on the cluster (one, or the tenants sharing it); each decides
   // for itself whether a change touches it.

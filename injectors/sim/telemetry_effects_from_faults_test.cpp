@@ -39,7 +39,8 @@ TEST(TelemetryEffectsFromFaults, WindowsFollowTheFaultsAndOpenEndedOnesTheHorizo
   contention.params.set_number("slowdown", 0.25);
   FaultSpec skew = fault("clock_skew", "h0", 0, 40 * kSecond);
   skew.params.set_duration("offset", -3 * kSecond);
-  const auto effects = telemetry_effects_from({throttle, contention, skew}, builtin_fault_catalog(), topology, 100 * kSecond);
+  const auto effects =
+      telemetry_effects_from({throttle, contention, skew}, builtin_fault_catalog(), topology, 100 * kSecond);
   EXPECT_DOUBLE_EQ(effects.clock_factor(1, 2, 9 * kSecond), 1.0);
   EXPECT_DOUBLE_EQ(effects.clock_factor(1, 2, 10 * kSecond), 0.8);
   EXPECT_DOUBLE_EQ(effects.clock_factor(1, 2, 30 * kSecond), 1.0);
@@ -140,8 +141,7 @@ TEST(TelemetryEffectsFromFaults, NicDownShowsOnlyAsADownLinkAndAFallbackRnicCarr
   const double expected = 2.0 * static_cast<double>(s.iteration_before) / static_cast<double>(s.iteration_after);
   RecordProperty("tx_ratio", std::to_string(static_cast<double>(s.tx_after) / static_cast<double>(s.tx_before)));
   EXPECT_NEAR(static_cast<double>(s.tx_after) / static_cast<double>(s.tx_before), expected, 0.02 * expected);
-  EXPECT_NEAR(static_cast<double>(s.packets_after) / static_cast<double>(s.packets_before), expected,
-              0.02 * expected);
+  EXPECT_NEAR(static_cast<double>(s.packets_after) / static_cast<double>(s.packets_before), expected, 0.02 * expected);
 }
 
 // Runs the same job with h1's clock 2 s ahead from 20 s to 40 s, stamping
@@ -161,8 +161,7 @@ std::string run_clock_skew() {
     skew.params.set_duration("offset", 2 * kSecond);
     scheduler.arm({skew}, sim::kMinute);
     const auto effects = telemetry_effects_from({skew}, types, topology, sim::kMinute);
-    job.set_change_horizon(
-        [&] { return std::min(scheduler.next_change(), effects.next_change(engine.now())); });
+    job.set_change_horizon([&] { return std::min(scheduler.next_change(), effects.next_change(engine.now())); });
     models::HardwareSampler sampler(topology, effects);
     job.start(0, sim::kMinute);
     std::map<std::uint64_t, std::map<int, sim::Nanos>> ends;  // iteration -> host -> stamped end
@@ -181,7 +180,8 @@ std::string run_clock_skew() {
         for (const auto& r : run.records())
           if (r.has_iteration())
             for (std::uint64_t i = run.first_iteration(); i <= run.last_iteration(); ++i)
-              true_end[i] = r.iteration().end_ns() + static_cast<sim::Nanos>(i - run.first_iteration()) * run.period_ns();
+              true_end[i] =
+                  r.iteration().end_ns() + static_cast<sim::Nanos>(i - run.first_iteration()) * run.period_ns();
       sampler.observe_traffic(batch, [&] { return models::job_endpoints(job, topology); });
       sampler.sample(t, models::job_sample_inputs(job, engine), &batch);
       models::apply_host_clocks(effects, &batch);

@@ -36,12 +36,18 @@ bool FaultParams::flag(std::string_view name) const {
 
 std::string_view param_range_text(ParamKind kind) {
   switch (kind) {
-    case ParamKind::fraction: return "a fraction in [0, 1)";
-    case ParamKind::positive_number: return "a number greater than zero";
-    case ParamKind::duration: return "a duration of zero or more";
-    case ParamKind::signed_duration: return "a duration, possibly negative";
-    case ParamKind::component: return "a component id of the cluster";
-    case ParamKind::boolean: return "true or false";
+    case ParamKind::fraction:
+      return "a fraction in [0, 1)";
+    case ParamKind::positive_number:
+      return "a number greater than zero";
+    case ParamKind::duration:
+      return "a duration of zero or more";
+    case ParamKind::signed_duration:
+      return "a duration, possibly negative";
+    case ParamKind::component:
+      return "a component id of the cluster";
+    case ParamKind::boolean:
+      return "true or false";
   }
   return "a value";
 }

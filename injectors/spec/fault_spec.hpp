@@ -45,9 +45,9 @@ class FaultParams {
 };
 
 struct FaultSpec {
-  std::string id;                  // "f1", "f2", ... in onset order
-  std::string type;                // a registered fault type's name
-  std::string target;              // a concrete component id; empty for untargeted types
+  std::string id;      // "f1", "f2", ... in onset order
+  std::string type;    // a registered fault type's name
+  std::string target;  // a concrete component id; empty for untargeted types
   sim::Nanos start = 0;
   std::optional<sim::Nanos> duration;  // none: until mitigation removes it or the run ends
   FaultParams params;
@@ -56,9 +56,7 @@ struct FaultSpec {
   // fault", so alerts on it are false. A benign type is benign regardless.
   bool benign = false;
 
-  std::optional<sim::Nanos> end() const {
-    return duration ? std::optional(start + *duration) : std::nullopt;
-  }
+  std::optional<sim::Nanos> end() const { return duration ? std::optional(start + *duration) : std::nullopt; }
 };
 
 // A parameter's kind fixes how it is written and the range it must lie in.
@@ -93,9 +91,9 @@ struct FaultTypeInfo {
   std::string summary{};
   std::vector<sim::ComponentKind> targets{};  // empty: the fault takes no target
   std::vector<ParamInfo> params{};
-  bool fail_stop = false;  // the job hangs rather than slows
-  bool benign = false;     // an expected change detectors should not report
-  bool skews_clocks = false;  // moves telemetry timestamps, so steady runs end at its edges
+  bool fail_stop = false;      // the job hangs rather than slows
+  bool benign = false;         // an expected change detectors should not report
+  bool skews_clocks = false;   // moves telemetry timestamps, so steady runs end at its edges
   bool needs_packets = false;  // only an engine that models packets can act it out
   // The duration parameter at whose period the fault's effect repeats (two
   // simulated changes per period), for the run's event estimate; "" if none.

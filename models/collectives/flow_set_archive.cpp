@@ -90,8 +90,8 @@ void FlowSetArchive::store(const std::vector<std::uint64_t>& key, const std::vec
   std::error_code error;
   fs::create_directories(folder_, error);
   const fs::path target = path_of(key);
-  const fs::path temporary =
-      target.string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(reinterpret_cast<std::uintptr_t>(this));
+  const fs::path temporary = target.string() + ".tmp" + std::to_string(::getpid()) + "-" +
+                             std::to_string(reinterpret_cast<std::uintptr_t>(this));
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     const std::uint64_t header[2] = {kMagic, offsets.size()};

@@ -41,9 +41,9 @@ TEST(FlowSetArchive, FindsWhatWasStoredForTheSameKeySaltAndFlowCountOnly) {
   EXPECT_FALSE(archive.find(key, 3));
   archive.store(key, offsets);
   EXPECT_EQ(archive.find(key, 3), offsets);
-  EXPECT_FALSE(archive.find(key, 2));                        // another set's flow count
-  EXPECT_FALSE(archive.find({1, 2, 3, 5}, 3));               // another key
-  EXPECT_FALSE(FlowSetArchive(dir, 8).find(key, 3));         // another fabric or build
+  EXPECT_FALSE(archive.find(key, 2));                                                  // another set's flow count
+  EXPECT_FALSE(archive.find({1, 2, 3, 5}, 3));                                         // another key
+  EXPECT_FALSE(FlowSetArchive(dir, 8).find(key, 3));                                   // another fabric or build
   ASSERT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);  // no temporary left
   // A torn file (a writer that died) is not an entry.
   const fs::path file = fs::directory_iterator(dir)->path();
@@ -78,7 +78,8 @@ TEST(FlowSetArchive, AnotherEngineReplaysTheStoredOutcomeInsteadOfSimulating) {
       FlowReuse reuse{&cache, std::numeric_limits<sim::Nanos>::max(), 1};
       if (with_archive) reuse.archive = &archive;
       std::vector<sim::Nanos> ends(flows.size(), -1);
-      start_flows(engine, flows, 1, [&](std::size_t i, sim::Nanos at) { ends[i] = at; }, [] {}, nullptr, reuse);
+      start_flows(
+          engine, flows, 1, [&](std::size_t i, sim::Nanos at) { ends[i] = at; }, [] {}, nullptr, reuse);
       engine.run_until(sim::kSecond);
       std::ostringstream o;
       for (sim::Nanos at : ends) o << at << " ";
@@ -100,7 +101,8 @@ TEST(FlowSetArchive, AnotherEngineReplaysTheStoredOutcomeInsteadOfSimulating) {
       .read(reinterpret_cast<char*>(words.data()), static_cast<std::streamsize>(words.size() * sizeof(sim::Nanos)));
   for (std::size_t i = 2; i < words.size(); ++i) words[i] += sim::kMicrosecond;
   std::ofstream(file, std::ios::binary | std::ios::trunc)
-      .write(reinterpret_cast<const char*>(words.data()), static_cast<std::streamsize>(words.size() * sizeof(sim::Nanos)));
+      .write(reinterpret_cast<const char*>(words.data()),
+             static_cast<std::streamsize>(words.size() * sizeof(sim::Nanos)));
   const std::vector<sim::Nanos> read_back = run(true);
   ASSERT_EQ(read_back.size(), 4u);
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(read_back[i], simulated[i] + sim::kMicrosecond) << i;

@@ -24,8 +24,7 @@ void push_state(std::vector<std::uint64_t>& key, const sim::PathState& state) {
 // Everything a set's outcome on an idle network depends on: its flows, their
 // routes and latencies, the state of every link and endpoint they use, and
 // the engine's salt for anything else.
-std::vector<std::uint64_t> outcome_key(const sim::NetworkEngine& engine, const std::vector<Flow>& flows,
-                                       int channels) {
+std::vector<std::uint64_t> outcome_key(const sim::NetworkEngine& engine, const std::vector<Flow>& flows, int channels) {
   std::vector<std::uint64_t> key;
   key.reserve(flows.size() * 12 + 2);
   key.push_back(static_cast<std::uint64_t>(channels));
@@ -85,8 +84,10 @@ std::optional<std::vector<sim::Nanos>> simulate_apart(sim::NetworkEngine& engine
   std::vector<sim::Nanos> offsets(flows.size(), 0);
   for (std::size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
-    if (f.from.host == f.to.host) offsets[i] = nvlink_time(f.bytes);
-    else if (f.bytes <= 0) offsets[i] = engine.route_latency(f.from.endpoint, f.to.endpoint);
+    if (f.from.host == f.to.host)
+      offsets[i] = nvlink_time(f.bytes);
+    else if (f.bytes <= 0)
+      offsets[i] = engine.route_latency(f.from.endpoint, f.to.endpoint);
   }
   // A flow is done when its last channel is.
   for (std::size_t t = 0; t < transfers.size(); ++t)
@@ -96,7 +97,8 @@ std::optional<std::vector<sim::Nanos>> simulate_apart(sim::NetworkEngine& engine
 
 // What the engine's replay observers are told of a replayed set: its
 // network flows, each delivered at its recorded offset.
-sim::ReplayedSet replayed_set(const std::vector<Flow>& flows, sim::Nanos start, const FlowOutcomeCache::Entry& outcome) {
+sim::ReplayedSet replayed_set(const std::vector<Flow>& flows, sim::Nanos start,
+                              const FlowOutcomeCache::Entry& outcome) {
   sim::ReplayedSet set;
   set.start = start;
   set.end = start + outcome.span;
@@ -232,8 +234,8 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
     if (--state->pending > 0) return;
     // Stored only if the network neither changed nor carried another
     // transfer meanwhile: then the outcome is this set's alone.
-    if (Recording* r = state->recording.get(); r && r->started == ledger->transfers_started() &&
-                                                r->version == network_engine->state_version()) {
+    if (Recording* r = state->recording.get();
+        r && r->started == ledger->transfers_started() && r->version == network_engine->state_version()) {
       r->entry->span = at - r->start;
       r->cache->store(r->entry);
     }
@@ -261,8 +263,10 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
   // A set that never reached the network is not recorded: its outcome needs
   // no engine to replay.
   if (Recording* r = state->recording.get()) {
-    if (network) r->started = ledger->transfers_started();
-    else state->recording.reset();
+    if (network)
+      r->started = ledger->transfers_started();
+    else
+      state->recording.reset();
   }
 }
 

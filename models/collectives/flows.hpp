@@ -55,7 +55,7 @@ class FlowOutcomeCache {
 
   explicit FlowOutcomeCache(std::size_t capacity = 8) : capacity_(capacity) {}
   std::shared_ptr<const Entry> find(const std::vector<std::uint64_t>& key) const;
-  void store(std::shared_ptr<const Entry> entry);  // the oldest entry leaves when full
+  void store(std::shared_ptr<const Entry> entry);   // the oldest entry leaves when full
   std::uint64_t hits() const { return hits_; }      // sets replayed
   std::uint64_t misses() const { return misses_; }  // sets not found (found but not quiet: neither)
   void count(bool hit) { ++(hit ? hits_ : misses_); }

@@ -40,9 +40,15 @@ void restamp(const Clocks& clocks, telemetry::Record& r) {
       c->set_end_ns(clocks.read(c->worker(), c->end_ns()));
       break;
     }
-    case telemetry::Record::kGpu: r.mutable_gpu()->set_time_ns(clocks.read(r.gpu().gpu(), r.gpu().time_ns())); break;
-    case telemetry::Record::kCpu: r.mutable_cpu()->set_time_ns(clocks.read(r.cpu().cpu(), r.cpu().time_ns())); break;
-    case telemetry::Record::kNic: r.mutable_nic()->set_time_ns(clocks.read(r.nic().nic(), r.nic().time_ns())); break;
+    case telemetry::Record::kGpu:
+      r.mutable_gpu()->set_time_ns(clocks.read(r.gpu().gpu(), r.gpu().time_ns()));
+      break;
+    case telemetry::Record::kCpu:
+      r.mutable_cpu()->set_time_ns(clocks.read(r.cpu().cpu(), r.cpu().time_ns()));
+      break;
+    case telemetry::Record::kNic:
+      r.mutable_nic()->set_time_ns(clocks.read(r.nic().nic(), r.nic().time_ns()));
+      break;
     case telemetry::Record::kHeartbeat:
       r.mutable_heartbeat()->set_time_ns(clocks.read(r.heartbeat().agent(), r.heartbeat().time_ns()));
       break;
@@ -55,7 +61,8 @@ void restamp(const Clocks& clocks, telemetry::Record& r) {
       p->set_window_end_ns(clocks.read(p->worker(), p->window_end_ns()));
       break;
     }
-    default: break;  // switch ports, job events, benchmarks: not stamped by a host
+    default:
+      break;  // switch ports, job events, benchmarks: not stamped by a host
   }
 }
 

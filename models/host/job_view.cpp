@@ -37,11 +37,13 @@ SampleInputs job_sample_inputs(const TrainingJob& job, const sim::NetworkEngine&
         const RankPlace& p = placement.rank(r);
         if (p.host < 0 || p.host >= topology.hosts() || p.gpu < 0 || p.gpu >= per_host) continue;
         if (!job.cluster().gpu_failed(p.host, p.gpu))
-          (*used)[static_cast<std::size_t>(p.host) * static_cast<std::size_t>(per_host) + static_cast<std::size_t>(p.gpu)] = 1;
+          (*used)[static_cast<std::size_t>(p.host) * static_cast<std::size_t>(per_host) +
+                  static_cast<std::size_t>(p.gpu)] = 1;
       }
     }
     if (host < 0 || host >= topology.hosts() || gpu < 0 || gpu >= per_host) return false;
-    return (*used)[static_cast<std::size_t>(host) * static_cast<std::size_t>(per_host) + static_cast<std::size_t>(gpu)] != 0;
+    return (*used)[static_cast<std::size_t>(host) * static_cast<std::size_t>(per_host) +
+                   static_cast<std::size_t>(gpu)] != 0;
   };
   inputs.link_up = [&engine, &topology](sim::EndpointId e) {
     return engine.link_state(topology.host_link(e)).up && engine.endpoint_state(e).up;
@@ -50,9 +52,9 @@ SampleInputs job_sample_inputs(const TrainingJob& job, const sim::NetworkEngine&
   // Everything the two callables read, folded into one key: a failure or
   // repair of a job's GPU changes its state, a re-placement its restarts.
   std::uint64_t key = engine.state_version();
-  for (std::uint64_t part : {static_cast<std::uint64_t>(state), static_cast<std::uint64_t>(job.restarts()),
-                             static_cast<std::uint64_t>(job.isolated_hosts().size()),
-                             static_cast<std::uint64_t>(job.spares_used())})
+  for (std::uint64_t part :
+       {static_cast<std::uint64_t>(state), static_cast<std::uint64_t>(job.restarts()),
+        static_cast<std::uint64_t>(job.isolated_hosts().size()), static_cast<std::uint64_t>(job.spares_used())})
     key = key * 1000003u + part;
   inputs.version = key;
   return inputs;

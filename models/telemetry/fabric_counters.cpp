@@ -126,7 +126,8 @@ FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim:
       if (const std::vector<Congested>* stretches = overloaded.find(d)) {
         double here = 0;
         for (const Congested& c : *stretches)
-          here += c.cnp_per_second * sim::to_seconds(std::max<sim::Nanos>(0, std::min(c.to, s.to) - std::max(c.from, s.from)));
+          here += c.cnp_per_second *
+                  sim::to_seconds(std::max<sim::Nanos>(0, std::min(c.to, s.to) - std::max(c.from, s.from)));
         cnp = std::max(cnp, here);
       }
     if (cnp > 0) nics[s.flow->src].cnp += std::min(cnp, s.bytes / params.mtu_bytes);
@@ -143,8 +144,8 @@ FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim:
     for (int d : s.flow->directions) delivered *= 1 - effects.link_loss(link_of_direction(d), s.from);
     if (delivered >= 1 || s.flow->directions.empty()) continue;
     const double rate = topology.link_bytes_per_second(link_of_direction(s.flow->directions.front()));
-    const sim::LossResponse r =
-        params.table->loss_response(1 - delivered, bdp_packets(rate, round_trip, RoceTransportParams{params.mtu_bytes}));
+    const sim::LossResponse r = params.table->loss_response(
+        1 - delivered, bdp_packets(rate, round_trip, RoceTransportParams{params.mtu_bytes}));
     const double packets = s.bytes / params.mtu_bytes;
     NicWindow& src = nics[s.flow->src];
     src.retransmitted += r.retransmitted_per_packet * packets;

@@ -36,26 +36,24 @@ struct FabricCounterParams {
   double mtu_bytes = calibration::kRnicMtu.default_value;  // RoCE payload per packet
   const sim::NetworkCalibration* table = &sim::shipped_network_calibration();
   // The table's load profile nearest the switches' Kmin, Kmax and Pmax.
-  const sim::EcnProfile* ecn =
-      &sim::shipped_network_calibration().ecn_profile(calibration::kEcnKmin.default_value,
-                                                      calibration::kEcnKmax.default_value,
-                                                      calibration::kEcnPmax.default_value);
+  const sim::EcnProfile* ecn = &sim::shipped_network_calibration().ecn_profile(
+      calibration::kEcnKmin.default_value, calibration::kEcnKmax.default_value, calibration::kEcnPmax.default_value);
 
   static FabricCounterParams from(const sim::Calibration& calibration, const sim::NetworkCalibration& table);
 };
 
 struct PortWindow {
-  double tx_bytes = 0;          // flows and background
-  double queue_bytes = 0;       // mean occupancy over the window
-  double ecn_marked = 0;        // packets
-  double crc_errors = 0;        // frames the receiving side discarded
+  double tx_bytes = 0;     // flows and background
+  double queue_bytes = 0;  // mean occupancy over the window
+  double ecn_marked = 0;   // packets
+  double crc_errors = 0;   // frames the receiving side discarded
   double overloaded_seconds = 0;
 };
 
 struct NicWindow {
   double tx_bytes = 0;
   double rx_bytes = 0;
-  double cnp = 0;  // CNPs handled as a sender
+  double cnp = 0;            // CNPs handled as a sender
   double retransmitted = 0;  // packets resent as a sender
   double naks_sent = 0;      // as a receiver
   double naks_received = 0;  // as a sender

@@ -153,8 +153,8 @@ TEST(FabricCounters, LossyLinkCountsCrcErrorsAndGoBackNCountsAtTheEnds) {
     std::ostringstream o;
     o.precision(17);
     o << w.ports.at(directed_link(lossy, true)).crc_errors << " " << w.ports.at(directed_link(lossy, true)).tx_bytes
-      << " " << w.nics.at(a).retransmitted << " " << w.nics.at(a).naks_received << " " << w.nics.at(b).naks_sent
-      << " " << w.nics.at(a).tx_bytes;
+      << " " << w.nics.at(a).retransmitted << " " << w.nics.at(a).naks_received << " " << w.nics.at(b).naks_sent << " "
+      << w.nics.at(a).tx_bytes;
     return o.str();
   });
   std::istringstream in(out);
@@ -204,7 +204,7 @@ TEST(FabricCounters, AllHostsCrossSpineMarkOnlyPortsOfferedMoreThanCapacity) {
   });
   EXPECT_EQ(out.find("mismatch"), std::string::npos) << out;
   const int marked = std::stoi(out.substr(out.find("marked ") + 7));
-  EXPECT_GT(marked, 0) << out;  // hash collisions exist at this size
+  EXPECT_GT(marked, 0) << out;   // hash collisions exist at this size
   EXPECT_LT(marked, 32) << out;  // but not every fabric port collides
 }
 
@@ -231,9 +231,9 @@ TEST(FabricCounters, FailedFabricLinkStallsUntilRoutingConvergesThenMoves) {
   double progress_before_convergence;
   sim::Nanos done;
   in >> still_on_failed >> progress_before_convergence >> on_failed_after >> done;
-  EXPECT_EQ(still_on_failed, 1);  // routing has not converged yet
+  EXPECT_EQ(still_on_failed, 1);                        // routing has not converged yet
   EXPECT_NEAR(progress_before_convergence, 25e9, 1e6);  // stalled since 0.5 s
-  EXPECT_EQ(on_failed_after, 0);  // moved to the other spine
+  EXPECT_EQ(on_failed_after, 0);                        // moved to the other spine
   // 0.5 s at line rate, 1 s stalled, then the other 75 GB on the other spine.
   EXPECT_NEAR(sim::to_seconds(done), 0.5 + 1.0 + 1.5, 1e-3);
 }

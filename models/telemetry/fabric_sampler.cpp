@@ -97,9 +97,8 @@ FabricSampler::Rates FabricSampler::rates_of(const FabricWindow& window, double 
 
 void FabricSampler::set_rates(Rates rates) {
   const auto same_port = [](const auto& a, const auto& b) {
-    return a.first == b.first && a.second.tx_bytes == b.second.tx_bytes &&
-           a.second.ecn_marked == b.second.ecn_marked && a.second.queue_bytes == b.second.queue_bytes &&
-           a.second.crc_errors == b.second.crc_errors;
+    return a.first == b.first && a.second.tx_bytes == b.second.tx_bytes && a.second.ecn_marked == b.second.ecn_marked &&
+           a.second.queue_bytes == b.second.queue_bytes && a.second.crc_errors == b.second.crc_errors;
   };
   const bool same = rates.cnp == cnp_rate_ && rates.transport == transport_rates_ &&
                     rates.ports.size() == iteration_rates_.size() &&
@@ -114,9 +113,7 @@ void FabricSampler::set_rates(Rates rates) {
   measured_ = true;
 }
 
-double FabricSampler::cnp_rate(sim::EndpointId endpoint) const {
-  return cnp_rate_[static_cast<std::size_t>(endpoint)];
-}
+double FabricSampler::cnp_rate(sim::EndpointId endpoint) const { return cnp_rate_[static_cast<std::size_t>(endpoint)]; }
 
 sim::Nanos FabricSampler::queueing_delay(sim::LinkId link) const {
   if (queueing_delays_stale_) {

@@ -110,8 +110,8 @@ class FabricSampler {
     bool operator==(const TransportRate&) const = default;
   };
   struct Rates {
-    std::map<int, PortRate> ports;  // by directed link
-    std::vector<double> cnp;        // per endpoint
+    std::map<int, PortRate> ports;                       // by directed link
+    std::vector<double> cnp;                             // per endpoint
     std::map<sim::EndpointId, TransportRate> transport;  // endpoints with any
   };
   void write_transport(sim::Nanos at, telemetry::Batch* out);
@@ -136,7 +136,7 @@ class FabricSampler {
   // The two above by direction: the RNIC sampler reads every host link's
   // rate each second it samples.
   std::vector<const PortRate*> iteration_lookup_, idle_lookup_;
-  std::vector<double> cnp_rate_;             // per endpoint
+  std::vector<double> cnp_rate_;  // per endpoint
   std::map<sim::EndpointId, TransportRate> transport_rates_;
   // queueing_delay per link off iteration_rates_, derived at the first probe
   // after they change: a pingmesh round asks it of a quarter of a million
@@ -145,12 +145,12 @@ class FabricSampler {
   mutable bool queueing_delays_stale_ = true;
   std::deque<std::pair<std::uint64_t, Rates>> known_;  // recent keys and their rates
   std::uint64_t version_ = 0;
-  bool measured_ = false;  // rates changed since the last sample
+  bool measured_ = false;        // rates changed since the last sample
   sim::Nanos measured_at_ = -1;  // the second measure_second settled last
   bool flowing_now_ = false;     // ... whether the job iterated in it
   bool quiet_now_ = false;       // ... and whether nothing changed since the one before
 
-  std::map<int, Port> ports_;  // published ports, by directed link
+  std::map<int, Port> ports_;   // published ports, by directed link
   bool all_repeating_ = false;  // every published port has an open block
   mutable std::unordered_map<sim::LinkId, std::string> names_;
   // Closed repeat blocks by span: (direction, value, first repeat) of each

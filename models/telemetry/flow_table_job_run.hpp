@@ -26,7 +26,7 @@ struct FlowTableJobRun {
   EndpointPairs ring_edges_first, ring_edges_last, pipeline_pairs_first, pipeline_pairs_last;
   std::vector<int> hosts_first, hosts_last;
   std::uint64_t iterations_completed = 0;  // by the horizon
-  sim::Nanos last_end = 0;                  // of the last completed iteration
+  sim::Nanos last_end = 0;                 // of the last completed iteration
 };
 
 namespace detail {
@@ -99,9 +99,12 @@ inline FlowTableJobRun run_flow_table_job(const sim::ClusterShape& shape, const 
       continue;
     }
     const bool first = tag == "F";
-    if (kind == "H") (first ? run.hosts_first : run.hosts_last).push_back(static_cast<int>(a));
-    else if (kind == "R") (first ? run.ring_edges_first : run.ring_edges_last).insert({a, b});
-    else if (kind == "P") (first ? run.pipeline_pairs_first : run.pipeline_pairs_last).insert({a, b});
+    if (kind == "H")
+      (first ? run.hosts_first : run.hosts_last).push_back(static_cast<int>(a));
+    else if (kind == "R")
+      (first ? run.ring_edges_first : run.ring_edges_last).insert({a, b});
+    else if (kind == "P")
+      (first ? run.pipeline_pairs_first : run.pipeline_pairs_last).insert({a, b});
   }
   std::size_t at = split + 2;
   while (at < text.size()) {

@@ -91,8 +91,7 @@ void FlowTableSampler::add_runs(telemetry::Batch* batch) {
     for (const telemetry::Record& r : run.records())
       if (r.has_iteration()) start = std::min(start, r.iteration().start_ns());
     // A stretch repeats the latest simulated iteration, whose length is its period.
-    if (start == std::numeric_limits<sim::Nanos>::max() || template_duration_ != run.period_ns() ||
-        template_.empty())
+    if (start == std::numeric_limits<sim::Nanos>::max() || template_duration_ != run.period_ns() || template_.empty())
       continue;
     telemetry::FlowTableRun out;
     out.set_period_ns(run.period_ns());
@@ -120,9 +119,7 @@ void FlowTableSampler::publish_until(sim::Nanos until, telemetry::Batch* batch) 
   // Bytes per (interval, sender, receiver), in that order. Segments never
   // begin in a published interval (they start at or after the last sample).
   std::map<std::tuple<sim::Nanos, sim::EndpointId, sim::EndpointId>, double> counted;
-  auto last_interval = [length](const Segment& s) {
-    return interval_of(s.to > s.from ? s.to - 1 : s.from, length);
-  };
+  auto last_interval = [length](const Segment& s) { return interval_of(s.to > s.from ? s.to - 1 : s.from, length); };
   for (const Segment& s : pending_) {
     const sim::Nanos lo = std::max(first, interval_of(s.from, length));
     const sim::Nanos hi = std::min(last, last_interval(s));

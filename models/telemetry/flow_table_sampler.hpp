@@ -35,7 +35,7 @@
 namespace gauntlet::models {
 
 struct FlowTableSamplerParams {
-  sim::Nanos interval = sim::kSecond;  // the operator's sampling interval
+  sim::Nanos interval = sim::kSecond;                      // the operator's sampling interval
   double mtu_bytes = calibration::kRnicMtu.default_value;  // RoCE MTU: packets per entry and interval
 };
 
@@ -83,12 +83,12 @@ class FlowTableSampler {
   sim::NetworkEngine& engine_;
   FlowTableSamplerParams params_;
   std::map<sim::TransferId, OpenTransfer> open_;  // ordered: cuts add segments in a fixed order
-  std::vector<Segment> pending_;  // segments with bytes in intervals not yet published
-  std::deque<Segment> recent_;    // segments since the latest simulated iteration began
-  std::vector<Segment> template_;  // the latest simulated iteration's segments, from its start
+  std::vector<Segment> pending_;                  // segments with bytes in intervals not yet published
+  std::deque<Segment> recent_;                    // segments since the latest simulated iteration began
+  std::vector<Segment> template_;                 // the latest simulated iteration's segments, from its start
   sim::Nanos template_duration_ = -1;
-  sim::Nanos last_iteration_start_ = -1;  // of the latest simulated iteration learned
-  sim::Nanos published_until_ = 0;  // intervals ending at or before this are published
+  sim::Nanos last_iteration_start_ = -1;                  // of the latest simulated iteration learned
+  sim::Nanos published_until_ = 0;                        // intervals ending at or before this are published
   std::unordered_map<std::uint64_t, Reported> reported_;  // per (src, dst)
   std::unordered_map<sim::EndpointId, std::pair<std::string, std::string>> names_;  // table, nic
   std::uint64_t published_bytes_ = 0;

@@ -14,7 +14,7 @@ namespace gauntlet::models {
 namespace {
 
 using sim::kSecond;
-using Entry = std::pair<sim::EndpointId, sim::EndpointId>;  // table's RNIC, peer
+using Entry = std::pair<sim::EndpointId, sim::EndpointId>;     // table's RNIC, peer
 using Series = std::map<sim::Nanos, std::map<Entry, double>>;  // per second (its end, in s)
 
 // 8 hosts x 8 GPUs x 8 RNICs, one pod of 8 rail leaves.
@@ -90,8 +90,8 @@ TEST(FlowTableSampler, SecondsCountTheBytesThatLeftInThem) {
     engine.schedule_at(3200 * sim::kMillisecond, [&] { engine.start_transfer(a, b, 1e9, [](sim::Nanos) {}); });
     // Intra-host traffic rides NVLink, never an RNIC.
     engine.schedule_at(3200 * sim::kMillisecond, [&] { engine.start_transfer(a, a + 1, 1e9, [](sim::Nanos) {}); });
-    engine.schedule_at(5500 * sim::kMillisecond, [&] { sampler.add_replayed(c, a, 5500 * sim::kMillisecond,
-                                                                             6500 * sim::kMillisecond, 2e9); });
+    engine.schedule_at(5500 * sim::kMillisecond,
+                       [&] { sampler.add_replayed(c, a, 5500 * sim::kMillisecond, 6500 * sim::kMillisecond, 2e9); });
     std::vector<telemetry::Batch> batches;
     std::string out;
     for (sim::Nanos t = kSecond; t <= 8 * kSecond; t += kSecond) {

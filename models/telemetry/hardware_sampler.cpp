@@ -129,8 +129,8 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
   for (const auto& s : batch.steady())
     for (const auto& r : s.records())
       if (r.has_iteration()) {
-        const sim::Nanos end = r.iteration().end_ns() +
-                               static_cast<sim::Nanos>(s.last_iteration() - s.first_iteration()) * s.period_ns();
+        const sim::Nanos end =
+            r.iteration().end_ns() + static_cast<sim::Nanos>(s.last_iteration() - s.first_iteration()) * s.period_ns();
         if (end >= latest_end) {
           latest_end = end;
           iteration = r.iteration().iteration();
@@ -152,7 +152,8 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
     if (!r.has_iteration() || r.iteration().iteration() != iteration) continue;
     const int gpu = gpu_of(r.iteration().worker());
     const sim::Nanos step = r.iteration().end_ns() - r.iteration().start_ns();
-    if (gpu < 0 || step <= 0 || r.iteration().compute_ns() <= 0) continue;  // not a GPU worker, or no compute time reported
+    if (gpu < 0 || step <= 0 || r.iteration().compute_ns() <= 0)
+      continue;  // not a GPU worker, or no compute time reported
     share[static_cast<std::size_t>(gpu)] =
         std::min(1.0, static_cast<double>(r.iteration().compute_ns()) / static_cast<double>(step));
   }
@@ -193,12 +194,15 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
     const int to = gpu_of(c.peer());
     std::optional<sim::ComponentId> other;  // a peer that is not one of the cluster's GPUs
     if (to < 0) other = sim::ComponentId::parse(c.peer());
-    if (to >= 0 ? to / gpus_per_host == from_host : other && other->host == from_host) continue;  // NVLink, not the fabric
+    if (to >= 0 ? to / gpus_per_host == from_host : other && other->host == from_host)
+      continue;  // NVLink, not the fabric
     const auto src = static_cast<std::size_t>(endpoint_of(from_host, from % gpus_per_host));
     // Without a named peer (all-to-all) the RNIC receives as much as it sends.
     std::size_t dst = src;
-    if (to >= 0) dst = static_cast<std::size_t>(endpoint_of(to / gpus_per_host, to % gpus_per_host));
-    else if (other) dst = static_cast<std::size_t>(endpoint_of(other->host, other->index));
+    if (to >= 0)
+      dst = static_cast<std::size_t>(endpoint_of(to / gpus_per_host, to % gpus_per_host));
+    else if (other)
+      dst = static_cast<std::size_t>(endpoint_of(other->host, other->index));
     tx[src] += bytes;
     rx[dst] += bytes;
   }
@@ -230,10 +234,11 @@ telemetry::Record HardwareSampler::gpu_sample(int host, int gpu, sim::Nanos at, 
   const double sm = busy ? params_.sm_busy * effects_.cpu_factor(host, at) * compute_share_[index] : 0.0;
   double target = busy ? params_.busy_temperature_c : params_.idle_temperature_c;
   if (busy && clock < 1.0)
-    target += (params_.hot_temperature_c - params_.busy_temperature_c) *
-              std::min(1.0, (1.0 - clock) / params_.hot_slowdown);
+    target +=
+        (params_.hot_temperature_c - params_.busy_temperature_c) * std::min(1.0, (1.0 - clock) / params_.hot_slowdown);
   double& temperature = temperature_[index];
-  if (temperature < 0) temperature = target;
+  if (temperature < 0)
+    temperature = target;
   else
     temperature += (target - temperature) *
                    (1.0 - std::exp(-static_cast<double>(period_) / static_cast<double>(params_.thermal_time_constant)));

@@ -59,7 +59,8 @@ struct HardwareSamplerParams {
   double idle_temperature_c = calibration::kGpuIdleTemperature.default_value;
   double busy_temperature_c = calibration::kGpuBusyTemperature.default_value;
   double hot_temperature_c = calibration::kGpuHotTemperature.default_value;
-  double hot_slowdown = calibration::kGpuHotSlowdown.default_value;  // throttling at which a GPU reaches hot_temperature_c
+  double hot_slowdown =
+      calibration::kGpuHotSlowdown.default_value;  // throttling at which a GPU reaches hot_temperature_c
   sim::Nanos thermal_time_constant = calibration::kGpuThermalTimeConstant.default_duration();
   double cpu_idle = calibration::kCpuIdle.default_value;
   double cpu_busy = calibration::kCpuBusy.default_value;
@@ -158,9 +159,9 @@ class HardwareSampler {
   sim::Nanos period_ = sim::kSecond;
   std::vector<double> temperature_;  // per GPU of the cluster
   std::vector<double> tx_rate_, rx_rate_;
-  std::vector<double> compute_share_;  // per GPU of the cluster; 1 until the job's first step
-  std::vector<Component> components_;  // GPUs, then CPUs, then RNICs
-  std::vector<std::string> names_;     // their ids, in the same order
+  std::vector<double> compute_share_;               // per GPU of the cluster; 1 until the job's first step
+  std::vector<Component> components_;               // GPUs, then CPUs, then RNICs
+  std::vector<std::string> names_;                  // their ids, in the same order
   std::unordered_map<std::string, int> gpu_index_;  // a GPU's id -> its index
   // A repeat block closed since the last emit: its component, first repeat
   // and, when the component has moved on since, the value it repeated.

@@ -140,7 +140,7 @@ TEST(HardwareSampler, GpusWaitingForASlowerPeerShowLowerUtilization) {
     it->set_worker("h0.gpu" + std::to_string(g));
     it->set_iteration(3);
     it->set_start_ns(10 * kSecond);
-    it->set_end_ns(10 * kSecond + 1'250'000'000);                     // a 1.25 s step
+    it->set_end_ns(10 * kSecond + 1'250'000'000);                // a 1.25 s step
     it->set_compute_ns(g == 0 ? 1'250'000'000 : 1'000'000'000);  // GPU0 20% slower
   }
   sampler.observe_traffic(batch, [&] { return [&](int h, int g) { return topology.endpoint(h, g); }; });

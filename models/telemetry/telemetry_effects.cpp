@@ -21,8 +21,7 @@ void TelemetryEffects::add_cpu_contention(int host, sim::Nanos start, sim::Nanos
 }
 void TelemetryEffects::add_background_load(sim::LinkId link, sim::Nanos start, sim::Nanos end, double load) {
   add(background_, {link, 0}, {start, end, load});
-  if (std::find(loaded_links_.begin(), loaded_links_.end(), link) == loaded_links_.end())
-    loaded_links_.push_back(link);
+  if (std::find(loaded_links_.begin(), loaded_links_.end(), link) == loaded_links_.end()) loaded_links_.push_back(link);
 }
 void TelemetryEffects::add_link_loss(sim::LinkId link, sim::Nanos start, sim::Nanos end, double rate) {
   add(loss_, {link, 0}, {start, end, rate});

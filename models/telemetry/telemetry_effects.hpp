@@ -26,10 +26,10 @@ class TelemetryEffects {
 
   // Overlapping windows compose as the fault scheduler composes them:
   // speed factors multiply, background shares multiply their free capacity.
-  double clock_factor(int host, int gpu, sim::Nanos at) const;  // 1 = nominal clock
-  double cpu_factor(int host, sim::Nanos at) const;             // share of the CPU the job gets
+  double clock_factor(int host, int gpu, sim::Nanos at) const;    // 1 = nominal clock
+  double cpu_factor(int host, sim::Nanos at) const;               // share of the CPU the job gets
   double background_load(sim::LinkId link, sim::Nanos at) const;  // fraction of capacity, < 1
-  double link_loss(sim::LinkId link, sim::Nanos at) const;         // per-packet loss probability, each way
+  double link_loss(sim::LinkId link, sim::Nanos at) const;        // per-packet loss probability, each way
   bool agent_hung(int host, sim::Nanos at) const;
   sim::Nanos clock_offset(int host, sim::Nanos at) const;
 

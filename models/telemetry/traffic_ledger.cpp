@@ -21,9 +21,7 @@ double progress_at(const LedgerFlow& flow, sim::Nanos t) {
 
 }  // namespace
 
-bool FlowSegment::moving() const {
-  return to > from && bytes / sim::to_seconds(to - from) > kStalledBytesPerSecond;
-}
+bool FlowSegment::moving() const { return to > from && bytes / sim::to_seconds(to - from) > kStalledBytesPerSecond; }
 
 TrafficLedger::TrafficLedger(sim::NetworkEngine& engine) : engine_(engine) {
   engine_.add_transfer_listener([this](const sim::TransferEvent& e) { on_event(e); });
@@ -39,8 +37,8 @@ void TrafficLedger::snapshot(sim::Nanos at) {
   }
 }
 
-void TrafficLedger::add_replayed(sim::EndpointId src, sim::EndpointId dst, sim::Nanos from, sim::Nanos to,
-                                 double bytes, int sharing) {
+void TrafficLedger::add_replayed(sim::EndpointId src, sim::EndpointId dst, sim::Nanos from, sim::Nanos to, double bytes,
+                                 int sharing) {
   LedgerFlow flow;
   flow.src = src;
   flow.dst = dst;
@@ -79,8 +77,8 @@ void TrafficLedger::open_flow(const sim::TransferEvent& e, double already_pushed
   flow.directions = route_directions(e.src, e.dst);
   const sim::Topology& topology = engine_.topology();
   const int sharing = ++open_per_source_[e.src];
-  const double egress = topology.link_bytes_per_second(topology.host_link(e.src)) *
-                        engine_.endpoint_state(e.src).bandwidth_factor;
+  const double egress =
+      topology.link_bytes_per_second(topology.host_link(e.src)) * engine_.endpoint_state(e.src).bandwidth_factor;
   flow.demand = egress / sharing;
   flow.progress.emplace_back(e.at, already_pushed);
   open_[e.id] = flows_.size() + dropped_;

@@ -95,7 +95,7 @@ struct FlowEngine::Impl {
   ReplayLedger replays;
   std::vector<TransferListener> listeners;
   Nanos convergence_delay = kSecond;
-  std::multiset<Nanos> convergences;  // dates of pending routing updates
+  std::multiset<Nanos> convergences;    // dates of pending routing updates
   std::vector<s4u::CommPtr> cancelled;  // rerouted comms, kept alive for SimGrid
   std::set<LinkId> drained;             // fabric links ECMP avoids whatever their state
 
@@ -133,8 +133,8 @@ void FlowEngine::Impl::build_platform() {
     auto* link = iface->create_split_duplex_link(topology.link_name(topology.host_link(e)),
                                                  topology.link_bytes_per_second(topology.host_link(e)));
     zone->host_links.push_back(link);
-    auto* ft = iface->create_split_duplex_link(name + ".ft", topology.link_bytes_per_second(topology.host_link(e)) *
-                                                                 kUncappedFlowTableFactor);
+    auto* ft = iface->create_split_duplex_link(
+        name + ".ft", topology.link_bytes_per_second(topology.host_link(e)) * kUncappedFlowTableFactor);
     zone->flow_tables.push_back(ft);
   }
   for (int leaf = 0; leaf < topology.leaves(); ++leaf)
@@ -244,8 +244,8 @@ void FlowEngine::cancel(TimerId id) {
 }
 
 s4u::CommPtr FlowEngine::Impl::launch(Pending& p, double bytes) {
-  s4u::CommPtr comm = s4u::Comm::sendto_init(hosts.at(static_cast<std::size_t>(p.src)),
-                                            hosts.at(static_cast<std::size_t>(p.dst)));
+  s4u::CommPtr comm =
+      s4u::Comm::sendto_init(hosts.at(static_cast<std::size_t>(p.src)), hosts.at(static_cast<std::size_t>(p.dst)));
   comm->set_payload_size(static_cast<std::uint64_t>(bytes));
   p.payload = static_cast<double>(static_cast<std::uint64_t>(bytes));
   p.route = router.route(p.src, p.dst);
@@ -269,8 +269,10 @@ void FlowEngine::Impl::converge(LinkId link, FlowEngine& owner) {
 
 bool FlowEngine::set_fabric_link_drained(LinkId link, bool drained) {
   if (!impl_->topology.is_fabric_link(link) || link >= impl_->topology.links()) return false;
-  if (drained) impl_->drained.insert(link);
-  else impl_->drained.erase(link);
+  if (drained)
+    impl_->drained.insert(link);
+  else
+    impl_->drained.erase(link);
   // Draining is a configuration change, not a failure: no detection delay.
   impl_->converge(link, *this);
   return true;

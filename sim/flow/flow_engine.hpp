@@ -45,8 +45,7 @@ class FlowEngine final : public NetworkEngine {
   double transfer_progress(TransferId id) const override;
   Nanos next_internal_change() const override;
   bool set_fabric_link_drained(LinkId link, bool drained) override;
-  std::optional<std::vector<Nanos>> simulate_apart(const std::vector<TransferRequest>& transfers,
-                                                   Nanos limit) override;
+  std::optional<std::vector<Nanos>> simulate_apart(const std::vector<TransferRequest>& transfers, Nanos limit) override;
   ReplayLedger* replays() override;
 
   // Routing convergence: when a fabric link changes between up and down, the

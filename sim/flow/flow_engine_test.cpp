@@ -188,7 +188,8 @@ TEST(FlowEngine, DrainedFabricLinkLosesItsTransfersAndStaysDrainedThroughAFlap) 
 // Two transfers into h1.nic0 share its downlink; a third, from h2.nic1 to
 // h3.nic1, shares nothing with them: two groups.
 std::vector<TransferRequest> two_groups(const Topology& t) {
-  return {{t.endpoint(0, 0), t.endpoint(1, 0), 30e9}, {t.endpoint(2, 0), t.endpoint(1, 0), 10e9},
+  return {{t.endpoint(0, 0), t.endpoint(1, 0), 30e9},
+          {t.endpoint(2, 0), t.endpoint(1, 0), 10e9},
           {t.endpoint(2, 1), t.endpoint(3, 1), 20e9}};
 }
 
@@ -214,7 +215,7 @@ TEST(FlowEngine, ASetSimulatedApartEndsAsInPlaceAndLeavesTheEngineAsItWas) {
   std::string now, started, count, bar;
   in >> now >> started >> count >> bar;
   EXPECT_EQ(now, std::to_string(kMillisecond));  // the parent's clock did not move
-  EXPECT_EQ(started, "0");                        // nor did it start a transfer
+  EXPECT_EQ(started, "0");                       // nor did it start a transfer
   ASSERT_EQ(count, "3");
   std::vector<Nanos> apart(3), in_place(3);
   for (Nanos& at : apart) in >> at;

@@ -33,8 +33,8 @@ void BackgroundTraffic::emit(int side) {
     port.enqueue(packet, h);
   }
   const double gap_seconds = frame / (port.bytes_per_second() * load_);
-  next_[static_cast<std::size_t>(side)] =
-      ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<std::int64_t>(gap_seconds * 1e9)), [this, side] { emit(side); });
+  next_[static_cast<std::size_t>(side)] = ns3::Simulator::Schedule(
+      ns3::NanoSeconds(static_cast<std::int64_t>(gap_seconds * 1e9)), [this, side] { emit(side); });
 }
 
 }  // namespace gauntlet::sim::packet

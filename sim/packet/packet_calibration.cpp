@@ -13,7 +13,7 @@ namespace gauntlet::sim {
 namespace {
 
 constexpr double kLineRate = kCalibrationLineRateGbps * 1e9 / 8;  // bytes per second
-constexpr double kEndless = 1e12;  // a message no window sees the end of
+constexpr double kEndless = 1e12;                                 // a message no window sees the end of
 
 // A point's seed: the table's, mixed with what the point measures (FNV-1a
 // over its description), so that it does not depend on the other points.
@@ -72,8 +72,7 @@ CalibrationGrid quick_calibration_grid() {
 
 LossPoint measure_loss_point(double loss, double bdp_packets, std::uint64_t seed, const CalibrationGrid& grid) {
   const RoceParams params;
-  const Nanos latency =
-      std::llround(bdp_packets * params.transport.mtu_payload / (4 * kLineRate) * 1e9);
+  const Nanos latency = std::llround(bdp_packets * params.transport.mtu_payload / (4 * kLineRate) * 1e9);
   Topology topology(hosts_under_one_leaf(2, std::max<Nanos>(1, latency)));
   PacketEngine engine(topology, point_seed(seed, "loss", loss, bdp_packets), params);
   engine.set_link_loss(topology.host_link(1), loss);
@@ -105,8 +104,8 @@ LoadPoint measure_load_point(const EcnSetting& ecn, double offered_load, std::ui
   params.dcqcn.kmax_bytes_at_40g = ecn.kmax_bytes * to_40g;
   params.dcqcn.pmax = ecn.pmax;
   Topology topology(hosts_under_one_leaf(2, kMicrosecond));
-  PacketEngine engine(topology,
-                      point_seed(seed, "load", offered_load, ecn.kmin_bytes, ecn.kmax_bytes, ecn.pmax), params);
+  PacketEngine engine(topology, point_seed(seed, "load", offered_load, ecn.kmin_bytes, ecn.kmax_bytes, ecn.pmax),
+                      params);
   const LinkId bottleneck = topology.host_link(1);
   const bool job_crosses = offered_load >= 1.0;
   const double background = job_crosses ? offered_load - 1.0 : offered_load;
@@ -124,7 +123,8 @@ LoadPoint measure_load_point(const EcnSetting& ecn, double offered_load, std::ui
   // Mean bytes queued over the line rate: the mean wait of a packet arriving at a random time.
   p.queueing_delay_ns = (port.queue_byte_ns - port_before.queue_byte_ns) / window_ns / kLineRate * 1e9;
   p.ecn_marked_per_packet = packets > 0 ? static_cast<double>(port.ecn_marked - port_before.ecn_marked) / packets : 0;
-  p.cnp_per_second = static_cast<double>(engine.rnic_counters(0).cnp_handled - cnp_before) / to_seconds(grid.load_window);
+  p.cnp_per_second =
+      static_cast<double>(engine.rnic_counters(0).cnp_handled - cnp_before) / to_seconds(grid.load_window);
   return p;
 }
 
@@ -142,10 +142,11 @@ StormPoint measure_storm_point(int flows_to_storming_rnic, std::uint64_t seed, c
   const double window = to_seconds(grid.storm_window);
   StormPoint p;
   p.flows_to_storming_rnic = flows_to_storming_rnic;
-  p.pause_fraction = std::min(
-      1.0, static_cast<double>(engine.port_counters(topology.host_link(1), true).paused_ns - paused_before) /
-               static_cast<double>(grid.storm_window));
-  p.victim_goodput = std::min(1.0, (engine.transfer_acknowledged(victim) - sent_before) / (payload_rate(params) * window));
+  p.pause_fraction =
+      std::min(1.0, static_cast<double>(engine.port_counters(topology.host_link(1), true).paused_ns - paused_before) /
+                        static_cast<double>(grid.storm_window));
+  p.victim_goodput =
+      std::min(1.0, (engine.transfer_acknowledged(victim) - sent_before) / (payload_rate(params) * window));
   return p;
 }
 

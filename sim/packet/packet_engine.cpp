@@ -28,7 +28,10 @@ ns3::Time until_offset(Nanos at) {
 struct PacketEngine::Impl {
   Impl(const Topology& t, std::uint64_t s, const RoceParams& p, const std::vector<char>& footprint,
        std::uint64_t routing_seed)
-      : topology(t), params(p), seed(s), router(topology, routing_seed),
+      : topology(t),
+        params(p),
+        seed(s),
+        router(topology, routing_seed),
         fabric(topology, router, params, s, footprint) {}
 
   Topology topology;
@@ -262,7 +265,8 @@ double PacketEngine::transfer_progress(TransferId id) const {
 double PacketEngine::transfer_acknowledged(TransferId id) const {
   auto it = impl_->transfers.find(id);
   if (it == impl_->transfers.end()) return 0;
-  return std::min(it->second.bytes, impl_->fabric.rnic(it->second.src).bytes_acknowledged(static_cast<std::uint32_t>(id)));
+  return std::min(it->second.bytes,
+                  impl_->fabric.rnic(it->second.src).bytes_acknowledged(static_cast<std::uint32_t>(id)));
 }
 
 double PacketEngine::transfer_rate(TransferId id) const {
@@ -278,8 +282,10 @@ Nanos PacketEngine::next_internal_change() const {
 
 bool PacketEngine::set_fabric_link_drained(LinkId link, bool drained) {
   if (!impl_->topology.is_fabric_link(link) || link >= impl_->topology.links()) return false;
-  if (drained) impl_->drained.insert(link);
-  else impl_->drained.erase(link);
+  if (drained)
+    impl_->drained.insert(link);
+  else
+    impl_->drained.erase(link);
   impl_->converge(link);
   return true;
 }
@@ -288,8 +294,10 @@ void PacketEngine::set_convergence_delay(Nanos delay) { impl_->convergence_delay
 
 void PacketEngine::set_link_loss(LinkId link, const std::string& cause, double rate) {
   std::map<std::string, double>& causes = impl_->loss_causes[link];
-  if (rate > 0) causes[cause] = rate;
-  else causes.erase(cause);
+  if (rate > 0)
+    causes[cause] = rate;
+  else
+    causes.erase(cause);
   ++impl_->version;
   if (!impl_->fabric.built(link)) return;
   double delivered = 1.0;  // independent drops
@@ -300,8 +308,10 @@ void PacketEngine::set_link_loss(LinkId link, const std::string& cause, double r
 
 void PacketEngine::set_background_load(LinkId link, const std::string& cause, double share) {
   std::map<std::string, double>& causes = impl_->load_causes[link];
-  if (share > 0) causes[cause] = share;
-  else causes.erase(cause);
+  if (share > 0)
+    causes[cause] = share;
+  else
+    causes.erase(cause);
   // Each cause's tenants take their share of the capacity the others leave,
   // as the flow engine and the telemetry compose them.
   double free = 1.0;
@@ -309,9 +319,9 @@ void PacketEngine::set_background_load(LinkId link, const std::string& cause, do
   const double load = 1.0 - free;
   impl_->background.erase(link);
   if (load > 0 && impl_->fabric.built(link))
-    impl_->background.emplace(link, std::make_unique<packet::BackgroundTraffic>(
-                                        impl_->fabric.lower_port(link), impl_->fabric.upper_port(link), load,
-                                        impl_->params));
+    impl_->background.emplace(
+        link, std::make_unique<packet::BackgroundTraffic>(impl_->fabric.lower_port(link),
+                                                          impl_->fabric.upper_port(link), load, impl_->params));
   ++impl_->version;
 }
 
@@ -385,7 +395,8 @@ std::uint64_t PacketEngine::packet_hops() const {
   std::uint64_t hops = 0;
   for (LinkId link = 0; link < impl_->fabric.links(); ++link)
     if (impl_->fabric.built(link))
-      hops += impl_->fabric.lower_port(link).counters().tx_packets + impl_->fabric.upper_port(link).counters().tx_packets;
+      hops +=
+          impl_->fabric.lower_port(link).counters().tx_packets + impl_->fabric.upper_port(link).counters().tx_packets;
   return hops;
 }
 

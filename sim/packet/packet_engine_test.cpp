@@ -9,7 +9,7 @@
 namespace gauntlet::sim {
 namespace {
 
-constexpr double kLineRate = 50e9;  // 400 Gb/s in bytes per second
+constexpr double kLineRate = 50e9;                    // 400 Gb/s in bytes per second
 constexpr double kWireFactor = (4096.0 + 62) / 4096;  // RoCEv2 headers per 4 KiB payload
 
 TEST(PacketEngine, LoneTransferRunsAtLineRateWithHeadersAndPipelineDelay) {

@@ -9,7 +9,9 @@ PacketTelemetry::PacketTelemetry(const PacketCounterSource& engine)
       ports_(static_cast<std::size_t>(engine.topology().links() * 2)),
       rnics_(static_cast<std::size_t>(engine.topology().endpoints())) {}
 
-double PacketTelemetry::cnp_rate(EndpointId endpoint) const { return rnics_[static_cast<std::size_t>(endpoint)].cnp_rate; }
+double PacketTelemetry::cnp_rate(EndpointId endpoint) const {
+  return rnics_[static_cast<std::size_t>(endpoint)].cnp_rate;
+}
 
 double PacketTelemetry::port_bytes_per_second(LinkId link, bool upward) const {
   return ports_[static_cast<std::size_t>(link * 2 + (upward ? 1 : 0))].bytes_per_second;

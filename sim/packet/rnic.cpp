@@ -91,8 +91,10 @@ void Rnic::pump() {
     Nanos earliest = std::numeric_limits<Nanos>::max();
     auto consider = [&](SendQp& qp) {
       if (pick || qp.failed || qp.next_psn >= qp.packets) return;
-      if (qp.next_send <= now) pick = &qp;
-      else earliest = std::min(earliest, qp.next_send);
+      if (qp.next_send <= now)
+        pick = &qp;
+      else
+        earliest = std::min(earliest, qp.next_send);
     };
     for (auto it = sending_.upper_bound(last_served_); it != sending_.end(); ++it) consider(it->second);
     for (auto it = sending_.begin(); it != sending_.end() && it->first <= last_served_; ++it) consider(it->second);
@@ -158,11 +160,20 @@ void Rnic::on_receive(ns3::Ptr<ns3::Packet> packet, const RoceHeader& h) {
   (void)packet;
   if (h.dst != endpoint_) return;  // misdelivered: a NIC drops frames not for it
   switch (h.kind) {
-    case FrameKind::data: on_data(h); break;
-    case FrameKind::ack: on_ack(h, false); break;
-    case FrameKind::nak: on_ack(h, true); break;
-    case FrameKind::cnp: on_cnp(h); break;
-    case FrameKind::pause: break;  // handled by the port
+    case FrameKind::data:
+      on_data(h);
+      break;
+    case FrameKind::ack:
+      on_ack(h, false);
+      break;
+    case FrameKind::nak:
+      on_ack(h, true);
+      break;
+    case FrameKind::cnp:
+      on_cnp(h);
+      break;
+    case FrameKind::pause:
+      break;  // handled by the port
   }
 }
 
@@ -313,8 +324,8 @@ void Rnic::storm_pause(Nanos until) {
   port_->send_pause(params_.data_priority, quanta);
   // Renewed at half the pause time, so the class never resumes meanwhile.
   const auto renew = static_cast<Nanos>(quanta * 64.0 / line_rate_ * 1e9 / 2);
-  storm_event_ = ns3::Simulator::Schedule(ns3::NanoSeconds(std::min(renew, until - now)),
-                                          [this, until] { storm_pause(until); });
+  storm_event_ =
+      ns3::Simulator::Schedule(ns3::NanoSeconds(std::min(renew, until - now)), [this, until] { storm_pause(until); });
 }
 
 }  // namespace gauntlet::sim::packet

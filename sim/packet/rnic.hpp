@@ -22,11 +22,11 @@ struct RnicCounters {
   std::uint64_t retransmitted_packets = 0;  // data packets sent again (go-back-N)
   std::uint64_t naks_sent = 0;
   std::uint64_t naks_received = 0;
-  std::uint64_t out_of_sequence = 0;        // data packets received past a hole
-  std::uint64_t cnp_sent = 0;               // as a notification point (receiver)
-  std::uint64_t cnp_handled = 0;            // as a reaction point (sender)
-  std::uint64_t timeouts = 0;               // retransmission timeouts
-  std::uint64_t qp_errors = 0;              // QPs that exhausted their retries
+  std::uint64_t out_of_sequence = 0;  // data packets received past a hole
+  std::uint64_t cnp_sent = 0;         // as a notification point (receiver)
+  std::uint64_t cnp_handled = 0;      // as a reaction point (sender)
+  std::uint64_t timeouts = 0;         // retransmission timeouts
+  std::uint64_t qp_errors = 0;        // QPs that exhausted their retries
 };
 
 class Rnic {
@@ -69,11 +69,11 @@ class Rnic {
     std::uint16_t udp_sport = 0;
     std::uint32_t packets = 0;
     std::uint32_t last_payload = 0;
-    std::uint32_t next_psn = 0;  // next to send
-    std::uint32_t acked = 0;     // first not yet acknowledged
-    std::uint32_t sent_high = 0; // one past the highest PSN ever sent
-    double rate = 0;             // DCQCN current rate
-    double target = 0;           // DCQCN target rate
+    std::uint32_t next_psn = 0;   // next to send
+    std::uint32_t acked = 0;      // first not yet acknowledged
+    std::uint32_t sent_high = 0;  // one past the highest PSN ever sent
+    double rate = 0;              // DCQCN current rate
+    double target = 0;            // DCQCN target rate
     double alpha = 1.0;
     bool cnp_since_tick = false;
     int timer_stage = 0;

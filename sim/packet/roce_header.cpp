@@ -10,8 +10,10 @@ constexpr std::uint8_t kLastBit = 2;
 }  // namespace
 
 ns3::TypeId RoceHeader::GetTypeId() {
-  static ns3::TypeId tid =
-      ns3::TypeId("gauntlet::RoceHeader").SetParent<ns3::Header>().SetGroupName("gauntlet").AddConstructor<RoceHeader>();
+  static ns3::TypeId tid = ns3::TypeId("gauntlet::RoceHeader")
+                               .SetParent<ns3::Header>()
+                               .SetGroupName("gauntlet")
+                               .AddConstructor<RoceHeader>();
   return tid;
 }
 

@@ -22,15 +22,15 @@ class RoceHeader final : public ns3::Header {
   void Print(std::ostream& os) const override;
 
   FrameKind kind = FrameKind::data;
-  std::int32_t src = 0;       // sending endpoint (RNIC)
-  std::int32_t dst = 0;       // receiving endpoint
-  std::uint32_t qp = 0;       // queue pair number at the receiver
+  std::int32_t src = 0;         // sending endpoint (RNIC)
+  std::int32_t dst = 0;         // receiving endpoint
+  std::uint32_t qp = 0;         // queue pair number at the receiver
   std::uint16_t udp_sport = 0;  // per-QP entropy for ECMP
-  std::uint32_t psn = 0;      // data: its PSN; ack/nak: the next PSN expected
-  std::uint32_t payload = 0;  // data bytes carried
-  bool ecn_ce = false;        // congestion experienced (set by a switch)
-  bool last = false;          // data: the message's last packet
-  std::uint8_t priority = 0;  // traffic class
+  std::uint32_t psn = 0;        // data: its PSN; ack/nak: the next PSN expected
+  std::uint32_t payload = 0;    // data bytes carried
+  bool ecn_ce = false;          // congestion experienced (set by a switch)
+  bool last = false;            // data: the message's last packet
+  std::uint8_t priority = 0;    // traffic class
   // PAUSE frames: the class paused and for how many 512-bit-time quanta
   // (0 resumes it at once, as XON).
   std::uint8_t pause_class = 0;

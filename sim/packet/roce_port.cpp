@@ -118,8 +118,8 @@ void RocePort::try_transmit() {
   const double exact = next->GetSize() / (rate_ * rate_factor_) * 1e9 + carry_ns_;
   const double whole = std::floor(exact);
   carry_ns_ = exact - whole;
-  transmit_done_ = ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<std::int64_t>(whole)),
-                                            &RocePort::finish_transmit, this);
+  transmit_done_ =
+      ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<std::int64_t>(whole)), &RocePort::finish_transmit, this);
   // Told last, with the port already busy: the handler may queue more.
   if (dequeued_data && on_dequeue_) {
     RoceHeader h;

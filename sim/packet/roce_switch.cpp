@@ -29,8 +29,8 @@ int RoceSwitch::add_port(ns3::Ptr<RocePort> port) {
 }
 
 Nanos RoceSwitch::pause_renewal(int port) const {
-  return static_cast<Nanos>(params_.pfc.pause_quanta * 64.0 / ports_[static_cast<std::size_t>(port)]->bytes_per_second() *
-                            1e9 / 2);
+  return static_cast<Nanos>(params_.pfc.pause_quanta * 64.0 /
+                            ports_[static_cast<std::size_t>(port)]->bytes_per_second() * 1e9 / 2);
 }
 
 void RoceSwitch::on_receive(ns3::Ptr<ns3::Packet> packet, const RoceHeader& h, int ingress) {
