@@ -24,7 +24,7 @@ packages=(
   python3-protobuf
 )
 if [ "$mode" = test ]; then
-  packages+=(iproute2 nftables iputils-ping stress-ng chromium libpng-dev prometheus)
+  packages+=(iproute2 nftables iputils-ping stress-ng chromium libpng-dev prometheus clang-format)
 fi
 
 missing=()
