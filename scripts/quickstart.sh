@@ -44,7 +44,10 @@ fi
 
 jobs="$(nproc)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j "$jobs"
+# The demo needs only the gauntlet binary; the tests need everything.
+targets=()
+[ "$mode" = demo ] && targets=(--target gauntlet)
+scripts/build_progress.sh build.log cmake --build build -j "$jobs" "${targets[@]}"
 
 case "$mode" in
   demo) exec build/gauntlet run scenarios/demo.yaml ;;
