@@ -25,7 +25,7 @@ std::string format(const char* pattern, double a, double b = 0, double c = 0) {
   return text;
 }
 
-// The table as README shows it: goodput and resends per loss rate and
+// The table as docs/engines.md shows it: goodput and resends per loss rate and
 // packets in flight, queueing, marks and CNPs per offered load and ECN
 // setting, and the storm's head-of-line blocking.
 std::string summary(const sim::NetworkCalibration& t) {
