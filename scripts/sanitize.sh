@@ -12,7 +12,9 @@
 # readers, chaos plans, the kept fuzz regressions), the detectors and
 # scoring, and 100 cases of the scenario fuzzer, which drive the whole
 # simulation (every fault type, detector and policy) under the sanitizers.
-# Any sanitizer report fails the test that triggers it. Build from a tree
+# Any sanitizer report fails the test that triggers it. Both builds compile
+# in the O(n) invariants too (GAUNTLET_DEBUG_INVARIANTS, sim/contract.hpp),
+# which Release builds leave out. Build from a tree
 # that does not change under the build: objects of two versions of a header
 # link into nonsense.
 set -euo pipefail
@@ -30,7 +32,7 @@ if [[ ${1:-} == --quick ]]; then
   # -O0: the two targets need nearly every library, and unoptimized objects
   # build in about two thirds of the time; the checks are the same.
   cmake -S . -B "$quick" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG" \
-    -DGAUNTLET_SANITIZE=ON >/dev/null
+    -DGAUNTLET_SANITIZE=ON -DGAUNTLET_DEBUG_INVARIANTS=ON >/dev/null
   cmake --build "$quick" -j "$(nproc)" --target fuzz_regressions_test scenario-fuzz 2>&1 | tail -5
   "$quick/fuzz/fuzz_regressions_test" --gtest_brief=1
   "$quick/harness/soak/scenario-fuzz" --seed 1 --cases 50
@@ -40,7 +42,8 @@ fi
 
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGAUNTLET_SANITIZE=ON "${launcher[@]}" >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGAUNTLET_SANITIZE=ON -DGAUNTLET_DEBUG_INVARIANTS=ON \
+  "${launcher[@]}" >/dev/null
 if [[ ${1:-} == --all ]]; then
   shift
   cmake --build "$build" -j2 2>&1 | tail -3

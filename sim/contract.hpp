@@ -6,6 +6,12 @@
 //
 //   GAUNTLET_INVARIANT(in_flight >= 0);
 //   GAUNTLET_INVARIANT(progress <= executed, "progress " + std::to_string(progress));
+//
+// GAUNTLET_DEBUG_INVARIANT is the same check for properties that cost more
+// than the work they guard (a sum over queues on every frame, a walk of a
+// table): compiled in only when CMake's GAUNTLET_DEBUG_INVARIANTS is on (off
+// by default; scripts/sanitize.sh turns it on). Off, the condition is still
+// compiled, never evaluated.
 #include <stdexcept>
 #include <string>
 
@@ -28,9 +34,21 @@ class ContractViolation : public std::logic_error {
 
 [[noreturn]] void contract_failed(const char* file, int line, const char* expression, const std::string& detail = {});
 
+#ifdef GAUNTLET_DEBUG_INVARIANTS
+inline constexpr bool kDebugInvariants = true;
+#else
+inline constexpr bool kDebugInvariants = false;
+#endif
+
 }  // namespace gauntlet::sim
 
 // The detail (optional) is evaluated only when the condition fails.
 #define GAUNTLET_INVARIANT(condition, ...) \
   ((condition) ? static_cast<void>(0)      \
                : ::gauntlet::sim::contract_failed(__FILE__, __LINE__, #condition __VA_OPT__(, ) __VA_ARGS__))
+
+#ifdef GAUNTLET_DEBUG_INVARIANTS
+#define GAUNTLET_DEBUG_INVARIANT(condition, ...) GAUNTLET_INVARIANT(condition __VA_OPT__(, ) __VA_ARGS__)
+#else
+#define GAUNTLET_DEBUG_INVARIANT(condition, ...) static_cast<void>(sizeof(!(condition)))
+#endif

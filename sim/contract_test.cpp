@@ -41,5 +41,20 @@ TEST(Contract, TheDetailIsOptional) {
   }
 }
 
+TEST(Contract, ADebugInvariantChecksOnlyWhereDebugInvariantsAreCompiledIn) {
+  int evaluated = 0;
+  auto broken = [&] {
+    ++evaluated;
+    return false;
+  };
+  if (kDebugInvariants) {
+    EXPECT_THROW(GAUNTLET_DEBUG_INVARIANT(broken(), "an O(n) check"), ContractViolation);
+    EXPECT_EQ(evaluated, 1);
+  } else {
+    GAUNTLET_DEBUG_INVARIANT(broken(), "an O(n) check");
+    EXPECT_EQ(evaluated, 0);  // compiled, never run
+  }
+}
+
 }  // namespace
 }  // namespace gauntlet::sim
