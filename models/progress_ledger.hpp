@@ -16,7 +16,7 @@ class ProgressLedger {
   // `count` iterations of `duration` each, the first starting at `start`.
   void complete(sim::Nanos start, sim::Nanos duration, std::uint64_t count);
   // A checkpoint holding the first `progress` iterations was committed.
-  void commit_checkpoint(std::uint64_t progress) { checkpoint_progress_ = progress; }
+  void commit_checkpoint(std::uint64_t progress);
   // Back to the last committed checkpoint.
   void roll_back();
 

@@ -7,8 +7,32 @@
 
 #include "models/spare_layout.hpp"
 #include "sim/component_id.hpp"
+#include "sim/contract.hpp"
 
 namespace gauntlet::models {
+namespace {
+
+// The job's life: it starts once; a running job hangs or crashes; a hung
+// one crashes; a crashed one waits for hosts, restarts and runs again (or
+// waits again when a host fails meanwhile). Isolation stops it from any
+// state but idle, into waiting.
+bool allowed(JobState from, JobState to) {
+  switch (from) {
+    case JobState::idle:
+      return to == JobState::running;
+    case JobState::running:
+      return to == JobState::hung || to == JobState::waiting;
+    case JobState::hung:
+      return to == JobState::waiting;
+    case JobState::waiting:
+      return to == JobState::restarting || to == JobState::waiting;
+    case JobState::restarting:
+      return to == JobState::running || to == JobState::waiting;
+  }
+  return false;
+}
+
+}  // namespace
 
 TrainingJob::TrainingJob(const JobSpec& job, const sim::Topology& topology, sim::NetworkEngine& engine,
                          sim::TelemetryBus& bus)
@@ -20,10 +44,17 @@ TrainingJob::TrainingJob(const JobSpec& job, const sim::Topology& topology, sim:
       hosts_(plan_hosts(job, topology).spares, cluster_, topology, job.spare_layout),
       placement_(std::make_unique<Placement>(job, topology, plan_hosts(job, topology).job_hosts)) {}
 
+void TrainingJob::enter(JobState next) {
+  GAUNTLET_INVARIANT(allowed(state_, next), "job '" + job_.name + "' from state " +
+                                                std::to_string(static_cast<int>(state_)) + " to " +
+                                                std::to_string(static_cast<int>(next)));
+  state_ = next;
+}
+
 void TrainingJob::start(sim::Nanos at, sim::Nanos horizon) {
   horizon_ = horizon;
   engine_.schedule_at(at, [this] {
-    state_ = JobState::running;
+    enter(JobState::running);
     last_checkpoint_ = engine_.now();
     containers_.start_all(engine_.now(), *placement_);
     publish_event(telemetry::JobEvent::START, "", {});
@@ -79,6 +110,8 @@ void TrainingJob::write_checkpoint(bool then_reconfigure) {
   const std::uint64_t saved = ledger_.progress();
   engine_.schedule_at(engine_.now() + job_.checkpoint_cost, [this, epoch, saved, then_reconfigure] {
     if (epoch != epoch_) return;  // interrupted: the checkpoint was never committed
+    // No step runs while a checkpoint is written: it holds what was done.
+    GAUNTLET_INVARIANT(saved == ledger_.progress() && !current_ && !steady_);
     ledger_.commit_checkpoint(saved);
     last_checkpoint_ = engine_.now();
     ++checkpoints_;
@@ -90,14 +123,14 @@ void TrainingJob::write_checkpoint(bool then_reconfigure) {
     // A planned stop right after a checkpoint: nothing to roll back.
     ++epoch_;
     containers_.stop_all(engine_.now(), StopReason::reconfigure, trouble());
-    state_ = JobState::waiting;
+    enter(JobState::waiting);
     try_restart();
   });
 }
 
 void TrainingJob::hang() {
   interrupt();
-  state_ = JobState::hung;
+  enter(JobState::hung);
   publish_hang(engine_.now());
   const std::uint64_t epoch = epoch_;
   engine_.schedule_at(engine_.now() + job_.collective_timeout, [this, epoch] {
@@ -116,7 +149,7 @@ void TrainingJob::crash(const std::string& error) {
 void TrainingJob::stop_and_restart() {
   containers_.stop_all(engine_.now(), StopReason::restart, trouble());
   ledger_.roll_back();
-  state_ = JobState::waiting;
+  enter(JobState::waiting);
   try_restart();
 }
 
@@ -137,13 +170,13 @@ void TrainingJob::try_restart() {
   if (!hosts) return;  // wait for a repair
   if (reconfigure_pending_) hosts = hosts_.shifted(*hosts);
   reconfigure_pending_ = false;
-  state_ = JobState::restarting;
+  enter(JobState::restarting);
   const std::uint64_t epoch = epoch_;
   engine_.schedule_at(engine_.now() + job_.restart_cost, [this, epoch, hosts = *hosts] {
     if (epoch != epoch_) return;
     if (hosts != placement_->hosts()) rebuild_placement(hosts);
     if (!placement_healthy()) {  // a host failed while the job was restarting
-      state_ = JobState::waiting;
+      enter(JobState::waiting);
       try_restart();
       return;
     }
@@ -152,10 +185,11 @@ void TrainingJob::try_restart() {
 }
 
 void TrainingJob::resume() {
+  GAUNTLET_INVARIANT(placement_healthy(), "job '" + job_.name + "' resumed on a broken host");
   // NCCL picks RNICs when communicators are created: a repaired RNIC is used
   // again only from a restart on.
   cluster_.restart_communicators();
-  state_ = JobState::running;
+  enter(JobState::running);
   ++restarts_;
   last_checkpoint_ = engine_.now();
   containers_.start_all(engine_.now(), *placement_);

@@ -189,6 +189,7 @@ class TrainingJob {
   void restart_step();
 
   // Lifecycle.
+  void enter(JobState next);  // a transition of the job's state machine
   void interrupt();
   void publish_event(int kind, const std::string& error, const std::vector<std::string>& components);
   void write_checkpoint(bool then_reconfigure);

@@ -69,6 +69,7 @@ bool TrainingJob::try_fast_forward() {
     const sim::Nanos until_due = std::max<sim::Nanos>(checkpoint_due() - now, 1);
     count = std::min(count, static_cast<std::uint64_t>((until_due + duration - 1) / duration));
   }
+  GAUNTLET_INVARIANT(count > 0 && !current_ && !steady_, "a steady run began beside a step");
   steady_ = Steady{ledger_.progress(), count, now, duration};
   const std::uint64_t epoch = epoch_, generation = ++steady_generation_;
   engine_.schedule_at(now + static_cast<sim::Nanos>(count) * duration, [this, epoch, generation, count] {
@@ -117,6 +118,8 @@ const std::vector<const telemetry::Record*>& TrainingJob::records_to_repeat() {
 }
 
 void TrainingJob::simulate_iteration() {
+  // A job runs one step at a time.
+  GAUNTLET_INVARIANT(state_ == JobState::running && !current_ && !steady_, "a step began beside another");
   ++simulated_iterations_;
   auto outcome = std::make_shared<IterationOutcome>();
   outcome->key_network = engine_.state_version();

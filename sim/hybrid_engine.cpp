@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
@@ -192,6 +193,11 @@ HybridEngine::Impl::Batch HybridEngine::Impl::run_batch(const std::vector<Transf
     }));
   for (Nanos step = kMillisecond; left > 0 && batch.now() < horizon; step = std::min(2 * step, horizon))
     batch.run_until(std::min(batch.now() + step, horizon));
+  // Each transfer delivered once, within the horizon, or not at all.
+  GAUNTLET_INVARIANT(
+      std::all_of(out.delivered.begin(), out.delivered.end(), [horizon](Nanos at) { return at <= horizon; }) &&
+          left == static_cast<std::size_t>(std::count(out.delivered.begin(), out.delivered.end(), -1)),
+      std::to_string(left) + " of " + std::to_string(requests.size()) + " transfers left");
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (out.delivered[i] < 0) out.acknowledged[i] = batch.transfer_acknowledged(ids[i]);
     out.span = std::max(out.span, out.delivered[i] < 0 ? horizon : out.delivered[i]);
@@ -207,6 +213,7 @@ HybridEngine::Impl::Batch HybridEngine::Impl::run_batch(const std::vector<Transf
 }
 
 void HybridEngine::Impl::count(Batch batch, std::size_t members) {
+  GAUNTLET_INVARIANT(members > 0 && batch.span >= 0, "a batch of " + std::to_string(members) + " transfers");
   ++batches;
   transfers += members;
   hops += batch.hops;
@@ -224,6 +231,13 @@ void HybridEngine::Impl::count(Batch batch, std::size_t members) {
 
 void HybridEngine::Impl::simulate(std::vector<Member> members) {
   const Nanos start = flow.now();
+  // A batch holds the transfers that started at this one instant, each
+  // still waiting for its outcome.
+  for (const Member& m : members) {
+    auto span = spans.find(m.id);
+    GAUNTLET_INVARIANT(span != spans.end() && span->second.start == start && span->second.sent < 0,
+                       "transfer " + std::to_string(m.id) + " batched out of its instant");
+  }
   std::vector<TransferRequest> requests;
   for (const Member& m : members) requests.push_back({m.src, m.dst, m.bytes});
   Batch batch = run_batch(requests, params.batch_horizon);
@@ -232,6 +246,7 @@ void HybridEngine::Impl::simulate(std::vector<Member> members) {
   count(std::move(batch), members.size());
 
   ReplayLedger* ledger = flow.replays();
+  GAUNTLET_INVARIANT(ledger != nullptr && delivered.size() == members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
     Member m = std::move(members[i]);
     if (delivered[i] >= 0) {
@@ -332,6 +347,8 @@ std::optional<std::vector<Nanos>> HybridEngine::simulate_apart(const std::vector
   }
   if (packets.empty()) return offsets;
   Impl::Batch batch = impl_->run_batch(packets, std::min(limit, impl_->params.batch_horizon));
+  GAUNTLET_INVARIANT(batch.delivered.size() == packets.size() &&
+                     batch.span <= std::min(limit, impl_->params.batch_horizon));
   for (std::size_t k = 0; k < packets.size(); ++k) {
     if (batch.delivered[k] < 0) return std::nullopt;  // left to be simulated in place
     offsets[packet_index[k]] = batch.delivered[k];
@@ -353,7 +370,12 @@ bool HybridEngine::at_packet_level(EndpointId src, EndpointId dst) const {
 }
 
 TransferId HybridEngine::start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) {
-  if (bytes <= 0 || !at_packet_level(src, dst)) return impl_->flow.start_transfer(src, dst, bytes, std::move(on_done));
+  if (bytes <= 0 || !at_packet_level(src, dst)) {
+    const TransferId id = impl_->flow.start_transfer(src, dst, bytes, std::move(on_done));
+    // transfer_progress tells the two apart by number.
+    GAUNTLET_INVARIANT(id < kBatchIds, "the flow engine's transfer " + std::to_string(id) + " among the batches'");
+    return id;
+  }
   Impl::Member m{++impl_->next_id, src, dst, bytes, std::move(on_done)};
   impl_->notify(TransferEvent::Kind::started, m, now());
   impl_->flow.replays()->transfer_started();
@@ -373,6 +395,7 @@ double HybridEngine::transfer_progress(TransferId id) const {
   auto it = impl_->spans.find(id);
   if (it == impl_->spans.end() || it->second.sent < 0) return 0;
   const Impl::Span& s = it->second;
+  GAUNTLET_INVARIANT(s.sent >= s.start, "transfer " + std::to_string(id) + " sent before it started");
   // The batch knows when the last byte left, not each byte: linear between.
   if (now() >= s.sent || s.sent <= s.start) return s.bytes;
   return s.bytes * static_cast<double>(now() - s.start) / static_cast<double>(s.sent - s.start);

@@ -63,5 +63,17 @@ TEST(ReplayLedger, CountsTransfersUntilTheirDelivery) {
   EXPECT_THROW(ledger.transfer_delivered(), ContractViolation);  // a delivery without a transfer is a bug
 }
 
+TEST(ReplayLedger, RefusesToReplayOnANetworkThatIsNotIdle) {
+  ReplayLedger ledger;
+  ledger.transfer_started();
+  EXPECT_THROW(ledger.record(set_ending_at(100)), ContractViolation);  // a transfer in flight
+  ledger.transfer_delivered();
+  ledger.record(set_ending_at(100));
+  EXPECT_THROW(ledger.record(set_ending_at(105)), ContractViolation);  // starts before the last set ends
+  ReplayedSet unmatched = set_ending_at(200);
+  unmatched.delivered.clear();
+  EXPECT_THROW(ledger.record(unmatched), ContractViolation);
+}
+
 }  // namespace
 }  // namespace gauntlet::sim

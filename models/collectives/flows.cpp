@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <string>
 
 #include "sim/contract.hpp"
 
@@ -119,6 +120,10 @@ std::shared_ptr<const FlowOutcomeCache::Entry> FlowOutcomeCache::find(const std:
 }
 
 void FlowOutcomeCache::store(std::shared_ptr<const Entry> entry) {
+  // A stored outcome orders every flow of its set, each once.
+  GAUNTLET_INVARIANT(
+      entry->order.size() == entry->offsets.size() && entry->span >= 0,
+      std::to_string(entry->order.size()) + " of " + std::to_string(entry->offsets.size()) + " flows ordered");
   if (capacity_ == 0) return;
   if (entries_.size() >= capacity_) entries_.pop_front();
   entries_.push_back(std::move(entry));
@@ -133,99 +138,94 @@ sim::Nanos flow_latency(const sim::NetworkEngine& engine, const Flow& flow) {
   return engine.route_latency(flow.from.endpoint, flow.to.endpoint);
 }
 
-void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int channels,
-                 std::function<void(std::size_t, sim::Nanos)> on_flow, std::function<void()> on_all,
-                 std::shared_ptr<long> in_flight, const FlowReuse& reuse) {
-  struct State {
-    std::size_t pending = 0;
-    std::vector<int> parts_left;
-    std::function<void(std::size_t, sim::Nanos)> on_flow;
-    std::function<void()> on_all;
-    std::shared_ptr<long> in_flight;
-    std::shared_ptr<Recording> recording;
-  };
-  auto state = std::make_shared<State>();
-  state->pending = flows.size();
-  state->on_flow = std::move(on_flow);
-  state->on_all = std::move(on_all);
-  state->in_flight = std::move(in_flight);
-  channels = std::max(1, channels);
-  state->parts_left.assign(flows.size(), 0);
-  if (flows.empty()) {
-    engine.schedule_at(engine.now(), [state] { state->on_all(); });
-    return;
-  }
-  if (state->in_flight) *state->in_flight += static_cast<long>(flows.size());
-  const sim::Nanos start = engine.now();
+namespace {
 
-  // A set on an idle network with a cached outcome: replay it, all at its
-  // last arrival, where the simulated set would call on_all too. Only an
-  // engine that accounts for replayed sets lets a set replay.
-  sim::ReplayLedger* ledger = engine.replays();
-  if (reuse.cache && ledger && ledger->transfers_undelivered() == 0 && start >= ledger->busy_until()) {
-    std::vector<std::uint64_t> key = outcome_key(engine, flows, channels);
-    std::shared_ptr<const FlowOutcomeCache::Entry> cached = reuse.cache->find(key);
-    const sim::Nanos quiet = std::min(reuse.quiet_until, engine.next_internal_change());
-    if (!cached) reuse.cache->count(false);
-    const auto network_flows = static_cast<std::size_t>(std::count_if(flows.begin(), flows.end(), on_network));
-    if (!cached && network_flows >= reuse.apart_from && quiet > start) {
-      std::optional<std::vector<sim::Nanos>> offsets;
-      if (reuse.archive) offsets = reuse.archive->find(key, flows.size());
-      if (!offsets) {
-        offsets = simulate_apart(engine, flows, channels, quiet - start);
-        if (offsets && reuse.archive) reuse.archive->store(key, *offsets);
-      }
-      if (offsets) {
-        auto entry = std::make_shared<FlowOutcomeCache::Entry>();
-        entry->key = std::move(key);
-        entry->offsets = std::move(*offsets);
-        entry->order.resize(flows.size());
-        std::iota(entry->order.begin(), entry->order.end(), 0u);
-        std::stable_sort(entry->order.begin(), entry->order.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return entry->offsets[a] < entry->offsets[b]; });
-        entry->span = entry->offsets[entry->order.back()];
-        reuse.cache->store(entry);
-        cached = entry;
-        key = entry->key;
-      }
-    }
-    if (cached && start + cached->span < quiet) {
-      // Equal keys hold equal flow lists, so the outcome fits this set.
-      GAUNTLET_INVARIANT(cached->offsets.size() == flows.size() && cached->order.size() == flows.size());
-      reuse.cache->count(true);
-      ledger->record(replayed_set(flows, start, *cached));
-      engine.schedule_at(start + cached->span, [state, cached, start] {
-        for (std::uint32_t i : cached->order) {
-          if (state->in_flight) {
-            --*state->in_flight;
-            GAUNTLET_INVARIANT(*state->in_flight >= 0);
-          }
-          state->on_flow(i, start + cached->offsets[i]);
-        }
-        state->on_all();
-      });
-      return;
-    }
-    if (!cached) {
-      auto recording = std::make_shared<Recording>();
-      recording->cache = reuse.cache;
-      recording->entry = std::make_shared<FlowOutcomeCache::Entry>();
-      recording->entry->key = std::move(key);
-      recording->entry->offsets.assign(flows.size(), 0);
-      recording->entry->order.reserve(flows.size());
-      recording->start = start;
-      recording->version = engine.state_version();
-      state->recording = std::move(recording);
-    }
-  }
+// One started set: what is left of it and whom to tell.
+struct FlowSetState {
+  std::size_t pending = 0;      // flows not done
+  std::vector<int> parts_left;  // per flow: channels not done
+  std::function<void(std::size_t, sim::Nanos)> on_flow;
+  std::function<void()> on_all;
+  std::shared_ptr<long> in_flight;
+  std::shared_ptr<Recording> recording;
+};
 
+void flow_left(FlowSetState& state) {
+  if (!state.in_flight) return;
+  --*state.in_flight;
+  GAUNTLET_INVARIANT(*state.in_flight >= 0);
+}
+
+// The set's outcome: cached, or computed apart by the engine (then cached);
+// null if neither. `key` is the set's outcome key.
+std::shared_ptr<const FlowOutcomeCache::Entry> known_outcome(sim::NetworkEngine& engine, const std::vector<Flow>& flows,
+                                                             int channels, const FlowReuse& reuse,
+                                                             const std::vector<std::uint64_t>& key, sim::Nanos start,
+                                                             sim::Nanos quiet) {
+  if (std::shared_ptr<const FlowOutcomeCache::Entry> cached = reuse.cache->find(key)) return cached;
+  reuse.cache->count(false);
+  const auto network_flows = static_cast<std::size_t>(std::count_if(flows.begin(), flows.end(), on_network));
+  if (network_flows < reuse.apart_from || quiet <= start) return nullptr;
+  std::optional<std::vector<sim::Nanos>> offsets;
+  if (reuse.archive) offsets = reuse.archive->find(key, flows.size());
+  if (!offsets) {
+    offsets = simulate_apart(engine, flows, channels, quiet - start);
+    if (offsets && reuse.archive) reuse.archive->store(key, *offsets);
+  }
+  if (!offsets) return nullptr;
+  auto entry = std::make_shared<FlowOutcomeCache::Entry>();
+  entry->key = key;
+  entry->offsets = std::move(*offsets);
+  entry->order.resize(flows.size());
+  std::iota(entry->order.begin(), entry->order.end(), 0u);
+  std::stable_sort(entry->order.begin(), entry->order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return entry->offsets[a] < entry->offsets[b]; });
+  entry->span = entry->offsets[entry->order.back()];
+  // Every flow arrives after the set starts (offsets sorted in `order`).
+  GAUNTLET_INVARIANT(entry->offsets[entry->order.front()] >= 0, "a flow arrived before its set started");
+  reuse.cache->store(entry);
+  return entry;
+}
+
+// Every flow at its recorded offset, told all at the last arrival.
+void replay(sim::NetworkEngine& engine, sim::ReplayLedger& ledger, const std::vector<Flow>& flows,
+            std::shared_ptr<FlowSetState> state, std::shared_ptr<const FlowOutcomeCache::Entry> cached,
+            const FlowReuse& reuse, sim::Nanos start) {
+  // Equal keys hold equal flow lists, so the outcome fits this set.
+  GAUNTLET_INVARIANT(cached->offsets.size() == flows.size() && cached->order.size() == flows.size());
+  reuse.cache->count(true);
+  ledger.record(replayed_set(flows, start, *cached));
+  engine.schedule_at(start + cached->span, [state, cached, start] {
+    for (std::uint32_t i : cached->order) {
+      flow_left(*state);
+      state->on_flow(i, start + cached->offsets[i]);
+    }
+    state->on_all();
+  });
+}
+
+std::shared_ptr<Recording> new_recording(FlowOutcomeCache* cache, std::vector<std::uint64_t> key, std::size_t flows,
+                                         sim::Nanos start, std::uint64_t version) {
+  auto recording = std::make_shared<Recording>();
+  recording->cache = cache;
+  recording->entry = std::make_shared<FlowOutcomeCache::Entry>();
+  recording->entry->key = std::move(key);
+  recording->entry->offsets.assign(flows, 0);
+  recording->entry->order.reserve(flows);
+  recording->start = start;
+  recording->version = version;
+  return recording;
+}
+
+// Each flow on NVLink, as a bare latency or over the network, in channels.
+void simulate_flows(sim::NetworkEngine& engine, sim::ReplayLedger* ledger, const std::vector<Flow>& flows, int channels,
+                    std::shared_ptr<FlowSetState> state) {
   sim::NetworkEngine* network_engine = &engine;
   auto part_done = [state, network_engine, ledger](std::size_t i, sim::Nanos at) {
+    // A channel done twice would tell of its flow twice.
+    GAUNTLET_INVARIANT(state->parts_left[i] > 0 && state->pending > 0, "flow " + std::to_string(i) + " done twice");
     if (--state->parts_left[i] > 0) return;
-    if (state->in_flight) {
-      --*state->in_flight;
-      GAUNTLET_INVARIANT(*state->in_flight >= 0);
-    }
+    flow_left(*state);
     if (Recording* r = state->recording.get()) {
       r->entry->offsets[i] = at - r->start;
       r->entry->order.push_back(static_cast<std::uint32_t>(i));
@@ -268,6 +268,44 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
     else
       state->recording.reset();
   }
+}
+
+}  // namespace
+
+void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int channels,
+                 std::function<void(std::size_t, sim::Nanos)> on_flow, std::function<void()> on_all,
+                 std::shared_ptr<long> in_flight, const FlowReuse& reuse) {
+  auto state = std::make_shared<FlowSetState>();
+  state->pending = flows.size();
+  state->on_flow = std::move(on_flow);
+  state->on_all = std::move(on_all);
+  state->in_flight = std::move(in_flight);
+  channels = std::max(1, channels);
+  state->parts_left.assign(flows.size(), 0);
+  if (flows.empty()) {
+    engine.schedule_at(engine.now(), [state] { state->on_all(); });
+    return;
+  }
+  if (state->in_flight) *state->in_flight += static_cast<long>(flows.size());
+  const sim::Nanos start = engine.now();
+
+  // A set on an idle network with a cached outcome: replay it, all at its
+  // last arrival, where the simulated set would call on_all too. Only an
+  // engine that accounts for replayed sets lets a set replay.
+  sim::ReplayLedger* ledger = engine.replays();
+  if (reuse.cache && ledger && ledger->transfers_undelivered() == 0 && start >= ledger->busy_until()) {
+    std::vector<std::uint64_t> key = outcome_key(engine, flows, channels);
+    const sim::Nanos quiet = std::min(reuse.quiet_until, engine.next_internal_change());
+    std::shared_ptr<const FlowOutcomeCache::Entry> cached =
+        known_outcome(engine, flows, channels, reuse, key, start, quiet);
+    if (cached && start + cached->span < quiet) {
+      replay(engine, *ledger, flows, state, std::move(cached), reuse, start);
+      return;
+    }
+    if (!cached)
+      state->recording = new_recording(reuse.cache, std::move(key), flows.size(), start, engine.state_version());
+  }
+  simulate_flows(engine, ledger, flows, channels, std::move(state));
 }
 
 }  // namespace gauntlet::models

@@ -10,8 +10,11 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <unordered_map>
 #include <utility>
+
+#include "sim/contract.hpp"
 
 namespace gauntlet::sim {
 namespace s4u = simgrid::s4u;
@@ -157,7 +160,8 @@ void FlowEngine::Impl::on_activity_completed(const s4u::Activity& activity) {
   if (it == transfers.end()) return;
   Pending pending = std::move(it->second);
   transfers.erase(it);
-  by_id.erase(pending.id);
+  // The two indexes of transfers in flight hold the same ones.
+  GAUNTLET_INVARIANT(by_id.erase(pending.id) == 1, "transfer " + std::to_string(pending.id) + " unknown by its id");
   current = std::max(current, from_seconds(s4u::Engine::get_clock()));
   notify(TransferEvent::Kind::finished, pending, current);
   if (pending.on_done) pending.on_done(current);
@@ -215,7 +219,10 @@ double FlowEngine::transfer_progress(TransferId id) const {
   auto it = impl_->by_id.find(id);
   if (it == impl_->by_id.end()) return 0;
   const Impl::Pending& p = impl_->transfers.at(it->second);
-  return p.sent_before + p.payload - p.comm->get_remaining();
+  const double progress = p.sent_before + p.payload - p.comm->get_remaining();
+  GAUNTLET_INVARIANT(progress >= 0 && progress <= p.bytes,
+                     "transfer " + std::to_string(id) + " at " + std::to_string(progress) + " of its bytes");
+  return progress;
 }
 
 Nanos FlowEngine::next_internal_change() const {
@@ -290,6 +297,9 @@ void FlowEngine::Impl::relaunch(const std::vector<const s4u::Activity*>& keys, F
     Pending p = std::move(node.mapped());
     const std::vector<LinkId> old_route = p.route;
     const double left = p.comm->get_remaining();
+    // A comm restarted on a new route carries what its last one had left.
+    GAUNTLET_INVARIANT(left >= 0 && left <= p.payload,
+                       std::to_string(left) + " bytes left of " + std::to_string(p.payload));
     p.sent_before += p.payload - left;
     p.comm->cancel();
     cancelled.push_back(p.comm);  // SimGrid finishes with it later
@@ -335,8 +345,8 @@ TransferId FlowEngine::start_transfer(EndpointId src, EndpointId dst, double byt
   const s4u::Activity* key = comm.get();
   pending.on_done = std::move(delivered);
   impl_->notify(TransferEvent::Kind::started, pending, now());
-  impl_->by_id[id] = key;
-  impl_->transfers.emplace(key, std::move(pending));
+  const bool fresh = impl_->by_id.emplace(id, key).second && impl_->transfers.emplace(key, std::move(pending)).second;
+  GAUNTLET_INVARIANT(fresh, "transfer " + std::to_string(id) + " started twice");
   comm->start();
   return id;
 }

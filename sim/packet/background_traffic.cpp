@@ -3,10 +3,15 @@
 #include <ns3/simulator.h>
 
 #include <algorithm>
+#include <string>
+
+#include "sim/contract.hpp"
 
 namespace gauntlet::sim::packet {
 BackgroundTraffic::BackgroundTraffic(RocePort& a, RocePort& b, double load, const RoceParams& params)
     : ports_{&a, &b}, load_(std::clamp(load, 0.0, 1.0)), params_(params) {
+  // A source with no load would wait forever between frames (emit divides by it).
+  GAUNTLET_INVARIANT(load_ > 0, "background load " + std::to_string(load));
   emit(0);
   emit(1);
 }
@@ -33,6 +38,8 @@ void BackgroundTraffic::emit(int side) {
     port.enqueue(packet, h);
   }
   const double gap_seconds = frame / (port.bytes_per_second() * load_);
+  // At least a nanosecond between frames, or the source would emit forever at one instant.
+  GAUNTLET_INVARIANT(gap_seconds * 1e9 >= 1, "a frame every " + std::to_string(gap_seconds) + " s");
   next_[static_cast<std::size_t>(side)] = ns3::Simulator::Schedule(
       ns3::NanoSeconds(static_cast<std::int64_t>(gap_seconds * 1e9)), [this, side] { emit(side); });
 }

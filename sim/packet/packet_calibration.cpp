@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "sim/contract.hpp"
 #include "sim/packet/packet_engine.hpp"
 #include "sim/packet/packet_test_support.hpp"
 
@@ -83,6 +84,9 @@ LossPoint measure_loss_point(double loss, double bdp_packets, std::uint64_t seed
   engine.run_until(grid.warm_up + grid.loss_window);
   const double new_bytes = engine.transfer_acknowledged(stream) - sent_before;
   const PacketRnicCounters sender = engine.rnic_counters(0), receiver = engine.rnic_counters(1);
+  // A window's figures are differences of counters that only grow.
+  GAUNTLET_INVARIANT(new_bytes >= 0 && sender.retransmitted_packets >= sender_before.retransmitted_packets &&
+                     receiver.naks_sent >= receiver_before.naks_sent && sender.timeouts >= sender_before.timeouts);
   const double new_packets = std::max(1.0, new_bytes / params.transport.mtu_payload);
   const double window = to_seconds(grid.loss_window);
   LossPoint p;
@@ -116,6 +120,9 @@ LoadPoint measure_load_point(const EcnSetting& ecn, double offered_load, std::ui
   const std::uint64_t cnp_before = engine.rnic_counters(0).cnp_handled;
   engine.run_until(grid.warm_up + grid.load_window);
   const PacketPortCounters port = engine.port_counters(bottleneck, /*upward=*/false);
+  GAUNTLET_INVARIANT(port.tx_packets >= port_before.tx_packets && port.ecn_marked >= port_before.ecn_marked &&
+                     port.queue_byte_ns >= port_before.queue_byte_ns &&
+                     engine.rnic_counters(0).cnp_handled >= cnp_before);
   const double window_ns = static_cast<double>(grid.load_window);
   const double packets = static_cast<double>(port.tx_packets - port_before.tx_packets);
   LoadPoint p;
@@ -140,6 +147,8 @@ StormPoint measure_storm_point(int flows_to_storming_rnic, std::uint64_t seed, c
   const Nanos paused_before = engine.port_counters(topology.host_link(1), /*upward=*/true).paused_ns;
   engine.run_until(grid.warm_up + grid.storm_window);
   const double window = to_seconds(grid.storm_window);
+  GAUNTLET_INVARIANT(engine.transfer_acknowledged(victim) >= sent_before &&
+                     engine.port_counters(topology.host_link(1), true).paused_ns >= paused_before);
   StormPoint p;
   p.flows_to_storming_rnic = flows_to_storming_rnic;
   p.pause_fraction =

@@ -8,9 +8,11 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "sim/contract.hpp"
 #include "sim/ecmp.hpp"
 #include "sim/packet/background_traffic.hpp"
 #include "sim/packet/packet_fabric.hpp"
@@ -94,6 +96,9 @@ void PacketEngine::Impl::on_delivered(TransferId id, PacketEngine& owner) {
 void PacketEngine::Impl::on_acked(TransferId id) {
   auto it = transfers.find(id);
   if (it == transfers.end()) return;
+  // The responder acknowledges the last packet once it holds the message,
+  // and the acknowledgement needs a hop back.
+  GAUNTLET_INVARIANT(it->second.delivered, "transfer " + std::to_string(id) + " acknowledged before its delivery");
   fabric.rnic(it->second.dst).close_receive(static_cast<std::uint32_t>(id));
   transfers.erase(it);
 }
@@ -194,7 +199,8 @@ TransferId PacketEngine::start_transfer(EndpointId src, EndpointId dst, double b
     });
     return id;
   }
-  impl_->transfers.emplace(id, std::move(pending));
+  const bool fresh = impl_->transfers.emplace(id, std::move(pending)).second;
+  GAUNTLET_INVARIANT(fresh, "transfer " + std::to_string(id) + " started twice");
   // The QPs of one RNIC pair share a UDP source port, so ECMP's 5-tuple hash
   // keeps them on the connection's spine (EcmpRouter hashes the pair).
   const auto sport = static_cast<std::uint16_t>(0xC000 | ((src * 131 + dst) & 0x3FFF));
@@ -250,6 +256,10 @@ void PacketEngine::run_until(Nanos until) {
     ns3::Simulator::Run();
     if (ns3::Simulator::GetEventCount() - before <= 1) break;
   }
+  // No event past `until` ran, so a caller may still schedule what comes next.
+  GAUNTLET_INVARIANT(
+      ns3::Simulator::Now().GetNanoSeconds() <= until,
+      "ran to " + std::to_string(ns3::Simulator::Now().GetNanoSeconds()) + " ns, asked " + std::to_string(until));
   impl_->current = until;
 }
 
@@ -302,6 +312,8 @@ void PacketEngine::set_link_loss(LinkId link, const std::string& cause, double r
   if (!impl_->fabric.built(link)) return;
   double delivered = 1.0;  // independent drops
   for (const auto& [name, r] : causes) delivered *= 1.0 - r;
+  // Some frames always get through: a loss of 1 is a link down, not a loss.
+  GAUNTLET_INVARIANT(delivered > 0 && delivered <= 1, "delivered share " + std::to_string(delivered));
   impl_->fabric.lower_port(link).set_receive_loss(1.0 - delivered);
   impl_->fabric.upper_port(link).set_receive_loss(1.0 - delivered);
 }
@@ -317,6 +329,7 @@ void PacketEngine::set_background_load(LinkId link, const std::string& cause, do
   double free = 1.0;
   for (const auto& [name, l] : causes) free *= 1.0 - std::min(l, 1.0);
   const double load = 1.0 - free;
+  GAUNTLET_INVARIANT(load >= 0 && load <= 1, "background load " + std::to_string(load));
   impl_->background.erase(link);
   if (load > 0 && impl_->fabric.built(link))
     impl_->background.emplace(
@@ -347,6 +360,10 @@ PacketPortCounters PacketEngine::port_counters(LinkId link, bool upward) const {
   const packet::RocePort& rx = upward ? impl_->fabric.upper_port(link) : impl_->fabric.lower_port(link);
   const packet::PortCounters& t = tx.counters();
   const packet::PortCounters& r = rx.counters();
+  // A cable makes no frames: the far end receives (or finds corrupted) at
+  // most what this end sent; the rest is on the wire or was cut off.
+  GAUNTLET_INVARIANT(r.rx_packets + r.crc_errors <= t.tx_packets && r.rx_bytes <= t.tx_bytes,
+                     "link " + impl_->topology.link_name(link) + " delivered more than it carried");
   PacketPortCounters out;
   out.tx_bytes = t.tx_bytes;
   out.tx_packets = t.tx_packets;

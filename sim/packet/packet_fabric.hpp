@@ -53,11 +53,25 @@ class PacketFabric {
     ns3::Ptr<RoceCable> cable;
     int lower_switch_port = -1;  // fabric links: the leaf's port index
   };
+  struct SwitchNodes {
+    std::vector<ns3::Ptr<ns3::Node>> leaves, spines;  // null where not built
+  };
+  // Switch port indices of the fabric links: uplink[leaf][spine] and
+  // downlink[spine][leaf] (-1 where the link was not built).
+  struct SwitchPorts {
+    std::vector<std::vector<int>> uplink, downlink;
+  };
+  bool wanted(int link) const;
+  SwitchNodes build_switches();
+  void build_host_links(const SwitchNodes& switches);
+  SwitchPorts build_fabric_links(const SwitchNodes& switches);
+  void set_forwarding(const EcmpRouter& router, const SwitchPorts& ports);
   ns3::Ptr<RocePort> make_port(ns3::Ptr<ns3::Node> node, double bytes_per_second, std::uint64_t stream);
 
   const Topology& topology_;
   const RoceParams& params_;
   std::uint64_t seed_;
+  std::vector<char> footprint_;  // per link, whether it is built (empty: every link)
   std::vector<ns3::Ptr<ns3::Node>> nodes_;
   std::vector<std::unique_ptr<Rnic>> rnics_;
   std::vector<std::unique_ptr<RoceSwitch>> leaves_;

@@ -1,8 +1,30 @@
 #include "sim/packet/packet_telemetry.hpp"
 
+#include <string>
+
 #include "sim/component_id.hpp"
+#include "sim/contract.hpp"
 
 namespace gauntlet::sim {
+namespace {
+
+// Samples are differences of counters kept since the engine started: one
+// that went back would wrap around as an unsigned difference.
+bool only_grew(const PacketPortCounters& now, const PacketPortCounters& was) {
+  return now.tx_bytes >= was.tx_bytes && now.tx_packets >= was.tx_packets && now.ecn_marked >= was.ecn_marked &&
+         now.pause_sent >= was.pause_sent && now.pause_received >= was.pause_received && now.drops >= was.drops &&
+         now.crc_errors >= was.crc_errors && now.queue_byte_ns >= was.queue_byte_ns && now.paused_ns >= was.paused_ns;
+}
+
+bool only_grew(const PacketRnicCounters& now, const PacketRnicCounters& was) {
+  return now.tx_bytes >= was.tx_bytes && now.rx_bytes >= was.rx_bytes && now.tx_packets >= was.tx_packets &&
+         now.rx_packets >= was.rx_packets && now.retransmitted_packets >= was.retransmitted_packets &&
+         now.naks_sent >= was.naks_sent && now.naks_received >= was.naks_received &&
+         now.out_of_sequence >= was.out_of_sequence && now.cnp_sent >= was.cnp_sent &&
+         now.cnp_handled >= was.cnp_handled && now.timeouts >= was.timeouts && now.qp_errors >= was.qp_errors;
+}
+
+}  // namespace
 
 PacketTelemetry::PacketTelemetry(const PacketCounterSource& engine)
     : engine_(engine),
@@ -26,6 +48,7 @@ void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
       PortState& state = ports_[static_cast<std::size_t>(link * 2 + (upward ? 1 : 0))];
       const PacketPortCounters now = engine_.port_counters(link, upward);
       const PacketPortCounters& was = state.last;
+      GAUNTLET_INVARIANT(only_grew(now, was), "a counter of " + topology.link_name(link) + " went back");
       const bool counted = now.tx_packets != was.tx_packets || now.pause_sent != was.pause_sent ||
                            now.pause_received != was.pause_received || now.drops != was.drops ||
                            now.crc_errors != was.crc_errors || now.queue_byte_ns != was.queue_byte_ns;
@@ -55,6 +78,7 @@ void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
     RnicState& state = rnics_[static_cast<std::size_t>(e)];
     const PacketRnicCounters now = engine_.rnic_counters(e);
     const PacketRnicCounters& was = state.last;
+    GAUNTLET_INVARIANT(only_grew(now, was), "a counter of endpoint " + std::to_string(e) + " went back");
     const bool counted = now.retransmitted_packets != was.retransmitted_packets || now.naks_sent != was.naks_sent ||
                          now.naks_received != was.naks_received || now.out_of_sequence != was.out_of_sequence ||
                          now.cnp_sent != was.cnp_sent || now.cnp_handled != was.cnp_handled ||

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+
+#include "sim/contract.hpp"
 
 namespace gauntlet::sim::packet {
 namespace {
@@ -49,7 +52,9 @@ void Rnic::post_send(std::uint32_t id, int dst, double bytes, std::uint16_t udp_
   qp.target = line_rate_;
   qp.next_send = sim_now();
   qp.last_progress = sim_now();
-  sending_.emplace(id, qp);
+  const bool fresh = sending_.emplace(id, qp).second;
+  // Acknowledgements find their message by QP number alone.
+  GAUNTLET_INVARIANT(fresh, "QP " + std::to_string(id) + " posted twice");
   pump();
 }
 
@@ -109,6 +114,9 @@ void Rnic::pump() {
 
 void Rnic::send_data(SendQp& qp) {
   const TransportParams& t = params_.transport;
+  // pump() picks only QPs with packets left to send, paced at a rate > 0.
+  GAUNTLET_INVARIANT(!qp.failed && qp.next_psn < qp.packets && qp.rate > 0,
+                     "QP " + std::to_string(qp.id) + " psn " + std::to_string(qp.next_psn));
   RoceHeader h;
   h.kind = FrameKind::data;
   h.src = endpoint_;
@@ -196,6 +204,8 @@ void Rnic::on_data(const RoceHeader& h) {
     return;
   }
   const bool in_order = h.psn == r.expected;
+  // Only the message's last packet completes it, and only once.
+  GAUNTLET_INVARIANT(!(in_order && r.complete), "QP " + std::to_string(h.qp) + " received past its last packet");
   if (in_order) ++r.expected;
   ++r.since_ack;
   if (h.last || r.since_ack >= static_cast<std::uint32_t>(params_.transport.ack_every)) {
@@ -212,6 +222,11 @@ void Rnic::on_ack(const RoceHeader& h, bool nak) {
   auto it = sending_.find(h.qp);
   if (it == sending_.end()) return;  // a late acknowledgement of a finished message
   SendQp& qp = it->second;
+  // The responder acknowledges in order only what it received, and it
+  // received only what was sent.
+  GAUNTLET_INVARIANT(h.psn <= qp.sent_high && qp.sent_high <= qp.packets,
+                     "QP " + std::to_string(qp.id) + " acknowledged to psn " + std::to_string(h.psn) + " of " +
+                         std::to_string(qp.sent_high) + " sent");
   if (nak) ++counters_.naks_received;
   if (h.psn > qp.acked) {
     qp.acked = h.psn;
@@ -239,6 +254,7 @@ void Rnic::on_cnp(const RoceHeader& h) {
   qp.target = qp.rate;
   qp.rate = std::max(d.min_rate, qp.rate * (1 - qp.alpha / 2));
   qp.alpha = (1 - d.alpha_gain) * qp.alpha + d.alpha_gain;
+  check_rate(qp);
   qp.cnp_since_tick = true;
   qp.timer_stage = 0;
   qp.byte_stage = 0;
@@ -280,6 +296,16 @@ void Rnic::raise_rate(SendQp& qp) {
   qp.target = std::min(qp.target, line_rate_);
   qp.rate = std::min(line_rate_, (qp.rate + qp.target) / 2);
   if (line_rate_ - qp.rate < line_rate_ * 1e-3) qp.rate = line_rate_;
+  check_rate(qp);
+}
+
+// DCQCN keeps a QP's rate between its floor and the line rate (pacing
+// divides by it), and alpha, a moving average of marked fractions, in [0, 1].
+void Rnic::check_rate(const SendQp& qp) const {
+  GAUNTLET_INVARIANT(qp.rate > 0 && qp.rate <= line_rate_ && qp.target <= line_rate_,
+                     "QP " + std::to_string(qp.id) + " rate " + std::to_string(qp.rate) + " target " +
+                         std::to_string(qp.target) + " line rate " + std::to_string(line_rate_));
+  GAUNTLET_INVARIANT(qp.alpha >= 0 && qp.alpha <= 1, "alpha " + std::to_string(qp.alpha));
 }
 
 void Rnic::arm_rto(SendQp& qp) {
@@ -301,6 +327,8 @@ void Rnic::on_rto(std::uint32_t id) {
     arm_rto(qp);
     return;
   }
+  // Acknowledged messages leave sending_: a timeout is for one unfinished.
+  GAUNTLET_INVARIANT(qp.acked < qp.packets, "QP " + std::to_string(id) + " timed out after its last acknowledgement");
   ++counters_.timeouts;
   if (++qp.retries > params_.transport.retry_count) {
     qp.failed = true;  // the QP goes to the error state: nothing more is sent

@@ -108,6 +108,7 @@ class Rnic {
   void on_rto(std::uint32_t id);
   void dcqcn_tick(std::uint32_t id);
   void raise_rate(SendQp& qp);
+  void check_rate(const SendQp& qp) const;
 
   int endpoint_;
   const RoceParams& params_;

@@ -1,6 +1,9 @@
 #include "sim/packet/roce_header.hpp"
 
 #include <ostream>
+#include <string>
+
+#include "sim/contract.hpp"
 
 namespace gauntlet::sim::packet {
 namespace {
@@ -48,6 +51,10 @@ std::uint32_t RoceHeader::Deserialize(ns3::Buffer::Iterator i) {
   priority = i.ReadU8();
   pause_class = i.ReadU8();
   pause_quanta = i.ReadNtohU16();
+  // A header reads back as some sender wrote it: a known kind, one of the
+  // eight 802.1Qbb classes.
+  GAUNTLET_INVARIANT(kind <= FrameKind::pause && priority < 8 && pause_class < 8,
+                     "kind " + std::to_string(static_cast<int>(kind)) + ", class " + std::to_string(priority));
   return kSerializedBytes;
 }
 

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "sim/contract.hpp"
 
 namespace gauntlet::sim::packet {
 namespace {
@@ -37,6 +40,9 @@ RocePort::RocePort() {
 }
 
 void RocePort::configure(double bytes_per_second, int data_priority, Rng rng) {
+  // A frame's transmission and a PAUSE quantum both last bytes / rate.
+  GAUNTLET_INVARIANT(bytes_per_second > 0, "line rate " + std::to_string(bytes_per_second));
+  GAUNTLET_INVARIANT(data_priority >= 0 && data_priority < kPriorities);
   rate_ = bytes_per_second;
   data_priority_ = data_priority;
   rng_ = rng;
@@ -55,6 +61,18 @@ double RocePort::queued_bytes(int priority) const { return queues_[static_cast<s
 
 double RocePort::queued_bytes() const { return static_cast<double>(queued_total_); }
 
+// The running count against the queues it stands for (eight queues summed:
+// what the running count exists to avoid on every frame).
+void RocePort::check_queued_total() const {
+  GAUNTLET_DEBUG_INVARIANT(
+      [this] {
+        std::uint64_t sum = 0;
+        for (const auto& q : queues_) sum += q->GetNBytes();
+        return sum == queued_total_;
+      }(),
+      "the port counts " + std::to_string(queued_total_) + " bytes queued");
+}
+
 bool RocePort::paused(int priority) const { return paused_until_[static_cast<std::size_t>(priority)] > sim_now(); }
 
 const PortCounters& RocePort::counters() const {
@@ -65,6 +83,8 @@ const PortCounters& RocePort::counters() const {
 // Keeps the integral of queued bytes and the paused time up to now.
 void RocePort::account_queue() {
   const Nanos now = sim_now();
+  // The integrals only grow: a clock running back would shrink them.
+  GAUNTLET_INVARIANT(now >= accounted_at_ && data_paused_since_ <= now);
   counters_.queue_byte_ns += queued_bytes() * static_cast<double>(now - accounted_at_);
   if (data_paused_since_ >= 0) {
     counters_.paused_ns += now - std::max(data_paused_since_, accounted_at_);
@@ -79,7 +99,12 @@ void RocePort::enqueue(ns3::Ptr<ns3::Packet> packet, const RoceHeader& header) {
     return;
   }
   account_queue();
-  if (queues_[header.priority % kPriorities]->Enqueue(packet)) queued_total_ += packet->GetSize();
+  // Admission is the switch's decision (its shared buffer) or the sender's:
+  // a queue refusing a frame would lose it uncounted.
+  const bool queued = queues_[header.priority % kPriorities]->Enqueue(packet);
+  GAUNTLET_INVARIANT(queued, "an egress queue refused a frame of " + std::to_string(packet->GetSize()) + " bytes");
+  queued_total_ += packet->GetSize();
+  check_queued_total();
   try_transmit();
 }
 
@@ -107,7 +132,9 @@ void RocePort::try_transmit() {
     if (q->IsEmpty() || paused(p)) continue;
     account_queue();
     next = q->Dequeue();
+    GAUNTLET_INVARIANT(queued_total_ >= next->GetSize(), "the port counts fewer bytes queued than one frame");
     queued_total_ -= next->GetSize();
+    check_queued_total();
     dequeued_data = true;
   }
   if (!next) return;
@@ -129,6 +156,8 @@ void RocePort::try_transmit() {
 }
 
 void RocePort::finish_transmit() {
+  // One frame on the wire at a time, and this one is it.
+  GAUNTLET_INVARIANT(busy_ && in_transmission_, "a transmission ended that never started");
   busy_ = false;
   ns3::Ptr<ns3::Packet> sent = in_transmission_;
   in_transmission_ = nullptr;
@@ -173,6 +202,10 @@ void RocePort::apply_pause(int priority, int quanta) {
     });
   }
   if (!paused(data_priority_)) data_paused_since_ = -1;
+  // A PAUSE stops its class at once, a resume frees it at once, and the
+  // paused time runs exactly while the data class is stopped.
+  GAUNTLET_INVARIANT(paused(static_cast<int>(p)) == (quanta > 0), "quanta " + std::to_string(quanta));
+  GAUNTLET_INVARIANT((data_paused_since_ >= 0) == paused(data_priority_));
   try_transmit();
 }
 
@@ -188,6 +221,7 @@ void RocePort::flush() {
       ++counters_.drops;
     }
   while (!pause_frames_->IsEmpty()) pause_frames_->Dequeue();
+  GAUNTLET_INVARIANT(queued_total_ == 0, "a flushed port counts " + std::to_string(queued_total_) + " bytes queued");
 }
 
 void RocePort::set_down(bool down) {

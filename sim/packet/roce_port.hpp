@@ -117,6 +117,7 @@ class RocePort final : public ns3::NetDevice {
   void account_queue();
   void flush();
   void apply_pause(int priority, int quanta);
+  void check_queued_total() const;
 
   double rate_ = 0;  // bytes per second, nominal
   double rate_factor_ = 1.0;

@@ -3,6 +3,9 @@
 #include <ns3/simulator.h>
 
 #include <algorithm>
+#include <string>
+
+#include "sim/contract.hpp"
 
 namespace gauntlet::sim::packet {
 namespace {
@@ -35,7 +38,9 @@ Nanos RoceSwitch::pause_renewal(int port) const {
 
 void RoceSwitch::on_receive(ns3::Ptr<ns3::Packet> packet, const RoceHeader& h, int ingress) {
   const int egress = forwarding_ ? forwarding_(h) : -1;
-  if (egress < 0 || egress >= ports()) return;  // no route: the frame is dropped
+  GAUNTLET_INVARIANT(egress < ports(),
+                     "forwarded to port " + std::to_string(egress) + " of " + std::to_string(ports()));
+  if (egress < 0) return;  // no route: the frame is dropped
   RocePort& out = port(egress);
   // A down port's frames are dropped on arrival, never buffered: held, they
   // would never leave, and their ingress queue would pause its sender for good.
@@ -51,7 +56,10 @@ void RoceSwitch::on_receive(ns3::Ptr<ns3::Packet> packet, const RoceHeader& h, i
   }
   used_ += bytes;
   queue(ingress, priority).bytes += bytes;
-  held_[packet->GetUid()] = {ingress, priority, bytes};
+  // Each frame is held once, from its arrival until it leaves its egress.
+  const bool fresh = held_.try_emplace(packet->GetUid(), Held{ingress, priority, bytes}).second;
+  GAUNTLET_INVARIANT(fresh, "frame " + std::to_string(packet->GetUid()) + " buffered twice");
+  check_buffer();
   if (h.kind == FrameKind::data && ecn_mark(out, priority)) {
     RoceHeader marked;
     packet->RemoveHeader(marked);
@@ -86,7 +94,26 @@ void RoceSwitch::on_dequeue(ns3::Ptr<ns3::Packet> packet, int egress) {
   held_.erase(it);
   used_ -= held.bytes;
   queue(held.ingress, held.priority).bytes -= held.bytes;
+  check_buffer();
   check_resume(held.ingress, held.priority);
+}
+
+// The shared buffer holds what its ingress queues hold, within its size;
+// byte counts are whole numbers, exact in a double.
+void RoceSwitch::check_buffer() const {
+  GAUNTLET_INVARIANT(used_ >= 0 && used_ <= params_.pfc.buffer_bytes && (!held_.empty() || used_ == 0),
+                     "buffer " + std::to_string(used_) + " bytes with " + std::to_string(held_.size()) + " frames");
+  GAUNTLET_DEBUG_INVARIANT(
+      [this] {
+        double sum = 0;
+        for (const auto& per_port : ingress_)
+          for (const IngressQueue& q : per_port) {
+            if (q.bytes < 0) return false;
+            sum += q.bytes;
+          }
+        return sum == used_;
+      }(),
+      "the ingress queues do not add up to the " + std::to_string(used_) + " bytes buffered");
 }
 
 // Dynamic threshold: an ingress queue may hold alpha x the free buffer.
@@ -105,6 +132,7 @@ void RoceSwitch::check_pause(int ingress, int priority) {
 void RoceSwitch::check_resume(int ingress, int priority) {
   IngressQueue& q = queue(ingress, priority);
   if (!q.pausing) return;
+  GAUNTLET_INVARIANT(priority == params_.data_priority, "class " + std::to_string(priority) + " paused");
   const double frame = params_.transport.mtu_payload + params_.transport.header_bytes;
   if (q.bytes > q.threshold - params_.pfc.resume_offset_mtus * frame) return;
   q.pausing = false;
@@ -115,6 +143,9 @@ void RoceSwitch::check_resume(int ingress, int priority) {
 void RoceSwitch::renew_pause(int ingress, int priority) {
   IngressQueue& q = queue(ingress, priority);
   if (!q.pausing) return;
+  // A queue keeps its upstream paused only while it holds frames: an empty
+  // one that still paused would stop its sender for good.
+  GAUNTLET_INVARIANT(q.bytes > 0, "port " + std::to_string(ingress) + " renews a pause with its queue empty");
   port(ingress).send_pause(priority, params_.pfc.pause_quanta);
   q.renew = ns3::Simulator::Schedule(ns3::NanoSeconds(pause_renewal(ingress)),
                                      [this, ingress, priority] { renew_pause(ingress, priority); });

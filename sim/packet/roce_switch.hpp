@@ -58,6 +58,7 @@ class RoceSwitch {
   void check_pause(int ingress, int priority);
   void check_resume(int ingress, int priority);
   void renew_pause(int ingress, int priority);
+  void check_buffer() const;
   IngressQueue& queue(int ingress, int priority) {
     return ingress_[static_cast<std::size_t>(ingress)][static_cast<std::size_t>(priority)];
   }
