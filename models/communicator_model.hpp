@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "models/placement.hpp"  // nccl_fallback_rnic
 #include "models/roce_transport.hpp"
 #include "sim/network_calibration.hpp"
 #include "sim/network_engine.hpp"
@@ -23,16 +24,6 @@ class TrainingJob;
 // (retry count x timeout). 4 s is the detection margin SkeletonHunter reports
 // for connectivity anomalies.
 inline constexpr sim::Nanos kDefaultTransportTimeout = 4 * sim::kSecond;
-
-// NCCL's choice when RNIC `failed_nic` of a host with `rnics_per_host` RNICs
-// goes down: nic0's GPUs move to nic1, every other RNIC's to nic0. Returns
-// nullopt when the host has no other RNIC to fall back to. Inline, so that a
-// policy can ask it without linking the job model.
-constexpr std::optional<int> nccl_fallback_rnic(int failed_nic, int rnics_per_host) {
-  if (failed_nic != 0) return 0;
-  if (rnics_per_host > 1) return 1;
-  return std::nullopt;
-}
 
 // Jobs sharing the cluster each have communicators of their own: a verdict
 // on a link fails the collective of every job whose traffic crosses it.

@@ -14,6 +14,7 @@ class JobConsole final : public JobControl {
   const JobSpec& spec() const override { return job_.spec(); }
   const Placement& placement() const override { return job_.placement(); }
   const sim::Topology& topology() const override { return job_.topology(); }
+  // What the rank's NCCL log line names: the endpoint its communicators use.
   sim::EndpointId rank_endpoint(int rank) const override { return job_.rank_endpoint(rank); }
   JobState state() const override { return job_.state(); }
   const std::vector<IterationSpan>& timeline() const override { return job_.timeline(); }

@@ -5,8 +5,9 @@
 //
 // The rule: whatever decides on the job's behalf sees telemetry, never
 // ground truth. Nothing here reads the cluster's fault state (GPU speeds set
-// by a fault, failed hardware, NCCL's fallback table); a GPU's speed is what
-// JobMeasurements reads off its compute times. The build enforces it: this
+// by a fault, failed hardware); a GPU's speed is what JobMeasurements reads
+// off its compute times, and the RNIC a rank sends on is what NCCL's own log
+// says (rank_endpoint). The build enforces it: this
 // interface and the measurements live in gauntlet_job_control, and the
 // mitigation library links that, never gauntlet_models where the fault
 // state is held.
@@ -32,7 +33,10 @@ class JobControl {
   virtual const JobSpec& spec() const = 0;
   virtual const Placement& placement() const = 0;
   virtual const sim::Topology& topology() const = 0;
-  // The RNIC a rank's traffic leaves on, as its communicators report it.
+  // The RNIC a rank's traffic leaves on: an observed signal. NCCL logs the
+  // network device each channel of a communicator uses when it is built
+  // (NCCL_DEBUG=INFO, "via NET/IB/<device>"), so after an RNIC fails the
+  // rebuilt communicators log the fallback; automation reads it there.
   virtual sim::EndpointId rank_endpoint(int rank) const = 0;
   virtual JobState state() const = 0;
   virtual const std::vector<IterationSpan>& timeline() const = 0;

@@ -4,6 +4,7 @@
 // then data-parallel, then pipeline stages, as Megatron-style launchers do.
 // The job's hosts are slots 0..hosts_used-1; which physical host fills each
 // slot changes when the job is re-placed (spares, reconfiguration).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,5 +63,16 @@ class Placement {
   std::vector<PipelineEdge> pipeline_edges_;
   std::vector<int> hosts_;
 };
+
+// NCCL's choice when RNIC `failed_nic` of a host with `rnics_per_host` RNICs
+// goes down: nic0's GPUs move to nic1, every other RNIC's to nic0. Returns
+// nullopt when the host has no other RNIC to fall back to. A rule of where
+// ranks' traffic may go, not fault state: a policy may ask it (it is inline,
+// in the placement every job shows) without linking the job model.
+constexpr std::optional<int> nccl_fallback_rnic(int failed_nic, int rnics_per_host) {
+  if (failed_nic != 0) return 0;
+  if (rnics_per_host > 1) return 1;
+  return std::nullopt;
+}
 
 }  // namespace gauntlet::models

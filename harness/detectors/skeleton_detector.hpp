@@ -40,7 +40,7 @@
 #include "harness/detectors/detector.hpp"
 #include "harness/detectors/skeleton_congestion.hpp"
 #include "harness/detectors/skeleton_inference.hpp"
-#include "harness/probe_plan/probe_plan.hpp"
+#include "harness/probe_plan/probe_list.hpp"
 
 namespace gauntlet::harness {
 

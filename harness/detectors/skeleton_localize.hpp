@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "harness/detectors/alert.hpp"
-#include "harness/probe_plan/probe_plan.hpp"
+#include "harness/probe_plan/probe_list.hpp"
 #include "sim/proto/telemetry.pb.h"
 #include "sim/topology.hpp"
 

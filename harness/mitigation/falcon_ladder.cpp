@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "models/communicator_model.hpp"
 #include "models/job_rebalance.hpp"
+#include "models/placement.hpp"
 #include "sim/component_id.hpp"
 
 namespace gauntlet::harness {

@@ -23,21 +23,14 @@
 // RNIC) this reproduces SkeletonHunter's round times for 512 / 1,024 / 2,048
 // RNICs (full mesh ~560 / 1,123 / 2,034 s, reduced ~65 / 123 / 241 s,
 // skeleton ~8 / 17 / 25 s) within 10%, for jobs with DP groups of 8 / 16 / 24.
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "harness/probe_plan/probe_list.hpp"
 #include "models/probe_service.hpp"
-#include "sim/network_engine.hpp"
 #include "sim/topology.hpp"
 
 namespace gauntlet::harness {
-
-struct PlannedProbe {
-  sim::EndpointId src = 0;
-  sim::EndpointId dst = 0;
-  bool overlay = false;
-};
 
 struct ProbePlan {
   std::string strategy;
@@ -48,15 +41,6 @@ struct ProbePlan {
   std::vector<PlannedProbe> list;  // skeleton only; fullmesh and rail are counted, not listed
 };
 
-using RouteFn = std::function<std::vector<sim::LinkId>(sim::EndpointId, sim::EndpointId)>;
-
-// Components of a path matrix: the topology's links, then one flow table per
-// endpoint.
-inline int flow_table_component(const sim::Topology& t, sim::EndpointId e) { return t.links() + e; }
-inline int component_count(const sim::Topology& t) { return t.links() + t.endpoints(); }
-std::string component_name(const sim::Topology& t, int component);
-std::vector<int> probe_components(const sim::Topology& t, const PlannedProbe& probe, const RouteFn& route);
-
 double round_seconds(long long max_per_rnic, const models::ProbeCost& cost);
 
 ProbePlan plan_fullmesh(const sim::Topology& t, const models::ProbeCost& cost);
@@ -64,11 +48,5 @@ ProbePlan plan_rail(const sim::Topology& t, const models::ProbeCost& cost);
 // groups: the RNIC endpoints of each communication group.
 ProbePlan plan_skeleton(const sim::Topology& t, const std::vector<std::vector<sim::EndpointId>>& groups,
                         const RouteFn& route, const models::ProbeCost& cost);
-
-// Probes for `groups` as plan_skeleton builds them, with each probe's source
-// chosen to balance load: the list a skeleton prober runs.
-std::vector<PlannedProbe> skeleton_probe_list(const sim::Topology& t,
-                                              const std::vector<std::vector<sim::EndpointId>>& groups,
-                                              const RouteFn& route, int* unidentifiable = nullptr);
 
 }  // namespace gauntlet::harness

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "harness/scoring/score.hpp"
-#include "models/training_job.hpp"
+#include "models/job_status.hpp"  // IterationSpan
 
 namespace gauntlet::harness {
 

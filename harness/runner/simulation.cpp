@@ -14,7 +14,7 @@
 #include "harness/detectors/external_detector.hpp"
 #include "harness/metrics/openmetrics.hpp"
 #include "harness/metrics/prom_rules_detector.hpp"
-#include "harness/probe_plan/probe_wiring.hpp"
+#include "harness/runner/probe_wiring.hpp"
 #include "harness/runner/containers_csv.hpp"
 #include "harness/runner/tenants.hpp"
 #include "harness/runner/tenant_telemetry.hpp"

@@ -1,4 +1,4 @@
-#include "harness/probe_plan/probe_wiring.hpp"
+#include "harness/runner/probe_wiring.hpp"
 
 #include <optional>
 

@@ -1,0 +1,48 @@
+# Include rule check, run as a script:
+#   cmake -DDIRS=<dir;...> -DFORBIDDEN=<regex> [-DEXCEPT=<regex>] -P CheckIncludes.cmake
+# Fails, naming each file:line, when a production source (.cpp/.hpp, not a
+# test) under DIRS includes a quoted header matching FORBIDDEN and not
+# EXCEPT. Tests are exempt: they drive a library through the whole run.
+foreach(required DIRS FORBIDDEN)
+  if(NOT DEFINED ${required})
+    message(FATAL_ERROR "CheckIncludes.cmake: -D${required}=... is required")
+  endif()
+endforeach()
+
+set(violations "")
+set(checked 0)
+foreach(dir IN LISTS DIRS)
+  if(NOT IS_DIRECTORY "${dir}")
+    message(FATAL_ERROR "CheckIncludes.cmake: no directory ${dir}")
+  endif()
+  file(GLOB sources "${dir}/*.cpp" "${dir}/*.hpp")
+  list(SORT sources)
+  foreach(source IN LISTS sources)
+    get_filename_component(name "${source}" NAME)
+    if(name MATCHES "_test(_util)?\\.(cpp|hpp)$")
+      continue()
+    endif()
+    math(EXPR checked "${checked} + 1")
+    file(STRINGS "${source}" lines)
+    set(number 0)
+    foreach(line IN LISTS lines)
+      math(EXPR number "${number} + 1")
+      if(NOT line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\"")
+        continue()
+      endif()
+      set(header "${CMAKE_MATCH_1}")
+      if(header MATCHES "${FORBIDDEN}" AND NOT (DEFINED EXCEPT AND header MATCHES "${EXCEPT}"))
+        string(APPEND violations "${source}:${number}: includes ${header}, which the dependency rules forbid here\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+if(checked EQUAL 0)
+  message(FATAL_ERROR "CheckIncludes.cmake: no sources found under ${DIRS}")
+endif()
+if(violations)
+  message(NOTICE "${violations}")  # one unwrapped line per violation
+  message(FATAL_ERROR "include rule broken")
+endif()
+message(STATUS "${checked} files follow the include rule")

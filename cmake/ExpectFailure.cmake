@@ -1,0 +1,25 @@
+# Runs the command given after `--` and succeeds only when it fails with
+# output matching EXPECT: how a rule's check is shown to catch a deliberate
+# violation.
+#   cmake -DEXPECT=<regex> -P ExpectFailure.cmake -- <command> <args>...
+set(command "")
+set(after_separator FALSE)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE 1 ${last})
+  if(after_separator)
+    list(APPEND command "${CMAKE_ARGV${i}}")
+  elseif(CMAKE_ARGV${i} STREQUAL "--")
+    set(after_separator TRUE)
+  endif()
+endforeach()
+if(NOT command OR NOT DEFINED EXPECT)
+  message(FATAL_ERROR "usage: cmake -DEXPECT=<regex> -P ExpectFailure.cmake -- <command> <args>...")
+endif()
+execute_process(COMMAND ${command} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(status EQUAL 0)
+  message(FATAL_ERROR "expected a failure, but the command succeeded:\n${out}${err}")
+endif()
+if(NOT "${out}${err}" MATCHES "${EXPECT}")
+  message(FATAL_ERROR "the command failed, but not with '${EXPECT}':\n${out}${err}")
+endif()
+message(STATUS "failed as expected: ${EXPECT}")
