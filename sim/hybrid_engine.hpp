@@ -70,6 +70,8 @@ class HybridEngine final : public NetworkEngine, public PacketFaults, public Pac
   ReplayLedger* replays() override;
   std::uint64_t outcome_salt() const override;
   PacketFaults* packet_faults() override { return this; }
+  // Counted off the packet batches only: the flows between them are not packets.
+  PacketCounting packet_counters() const override { return {this, false}; }
 
   void set_link_loss(LinkId link, const std::string& cause, double rate) override;
   void set_background_load(LinkId link, const std::string& cause, double load) override;

@@ -12,7 +12,9 @@
 // - replays(): accounting for transfer sets whose outcome a model replays
 //   from an earlier simulation instead of simulating them again;
 // - packet_faults(): faults acted out on packets (loss as corrupted frames,
-//   congestion as real background traffic, PFC storms).
+//   congestion as real background traffic, PFC storms);
+// - packet_counters(): switch port and RNIC transport counters counted off
+//   the packets the engine simulated.
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -25,6 +27,8 @@
 #include "sim/topology.hpp"
 
 namespace gauntlet::sim {
+
+class PacketCounterSource;  // sim/packet/packet_engine.hpp
 
 using EndpointId = int;  // RNIC index, see Topology
 using LinkId = int;      // see Topology
@@ -215,6 +219,17 @@ class NetworkEngine {
   // models no packets; a fault type that needs them is then refused before
   // the run, and the others act through link and endpoint states.
   virtual PacketFaults* packet_faults() { return nullptr; }
+
+  // Capability: packet counters. `source` is null (the default) when the
+  // engine counts no packets; `every_transfer` says whether they count all
+  // the network's traffic (every transfer runs as packets) or only the
+  // transfers the engine chose to run as packets (the rest is flow-level,
+  // and its counters must come from a model of the flows).
+  struct PacketCounting {
+    const PacketCounterSource* source = nullptr;
+    bool every_transfer = false;
+  };
+  virtual PacketCounting packet_counters() const { return {}; }
 
   // Mean queueing delay a packet meets now on the link, both ways averaged
   // (what a ping and its reply wait in the two egress queues). An engine

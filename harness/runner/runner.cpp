@@ -8,12 +8,12 @@
 
 #include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/mitigation/policy.hpp"
+#include "harness/runner/counterfactual_runs.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/loader.hpp"
 #include "injectors/faults/fault_catalog.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "sim/contract.hpp"
-#include "sim/isolated_run.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -115,22 +115,9 @@ int false_isolations(const std::vector<MitigationAction>& actions, const std::ve
   return count;
 }
 
-bool pauses_training(const std::string& detector, const DetectorRegistry& registry) {
-  if (detector.starts_with("exec:")) return true;  // it may ask for benchmarks
-  const DetectorInfo* info = registry.find(detector);
-  return info && info->pauses_training;
-}
-
-bool opens_profiling(const std::string& detector, const DetectorRegistry& registry) {
-  const DetectorInfo* info = registry.find(detector);
-  return info && info->shares_profiling;
-}
-
-}  // namespace
-
-namespace {
-
-RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options) {
+// The scenario as the runner takes it: what the loader admits, and a
+// mitigation policy only with detectors that alert during the run.
+void check_runnable(const Scenario& scenario) {
   const auto fault_types = fault_types_of(scenario);
   // The loader admits only what the simulator can run.
   GAUNTLET_INVARIANT(scenario.engine == "flow" || scenario.engine == "packet" || scenario.engine == "hybrid",
@@ -139,69 +126,17 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
     GAUNTLET_INVARIANT(fault_types->simulated(f.type), "fault type '" + f.type + "'");
   (void)make_policy(scenario.mitigation, scenario.job,
                     scenario.mitigation_costs);  // rejects policies the simulator cannot run
-  const auto wall_start = std::chrono::steady_clock::now();
   const bool mitigated = scenario.mitigation != "none";
   for (const DetectorSpec& d : scenario.detectors)
     if (mitigated && d.name.starts_with(PromRulesDetector::kPrefix))
       throw InputError(scenario.source_path, d.pos.line, d.pos.column,
                        "detector '" + d.name + "' is evaluated after the run, so it cannot drive mitigation '" +
                            scenario.mitigation + "'; use mitigation: none");
+}
 
-  // Without mitigation the detectors that only observe share one faulty run;
-  // one that acts on the job (its benchmarks pause training) would shift
-  // everyone's timing, so it gets a run of its own. With mitigation each
-  // detector's alerts change the run, so each gets its own, and a run with
-  // no detector at all is the status quo baseline.
-  std::vector<bool> own_run(scenario.detectors.size(), mitigated);
-  // A profiler's windows reach every detector of its run, so a second
-  // detector that opens them (a copy at another threshold) gets a run of
-  // its own and sees only the windows it opened itself.
-  if (!mitigated && scenario.detectors.size() > 1) {
-    bool profiler_in_shared_run = false;
-    for (std::size_t i = 0; i < own_run.size(); ++i) {
-      const std::string& name = scenario.detectors[i].name;
-      own_run[i] = pauses_training(name, registry);
-      if (!own_run[i] && opens_profiling(name, registry)) {
-        own_run[i] = profiler_in_shared_run;
-        profiler_in_shared_run = true;
-      }
-    }
-  }
-  SimulationRequest faulty_request;
-  faulty_request.show_progress = options.show_progress;
-  faulty_request.run_detectors = !mitigated;
-  faulty_request.sample_collectives = true;  // for trace.json
-  faulty_request.record_metrics = options.record_metrics;
-  for (std::size_t i = 0; i < own_run.size(); ++i)
-    if (own_run[i] && !mitigated) faulty_request.skip_detectors.push_back(scenario.detectors[i].run_name());
-  faulty_request.flow_sets = options.flow_sets;
-  SimulationRequest fault_free_request;
-  fault_free_request.flow_sets = options.flow_sets;
-  fault_free_request.inject_faults = false;
-  fault_free_request.run_detectors = false;
-  std::vector<std::function<std::string()>> bodies = {
-      [&] { return simulate(scenario, registry, faulty_request).to_json(); },
-      [&] { return simulate(scenario, registry, fault_free_request).to_json(); }};
-  std::vector<SimulationRequest> detector_requests;
-  std::vector<std::size_t> result_of(scenario.detectors.size(), 0);  // index into results, 0: the shared run
-  for (std::size_t i = 0; i < scenario.detectors.size(); ++i) {
-    if (!own_run[i]) continue;
-    SimulationRequest r;
-    r.mitigation = scenario.mitigation;
-    r.only_detector = scenario.detectors[i].run_name();
-    r.sample_collectives = true;  // for trace.json
-    r.flow_sets = options.flow_sets;
-    result_of[i] = 2 + detector_requests.size();
-    detector_requests.push_back(r);
-  }
-  for (const SimulationRequest& r : detector_requests)
-    bodies.push_back([&scenario, &registry, &r] { return simulate(scenario, registry, r).to_json(); });
-  auto results = sim::run_isolated_all(bodies, options.parallel_runs);
-
-  RunReport report;
-  report.scenario = scenario;
-  report.faulty = SimulationOutcome::from_json(results[0]);
-  report.fault_free = SimulationOutcome::from_json(results[1]);
+// The faults as episodes of the faulty run against the fault-free one, with
+// the jobs each touched; a tenant's view keeps the ones that touch its job.
+void add_fault_episodes(const Scenario& scenario, RunReport& report) {
   report.faults = fault_episodes(scenario, report.faulty, report.fault_free);
   for (FaultEpisode& f : report.faults)
     if (const auto jobs = report.faulty.fault_jobs.find(f.id); jobs != report.faulty.fault_jobs.end())
@@ -211,7 +146,11 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
     std::erase_if(report.faults, [&](const FaultEpisode& f) {
       return std::find(f.jobs.begin(), f.jobs.end(), scenario.job.name) == f.jobs.end();
     });
+}
 
+// Each detector scored on the run it watched, its costs against the fault-free run.
+void score_detectors(const Scenario& scenario, const CounterfactualRuns& runs, std::vector<SimulationOutcome>& results,
+                     RunReport& report) {
   ScoringOptions scoring;
   scoring.run_end_s = sim::to_seconds(scenario.duration);
   const double iteration_hours = mean_duration(report.fault_free) / 3600.0;
@@ -219,8 +158,8 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
     const std::string& name = scenario.detectors[i].run_name();
     double progress = static_cast<double>(report.faulty.iterations());
     long long telemetry_bytes = report.faulty.telemetry_bytes;
-    if (result_of[i] != 0) {
-      SimulationOutcome own = SimulationOutcome::from_json(results[result_of[i]]);
+    if (runs.run_of[i] != CounterfactualRuns::kShared) {
+      SimulationOutcome own = std::move(results[runs.run_of[i]]);
       report.faulty.detectors[name] = own.detectors.at(name);
       progress = static_cast<double>(own.iterations());
       telemetry_bytes = own.telemetry_bytes;  // what this detector's own run published
@@ -238,6 +177,19 @@ RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, c
     report.scores[name] = score;
     report.detector_order.push_back(name);
   }
+}
+
+RunReport run_view(const Scenario& scenario, const DetectorRegistry& registry, const RunOptions& options) {
+  check_runnable(scenario);
+  const auto wall_start = std::chrono::steady_clock::now();
+  const CounterfactualRuns runs = plan_runs(scenario, registry, options);
+  std::vector<SimulationOutcome> results = simulate_runs(scenario, registry, runs, options.parallel_runs);
+  RunReport report;
+  report.scenario = scenario;
+  report.faulty = std::move(results[CounterfactualRuns::kShared]);
+  report.fault_free = std::move(results[CounterfactualRuns::kFaultFree]);
+  add_fault_episodes(scenario, report);
+  score_detectors(scenario, runs, results, report);
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return report;
 }

@@ -96,9 +96,9 @@ TEST(Tenants, GroundTruthNamesTheJobsEachFaultTouched) {
   }
   const nlohmann::json jobs = nlohmann::json::parse(sim::run_isolated([&] {
     sim::Topology topology(s.cluster);
-    const EngineSetup setup = make_engine(s, topology);  // one engine per process
+    const std::unique_ptr<sim::NetworkEngine> engine = make_engine(s, topology);  // one engine per process
     sim::TelemetryBus bus;
-    return nlohmann::json(Tenants(s, topology, *setup.engine, bus).fault_jobs(s.faults)).dump();
+    return nlohmann::json(Tenants(s, topology, *engine, bus).fault_jobs(s.faults)).dump();
   }));
   for (std::size_t i = 0; i < expected.size(); ++i)
     EXPECT_EQ(jobs.at("f" + std::to_string(i + 1)).get<std::vector<std::string>>(), expected[i].second)

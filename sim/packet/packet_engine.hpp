@@ -95,6 +95,7 @@ class PacketEngine final : public NetworkEngine, public PacketFaults, public Pac
 
   Nanos queueing_delay(LinkId link) const override;
   PacketFaults* packet_faults() override { return this; }
+  PacketCounting packet_counters() const override { return {this, true}; }
 
   // Packet-level faults (see PacketFaults), in force from now on.
   void set_link_loss(LinkId link, const std::string& cause, double rate) override;
