@@ -49,6 +49,27 @@ std::string signature(const std::string& kind, const std::vector<Suspect>& suspe
 
 }  // namespace
 
+DetectorInfo C4dDetector::info() {
+  using K = DetectorParamKind;
+  DetectorInfo c4d;
+  c4d.name = "c4d";
+  c4d.summary =
+      "C4D: per-collective timing compared across the ranks of each communicator at every sync point; "
+      "hang vs slow, communication vs computation, slow links from the sender x receiver latency matrix";
+  c4d.params = {
+      declare_param("hang_after", K::duration, "20s", "how long a sync point may stay unresolved before it is a hang",
+                    0.001),
+      declare_param("compute_slow", K::number, "0.05",
+                    "entry lateness, as a fraction of the step, that makes a rank compute-slow", 0.0),
+      declare_param("comm_slow", K::number, "1.5",
+                    "ring-edge latency over its peers' median (and its own best) that makes it slow", 1.0),
+  };
+  c4d.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
+    return std::make_unique<C4dDetector>(C4dDetector::config_from(ctx.params), ctx.topology);
+  };
+  return c4d;
+}
+
 C4dConfig C4dDetector::config_from(const DetectorParams& params) {
   C4dConfig c;
   c.hang_after = params.duration("hang_after");

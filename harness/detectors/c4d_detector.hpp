@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "harness/detectors/detector.hpp"
+#include "harness/detectors/registry.hpp"
 
 namespace gauntlet::harness {
 
@@ -69,6 +70,8 @@ class C4dDetector : public Detector {
  public:
   static constexpr const char* kName = "c4d";
   C4dDetector(C4dConfig config, const sim::Topology* topology) : config_(config), topology_(topology) {}
+  // Its name, summary, parameters and how to make one: its registry entry.
+  static DetectorInfo info();
   static C4dConfig config_from(const DetectorParams& params);
 
   void observe(const telemetry::Batch& batch) override;

@@ -32,6 +32,31 @@ std::vector<double> robust_z(const std::vector<double>& values, double* median_o
 
 }  // namespace
 
+DetectorInfo EroicaDetector::info() {
+  using K = DetectorParamKind;
+  DetectorInfo eroica;
+  eroica.name = "eroica";
+  eroica.summary =
+      "EROICA: an iteration-time slowdown switches function-level profiling on for a short window; each worker's "
+      "function summaries are compared with the peer majority to name the worker, function and device";
+  eroica.params = {
+      declare_param("slowdown", K::number, "1.1", "iteration time over its recent baseline that triggers profiling",
+                    1.0),
+      declare_param("baseline_iterations", K::integer, "8", "iterations that form the baseline", 1.0),
+      declare_param("window", K::duration, "60s", "how long profiling stays on once triggered", 0.001),
+      declare_param("cooldown", K::duration, "10m", "minimum time between two profiling windows", 0.0),
+      declare_param("outlier_z", K::number, "3.5",
+                    "robust z-score (median absolute deviation) that makes a worker an outlier", 0.0),
+      declare_param("min_deviation", K::number, "0.05",
+                    "relative deviation from the peer median an outlier must also reach", 0.0),
+  };
+  eroica.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
+    return std::make_unique<EroicaDetector>(EroicaDetector::config_from(ctx.params), ctx.topology);
+  };
+  eroica.shares_profiling = true;
+  return eroica;
+}
+
 EroicaConfig EroicaDetector::config_from(const DetectorParams& params) {
   EroicaConfig c;
   c.slowdown = params.number("slowdown");

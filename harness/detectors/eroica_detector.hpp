@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "harness/detectors/detector.hpp"
+#include "harness/detectors/registry.hpp"
 
 namespace gauntlet::harness {
 
@@ -68,6 +69,8 @@ class EroicaDetector : public Detector {
  public:
   static constexpr const char* kName = "eroica";
   EroicaDetector(EroicaConfig config, const sim::Topology* topology) : config_(config), topology_(topology) {}
+  // Its name, summary, parameters and how to make one: its registry entry.
+  static DetectorInfo info();
   static EroicaConfig config_from(const DetectorParams& params);
 
   void observe(const telemetry::Batch& batch) override;

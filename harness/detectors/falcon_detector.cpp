@@ -60,6 +60,45 @@ FalconDetector::FalconDetector(FalconConfig config) : config_(config), bocd_(mod
   if (config_.steady_copies < 1) throw std::invalid_argument("falcon: steady_copies must be at least 1");
 }
 
+DetectorInfo FalconDetector::info() {
+  using K = DetectorParamKind;
+  DetectorInfo falcon;
+  falcon.name = "falcon";
+  falcon.summary =
+      "Bayesian changepoint detection on iteration times, group profiling to find the slow workers, then GEMM and "
+      "allreduce validation benchmarks that pause training (compute, communication, or neither: the host)";
+  falcon.params = {
+      declare_param("hazard", K::number, "0.005", "prior probability of a changepoint at each iteration", 1e-9, 0.5),
+      declare_param("min_gap", K::integer, "10", "iterations required between accepted changepoints (and after one)",
+                    2.0),
+      declare_param("min_shift", K::number, "0.1", "relative mean shift a changepoint needs to be accepted", 0.0),
+      declare_param("compute_ratio", K::number, "1.2", "compute slowdown versus peers that makes a worker a suspect",
+                    1.0),
+      declare_param("comm_ratio", K::number, "1.2",
+                    "collective-time slowdown versus peers that makes a worker a suspect", 1.0),
+      declare_param("max_run", K::integer, "512", "run lengths tracked by the changepoint model (memory bound)", 16.0),
+      declare_param("steady_copies", K::integer, "64", "iterations of a steady run fed to the model; the rest are held",
+                    1.0),
+      declare_param(
+          "validate", K::integer, "1",
+          "1: confirm a slowdown with GEMM and allreduce benchmarks that pause training; 0: alert on the profile", 0.0,
+          1.0),
+      declare_param("gemm_ratio", K::number, "2", "GEMM time over the median that makes a GPU the compute suspect",
+                    1.0),
+      declare_param("allreduce_ratio", K::number, "1.1",
+                    "allreduce benchmark time over the median that makes a group the communication suspect", 1.0),
+      declare_param("validation_timeout", K::duration, "5m",
+                    "how long to wait for benchmark results before alerting on the profile", 0.001),
+  };
+  falcon.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
+    FalconConfig config = FalconDetector::config_from(ctx.params);
+    if (!ctx.name.empty()) config.name = ctx.name;
+    return std::make_unique<FalconDetector>(std::move(config));
+  };
+  falcon.pauses_training = true;
+  return falcon;
+}
+
 FalconConfig FalconDetector::config_from(const DetectorParams& params) {
   FalconConfig c;
   c.hazard = params.number("hazard");

@@ -55,6 +55,7 @@
 
 #include "harness/detectors/bocd.hpp"
 #include "harness/detectors/detector.hpp"
+#include "harness/detectors/registry.hpp"
 
 namespace gauntlet::harness {
 
@@ -77,6 +78,8 @@ class FalconDetector : public Detector {
  public:
   static constexpr const char* kName = "falcon";
   explicit FalconDetector(FalconConfig config);
+  // Its name, summary, parameters and how to make one: its registry entry.
+  static DetectorInfo info();
   static FalconConfig config_from(const DetectorParams& params);
 
   void observe(const telemetry::Batch& batch) override;

@@ -9,6 +9,29 @@
 
 namespace gauntlet::harness {
 
+DetectorInfo PingmeshDetector::info() {
+  using K = DetectorParamKind;
+  DetectorInfo pingmesh;
+  pingmesh.name = "pingmesh";
+  pingmesh.summary =
+      "Pingmesh: underlay probes, full mesh under each ToR plus sampled inter-ToR pairs, fixed RTT and loss "
+      "thresholds; blames an RNIC many peers cannot reach, else the links failures follow";
+  pingmesh.params = {
+      declare_param("round", K::duration, "30s", "interval between probe rounds", 0.001),
+      declare_param("inter_tor_sample", K::integer, "64", "inter-ToR pairs drawn per round", 0.0),
+      declare_param("rtt_threshold", K::duration, "100us", "RTT above which a probe fails", 0.0),
+      declare_param("rnic_fraction", K::number, "0.5",
+                    "fraction of an RNIC's probed peers failing that blames the RNIC", 0.0, 1.0),
+      declare_param("seed", K::integer, "1", "seed of the inter-ToR sample", 0.0),
+  };
+  pingmesh.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
+    PingmeshDetector::Config config = PingmeshDetector::config_from(ctx.params);
+    if (!ctx.name.empty()) config.name = ctx.name;
+    return std::make_unique<PingmeshDetector>(std::move(config), ctx.topology);
+  };
+  return pingmesh;
+}
+
 PingmeshDetector::Config PingmeshDetector::config_from(const DetectorParams& params) {
   Config c;
   c.round = params.duration("round");

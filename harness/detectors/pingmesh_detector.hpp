@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/detectors/detector.hpp"
+#include "harness/detectors/registry.hpp"
 #include "harness/detectors/name_table.hpp"
 #include "sim/rng.hpp"
 
@@ -28,6 +29,8 @@ class PingmeshDetector : public Detector {
     double rnic_fraction = 0.5;
     std::uint64_t seed = 1;
   };
+  // Its name, summary, parameters and how to make one: its registry entry.
+  static DetectorInfo info();
   static Config config_from(const DetectorParams& params);
 
   PingmeshDetector(Config config, const sim::Topology* topology);

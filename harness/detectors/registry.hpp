@@ -27,6 +27,11 @@ struct DetectorParamInfo {
   std::vector<std::string> choices;
 };
 
+// A parameter's entry, for a detector's DetectorInfo.
+DetectorParamInfo declare_param(std::string name, DetectorParamKind kind, std::string default_value, std::string help,
+                                std::optional<double> min_value = std::nullopt,
+                                std::optional<double> max_value = std::nullopt, std::vector<std::string> choices = {});
+
 struct DetectorInfo {
   std::string name;
   std::string summary;
@@ -58,7 +63,8 @@ class DetectorRegistry {
   std::vector<DetectorInfo> detectors_;
 };
 
-// The reference detectors that ship with gauntlet.
+// The reference detectors that ship with gauntlet (each one's entry is its
+// class's info()).
 DetectorRegistry builtin_detectors();
 
 }  // namespace gauntlet::harness

@@ -20,6 +20,42 @@ std::string nic_of(const sim::Topology& t, int endpoint) {
 
 }  // namespace
 
+DetectorInfo SkeletonDetector::info() {
+  using K = DetectorParamKind;
+  DetectorInfo skeleton;
+  skeleton.name = "skeleton";
+  skeleton.summary =
+      "SkeletonHunter: probes the traffic skeleton inferred from periodic RNIC flow table bursts plus "
+      "identifiability pairs; localizes overlay first, then underlay, then the RNIC boundary; tells a silent "
+      "agent from a network fault";
+  skeleton.params = {
+      declare_param("round", K::duration, "30s", "interval between probe rounds", 0.001),
+      declare_param("budget", K::integer, "256", "probes per round", 1.0),
+      declare_param("rtt_factor", K::number, "2",
+                    "RTT over the healthy baseline times this (and over the margin) is anomalous", 1.0),
+      declare_param("rtt_margin", K::duration, "50us",
+                    "RTT over the healthy baseline plus this (and over the factor) is anomalous", 0.0),
+      declare_param("heartbeat", K::duration, "10s", "the agents' heartbeat interval", 0.001),
+      declare_param("missed_heartbeats", K::integer, "3", "heartbeat intervals of silence that make an agent silent",
+                    1.0),
+      declare_param("min_repeats", K::integer, "3", "bursts at one period a flow needs to join the skeleton", 2.0),
+      declare_param("stale_after", K::duration, "2m",
+                    "silence (while other flows burst) after which a flow leaves the skeleton", 0.001),
+      declare_param("tie_probes", K::integer, "4", "identifying probes per suspect tied on top", 1.0),
+      declare_param("tie_rounds", K::integer, "2", "times a tie is probed apart before it is alerted as a tie", 0.0),
+      declare_param(
+          "congestion_margin", K::duration, "150ns",
+          "a probe this much over its best RTT, over a fabric link whose queue grew by as much wait, is congestion",
+          0.0),
+  };
+  skeleton.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
+    SkeletonDetector::Config config = SkeletonDetector::config_from(ctx.params);
+    if (!ctx.name.empty()) config.name = ctx.name;
+    return std::make_unique<SkeletonDetector>(std::move(config), ctx.topology);
+  };
+  return skeleton;
+}
+
 SkeletonDetector::Config SkeletonDetector::config_from(const DetectorParams& params) {
   Config c;
   c.round = params.duration("round");
@@ -243,14 +279,20 @@ void SkeletonDetector::alert(sim::Nanos now, std::vector<Suspect> suspects) {
   if (auto a = network_alert_once(sim::to_seconds(now), std::move(suspects), alerted_)) raise(std::move(*a));
 }
 
-void SkeletonDetector::analyze(sim::Nanos now) {
+// This window's results, less those a silent host explains (a dead one
+// loses them all).
+std::vector<telemetry::ProbeResult> SkeletonDetector::take_window() {
   std::vector<telemetry::ProbeResult> results = std::exchange(window_, {});
-  // A silent host explains its own probes (a dead one loses them all).
   std::erase_if(results, [this](const telemetry::ProbeResult& r) {
     const int src = endpoint_of_nic(*topology_, r.src()), dst = endpoint_of_nic(*topology_, r.dst());
     return (src >= 0 && silent_.count(topology_->host_of(src))) || (dst >= 0 && silent_.count(topology_->host_of(dst)));
   });
-  for (int overlay = 0; overlay < 2; ++overlay) {  // each layer's typical best RTT, once per window
+  return results;
+}
+
+// Each layer's typical best RTT, once per window.
+void SkeletonDetector::update_layer_medians() {
+  for (int overlay = 0; overlay < 2; ++overlay) {
     std::vector<sim::Nanos> layer;
     for (const auto& [key, rtt] : baseline_)
       if (std::get<2>(key) == (overlay == 1)) layer.push_back(rtt);
@@ -258,31 +300,57 @@ void SkeletonDetector::analyze(sim::Nanos now) {
     std::nth_element(layer.begin(), layer.begin() + static_cast<long>(layer.size() / 2), layer.end());
     layer_median_[overlay] = layer[layer.size() / 2];
   }
-  std::vector<const telemetry::ProbeResult*> failed, healthy, failed_overlay;
-  std::vector<std::pair<const telemetry::ProbeResult*, bool>> judged;  // for the congestion step
+}
+
+SkeletonDetector::Judgement SkeletonDetector::judge(const std::vector<telemetry::ProbeResult>& results) {
+  Judgement j;
   for (const telemetry::ProbeResult& r : results) {
     const ProbeKey key{endpoint_of_nic(*topology_, r.src()), endpoint_of_nic(*topology_, r.dst()), r.overlay()};
     const bool known = baseline_.count(key) > 0;  // a first RTT is its own best
     const bool bad = anomalous(r);
-    if (known && !r.lost()) judged.push_back({&r, r.rtt_ns() - baseline_.at(key) > config_.congestion_margin});
-    (bad ? failed : healthy).push_back(&r);
-    if (bad && r.overlay()) failed_overlay.push_back(&r);
+    if (known && !r.lost()) j.judged.push_back({&r, r.rtt_ns() - baseline_.at(key) > config_.congestion_margin});
+    (bad ? j.failed : j.healthy).push_back(&r);
+    if (bad && r.overlay()) j.failed_overlay.push_back(&r);
     if (!r.overlay()) {
       const int src = endpoint_of_nic(*topology_, r.src()), dst = endpoint_of_nic(*topology_, r.dst());
       underlay_[unordered(src, dst)] = {r.sent_ns(), !bad};
     }
   }
-  // Kept for the next windows' underlay step (failures the overlay step
-  // explains are not accusations of links).
+  return j;
+}
+
+// Kept for the next windows' underlay step (failures the overlay step
+// explains are not accusations of links). Returns how many earlier
+// windows' results the history holds.
+std::size_t SkeletonDetector::remember(sim::Nanos now, const Judgement& j) {
   std::erase_if(history_, [&](const auto& h) { return h.first.sent_ns() < now - 2 * config_.round; });
   const std::size_t earlier = history_.size();
-  for (const telemetry::ProbeResult* r : healthy) history_.push_back({*r, false});
-  for (const telemetry::ProbeResult* r : failed)
+  for (const telemetry::ProbeResult* r : j.healthy) history_.push_back({*r, false});
+  for (const telemetry::ProbeResult* r : j.failed)
     if (!r->overlay()) history_.push_back({*r, true});
-  const bool loss_seen = !failed.empty() || !alerted_.empty() ||
+  return earlier;
+}
+
+std::pair<int, int> SkeletonDetector::ends(const telemetry::ProbeResult& r) const {
+  return {endpoint_of_nic(*topology_, r.src()), endpoint_of_nic(*topology_, r.dst())};
+}
+
+// Results sent since `since` wait for the next analysis (judged again with
+// the answers of probes sent meanwhile); older ones age out.
+void SkeletonDetector::requeue(const std::vector<telemetry::ProbeResult>& results, sim::Nanos since) {
+  for (const telemetry::ProbeResult& r : results)
+    if (r.sent_ns() >= since) window_.push_back(r);
+}
+
+void SkeletonDetector::analyze(sim::Nanos now) {
+  const std::vector<telemetry::ProbeResult> results = take_window();
+  update_layer_medians();
+  const Judgement j = judge(results);
+  const std::size_t earlier = remember(now, j);
+  const bool loss_seen = !j.failed.empty() || !alerted_.empty() ||
                          std::any_of(history_.begin(), history_.end(), [](const auto& h) { return h.second; });
-  analyze_congestion(now, judged, loss_seen);
-  if (failed.empty()) {
+  analyze_congestion(now, j.judged, loss_seen);
+  if (j.failed.empty()) {
     // Healthy for two full windows: a recurrence is a new incident. (One
     // window may hold only a few probes that miss the faulty component.)
     if (!results.empty() && ++healthy_windows_ >= 2) {
@@ -292,68 +360,21 @@ void SkeletonDetector::analyze(sim::Nanos now) {
     return;
   }
   healthy_windows_ = 0;
-  auto ends = [this](const telemetry::ProbeResult& r) {
-    return std::pair{endpoint_of_nic(*topology_, r.src()), endpoint_of_nic(*topology_, r.dst())};
-  };
   const sim::Nanos recent = now - 2 * config_.round;
-
-  // 1. Overlay, assuming the underlay healthy.
   std::vector<const telemetry::ProbeResult*> unexplained;   // failures the overlay step leaves to the underlay
   std::vector<const telemetry::ProbeResult*> overlay_only;  // overlay failures over a healthy underlay
-  for (const telemetry::ProbeResult* r : failed)
+  for (const telemetry::ProbeResult* r : j.failed)
     if (!r->overlay()) unexplained.push_back(r);
-  if (!failed_overlay.empty()) {
-    std::map<int, int> touching;
-    for (const telemetry::ProbeResult* r : failed_overlay) {
-      auto [a, b] = ends(*r);
-      ++touching[a];
-      ++touching[b];
-    }
-    std::set<int> cleared;  // ends of healthy overlay probes
-    for (const telemetry::ProbeResult* r : healthy)
-      if (r->overlay()) {
-        auto [a, b] = ends(*r);
-        cleared.insert(a);
-        cleared.insert(b);
-      }
-    std::vector<int> common;
-    for (const auto& [e, n] : touching)
-      if (n == static_cast<int>(failed_overlay.size()) && !cleared.count(e)) common.push_back(e);
-    bool underlay_fine = true, underlay_known = true;
-    for (const telemetry::ProbeResult* r : failed_overlay) {
-      auto [a, b] = ends(*r);
-      auto it = underlay_.find(unordered(a, b));
-      if (it == underlay_.end() || it->second.first < recent) {
-        underlay_known = false;
-        checks_.push_back({a, b, false});  // same orientation, so the same ECMP path
-      } else if (!it->second.second) {
-        underlay_fine = false;
-      }
-    }
-    if (!common.empty() && underlay_known && underlay_fine) {
-      std::vector<Suspect> suspects;
-      for (int e : common) suspects.push_back({flow_table_of(*topology_, e), 1.0 / static_cast<double>(common.size())});
-      alert(now, std::move(suspects));
-    } else if (underlay_known) {
-      // An overlay failure is the underlay's only if the underlay between the
-      // same ends fails too; otherwise it is left for the RNIC boundary.
-      for (const telemetry::ProbeResult* r : failed_overlay) {
-        auto [a, b] = ends(*r);
-        (underlay_[unordered(a, b)].second ? overlay_only : unexplained).push_back(r);
-      }
-    } else {
-      // Judge again with the checks' answers; results older than two rounds age out.
-      for (const telemetry::ProbeResult& r : results)
-        if (r.sent_ns() >= recent) window_.push_back(r);
-      return;
-    }
+  if (!j.failed_overlay.empty() && !overlay_step(now, j, recent, unexplained, overlay_only)) {
+    requeue(results, recent);  // judged again with the checks' answers
+    return;
   }
   if (unexplained.empty() && overlay_only.empty()) return;
 
   // 2. Underlay, assuming the overlay healthy. The previous windows' verdicts
   // count too: one window may hold a single failed probe and nothing to
   // clear its host links.
-  std::vector<const telemetry::ProbeResult*> accused = unexplained, cleared = healthy;
+  std::vector<const telemetry::ProbeResult*> accused = unexplained, cleared = j.healthy;
   for (std::size_t i = 0; i < earlier; ++i) (history_[i].second ? accused : cleared).push_back(&history_[i].first);
   std::vector<Suspect> links;
   if (!unexplained.empty()) links = rank_underlay_suspects(*topology_, accused, cleared);
@@ -362,8 +383,7 @@ void SkeletonDetector::analyze(sim::Nanos now) {
       // Judge again with the identifying probes' answers, this window's
       // results still in hand (and not twice in the history).
       history_.resize(earlier);
-      for (const telemetry::ProbeResult& r : results)
-        if (r.sent_ns() >= recent) window_.push_back(r);
+      requeue(results, recent);
       return;
     }
     tie_attempts_ = 0;
@@ -372,16 +392,72 @@ void SkeletonDetector::analyze(sim::Nanos now) {
   }
   // 3. Neither layer explains it: the RNIC boundary the failures share most.
   unexplained.insert(unexplained.end(), overlay_only.begin(), overlay_only.end());
+  blame_rnic_boundary(now, unexplained);
+}
+
+// 1. Overlay, assuming the underlay healthy: an alert on the flow tables
+// every failed overlay probe shares, or the failures sorted between the
+// underlay step (`unexplained`) and the RNIC boundary (`overlay_only`).
+// False when the underlay between the failures' ends is not known lately:
+// checks are queued, and the window waits for their answers.
+bool SkeletonDetector::overlay_step(sim::Nanos now, const Judgement& j, sim::Nanos recent,
+                                    std::vector<const telemetry::ProbeResult*>& unexplained,
+                                    std::vector<const telemetry::ProbeResult*>& overlay_only) {
   std::map<int, int> touching;
-  for (const telemetry::ProbeResult* r : unexplained) {
+  for (const telemetry::ProbeResult* r : j.failed_overlay) {
+    auto [a, b] = ends(*r);
+    ++touching[a];
+    ++touching[b];
+  }
+  std::set<int> cleared;  // ends of healthy overlay probes
+  for (const telemetry::ProbeResult* r : j.healthy)
+    if (r->overlay()) {
+      auto [a, b] = ends(*r);
+      cleared.insert(a);
+      cleared.insert(b);
+    }
+  std::vector<int> common;
+  for (const auto& [e, n] : touching)
+    if (n == static_cast<int>(j.failed_overlay.size()) && !cleared.count(e)) common.push_back(e);
+  bool underlay_fine = true, underlay_known = true;
+  for (const telemetry::ProbeResult* r : j.failed_overlay) {
+    auto [a, b] = ends(*r);
+    auto it = underlay_.find(unordered(a, b));
+    if (it == underlay_.end() || it->second.first < recent) {
+      underlay_known = false;
+      checks_.push_back({a, b, false});  // same orientation, so the same ECMP path
+    } else if (!it->second.second) {
+      underlay_fine = false;
+    }
+  }
+  if (!underlay_known) return false;
+  if (!common.empty() && underlay_fine) {
+    std::vector<Suspect> suspects;
+    for (int e : common) suspects.push_back({flow_table_of(*topology_, e), 1.0 / static_cast<double>(common.size())});
+    alert(now, std::move(suspects));
+    return true;
+  }
+  // An overlay failure is the underlay's only if the underlay between the
+  // same ends fails too; otherwise it is left for the RNIC boundary.
+  for (const telemetry::ProbeResult* r : j.failed_overlay) {
+    auto [a, b] = ends(*r);
+    (underlay_[unordered(a, b)].second ? overlay_only : unexplained).push_back(r);
+  }
+  return true;
+}
+
+// 3. The endpoint most of the failures share, its flow table first; scattered
+// failures wait for more evidence.
+void SkeletonDetector::blame_rnic_boundary(sim::Nanos now, const std::vector<const telemetry::ProbeResult*>& failures) {
+  std::map<int, int> touching;
+  for (const telemetry::ProbeResult* r : failures) {
     auto [a, b] = ends(*r);
     ++touching[a];
     ++touching[b];
   }
   auto best = std::max_element(touching.begin(), touching.end(),
                                [](const auto& x, const auto& y) { return x.second < y.second; });
-  // Only an endpoint most of the failures share; scattered failures wait for more evidence.
-  if (unexplained.size() < 2 || 2 * best->second < static_cast<int>(unexplained.size())) return;
+  if (failures.size() < 2 || 2 * best->second < static_cast<int>(failures.size())) return;
   alert(now, {{flow_table_of(*topology_, best->first), 1.0}, {nic_of(*topology_, best->first), 0.5}});
 }
 

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "harness/detectors/detector.hpp"
+#include "harness/detectors/registry.hpp"
 #include "harness/detectors/skeleton_congestion.hpp"
 #include "harness/detectors/skeleton_inference.hpp"
 #include "harness/probe_plan/probe_list.hpp"
@@ -63,6 +64,8 @@ class SkeletonDetector : public Detector {
     // mean over an iteration, filled only while the job's bursts run).
     sim::Nanos congestion_margin = 150;
   };
+  // Its name, summary, parameters and how to make one: its registry entry.
+  static DetectorInfo info();
   static Config config_from(const DetectorParams& params);
 
   SkeletonDetector(Config config, const sim::Topology* topology);
@@ -80,7 +83,23 @@ class SkeletonDetector : public Detector {
   void issue_round(sim::Nanos now);
   void issue_checks();
   void send(PlannedProbe probe);
+  // One window's results, judged: the failed ones (and which of them are
+  // overlay probes), the healthy ones, and the RTTs the congestion step reads.
+  struct Judgement {
+    std::vector<const telemetry::ProbeResult*> failed, healthy, failed_overlay;
+    std::vector<std::pair<const telemetry::ProbeResult*, bool>> judged;  // inflated over the margin?
+  };
   void analyze(sim::Nanos now);
+  std::vector<telemetry::ProbeResult> take_window();
+  void update_layer_medians();
+  Judgement judge(const std::vector<telemetry::ProbeResult>& results);
+  std::size_t remember(sim::Nanos now, const Judgement& j);
+  std::pair<int, int> ends(const telemetry::ProbeResult& r) const;
+  void requeue(const std::vector<telemetry::ProbeResult>& results, sim::Nanos since);
+  bool overlay_step(sim::Nanos now, const Judgement& j, sim::Nanos recent,
+                    std::vector<const telemetry::ProbeResult*>& unexplained,
+                    std::vector<const telemetry::ProbeResult*>& overlay_only);
+  void blame_rnic_boundary(sim::Nanos now, const std::vector<const telemetry::ProbeResult*>& failures);
   bool anomalous(const telemetry::ProbeResult& r);
   void alert(sim::Nanos now, std::vector<Suspect> suspects);
   void check_reachability(int host);

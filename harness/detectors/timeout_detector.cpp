@@ -15,6 +15,31 @@ constexpr std::uint64_t kSequencesKept = 64;
 
 }  // namespace
 
+DetectorInfo TimeoutDetector::info() {
+  using K = DetectorParamKind;
+  DetectorInfo timeout;
+  timeout.name = "timeout";
+  timeout.summary =
+      "status quo: only a collective hanging past the NCCL timeout or a job crash reveals a fault; "
+      "a person then needs manual_diagnosis to name the node";
+  timeout.params = {
+      declare_param("collective_timeout", K::duration, "30m",
+                    "how long a collective may hang before the watchdog fires", 0.0),
+      declare_param("manual_diagnosis", K::duration, "3h", "time a person needs after the timeout to find the node",
+                    0.0),
+      declare_param("page_on_timeout", K::text, "true",
+                    "raise an alert without suspects when the timeout fires, before the diagnosis names one",
+                    std::nullopt, std::nullopt, {"true", "false"}),
+      declare_param("suspect", K::text, "auto",
+                    "what the diagnosis names: the hung GPU, its host, or auto (a host when several of its GPUs hung)",
+                    std::nullopt, std::nullopt, {"auto", "gpu", "host"}),
+  };
+  timeout.make = [](const DetectorContext& ctx) -> std::unique_ptr<Detector> {
+    return std::make_unique<TimeoutDetector>(TimeoutDetector::config_from(ctx.params));
+  };
+  return timeout;
+}
+
 TimeoutConfig TimeoutDetector::config_from(const DetectorParams& params) {
   TimeoutConfig c;
   c.collective_timeout = params.duration("collective_timeout");

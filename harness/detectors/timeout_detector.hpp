@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "harness/detectors/detector.hpp"
+#include "harness/detectors/registry.hpp"
 
 namespace gauntlet::harness {
 
@@ -38,6 +39,8 @@ class TimeoutDetector : public Detector {
  public:
   static constexpr const char* kName = "timeout";
   explicit TimeoutDetector(TimeoutConfig config) : config_(config) {}
+  // Its name, summary, parameters and how to make one: its registry entry.
+  static DetectorInfo info();
   static TimeoutConfig config_from(const DetectorParams& params);
 
   void observe(const telemetry::Batch& batch) override;
