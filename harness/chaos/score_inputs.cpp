@@ -16,6 +16,7 @@
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/loader.hpp"
 #include "harness/scoring/records.hpp"
+#include "injectors/faults/fault_catalog.hpp"
 #include "sim/component_id.hpp"
 #include "sim/topology.hpp"
 
@@ -101,7 +102,11 @@ ScoreInputs read_score_inputs(const ScoreInputOptions& options) {
   FaultRecords truth;
   {
     std::istringstream in(read_regular_file(options.truth_path));
-    truth = read_fault_records(in, options.truth_path);
+    const injectors::FaultCatalog catalog = injectors::builtin_fault_catalog();
+    truth = read_fault_records(in, options.truth_path, [&catalog](std::string_view type) {
+      const injectors::FaultDescriptor* d = catalog.find(type);
+      return d && d->spec.benign;
+    });
   }
   if (truth.faults.empty()) throw InputError(options.truth_path, 1, 1, "no faults in the ground truth");
   inputs.faults = std::move(truth.faults);

@@ -8,6 +8,7 @@
 #include "harness/report/json_file.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scoring/records.hpp"
+#include "injectors/faults/fault_catalog.hpp"
 #include "harness/scoring/summary.hpp"
 
 namespace gauntlet::harness {
@@ -142,7 +143,11 @@ RunView read_run_folder(const fs::path& dir) {
 
   {
     std::ifstream in = open_or_fail(dir / "faults.jsonl");
-    view.faults = read_faults_jsonl(in, (dir / "faults.jsonl").string());
+    const injectors::FaultCatalog catalog = injectors::builtin_fault_catalog();
+    view.faults = read_faults_jsonl(in, (dir / "faults.jsonl").string(), [&catalog](std::string_view type) {
+      const injectors::FaultDescriptor* d = catalog.find(type);
+      return d && d->spec.benign;
+    });
   }
   if (auto it = summary.find("faults"); it != summary.end() && it->is_array())
     for (const json& flags : *it)

@@ -99,7 +99,7 @@ void write_alert_line(std::ostream& out, const Alert& alert) {
   out << j.dump() << '\n';
 }
 
-FaultRecords read_fault_records(std::istream& in, const std::string& file_name) {
+FaultRecords read_fault_records(std::istream& in, const std::string& file_name, const BenignByType& benign_type) {
   FaultRecords records;
   std::map<std::string, int> id_lines;
   std::optional<int> t0_line;
@@ -125,8 +125,8 @@ FaultRecords read_fault_records(std::istream& in, const std::string& file_name) 
         line.fail("jobs", "'jobs' must be a list of job names");
       f.jobs = jobs->get<std::vector<std::string>>();
     }
-    // A reconfigure is benign by definition; other types only when the file says so.
-    f.benign = line.flag(j, "benign", f.type == "reconfigure");
+    // A benign type (a reconfigure) is benign by definition; others only when the file says so.
+    f.benign = line.flag(j, "benign", benign_type(f.type));
     if (auto t = j.find("t0_unix_s"); t != j.end() && !t->is_null()) {
       const double t0 = line.number(j, "t0_unix_s");
       if (records.t0_unix_s && *records.t0_unix_s != t0)
@@ -141,8 +141,9 @@ FaultRecords read_fault_records(std::istream& in, const std::string& file_name) 
   return records;
 }
 
-std::vector<FaultEpisode> read_faults_jsonl(std::istream& in, const std::string& file_name) {
-  return read_fault_records(in, file_name).faults;
+std::vector<FaultEpisode> read_faults_jsonl(std::istream& in, const std::string& file_name,
+                                            const BenignByType& benign_type) {
+  return read_fault_records(in, file_name, benign_type).faults;
 }
 
 AlertRecords read_alert_records(std::istream& in, const std::string& file_name) {

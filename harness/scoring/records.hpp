@@ -4,10 +4,12 @@
 //                 (end_s null when open-ended; a chaos run adds "t0_unix_s", the
 //                 Unix time its times count from)
 //   alerts.jsonl  {"time_s","detector","kind","suspects":[{"id","score"}]}
+#include <functional>
 #include <istream>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/detectors/alert.hpp"
@@ -27,11 +29,16 @@ struct AlertRecords {
   std::vector<int> lines;  // each alert's line in the file
 };
 
+// Whether a fault type is benign by definition (its descriptor in the
+// fault catalog says so): a line of that type is benign unless it says not.
+using BenignByType = std::function<bool(std::string_view type)>;
+
 // Read whole files; malformed lines, repeated keys, repeated fault ids and
 // suspects that are not component ids throw InputError naming file:line:col.
-FaultRecords read_fault_records(std::istream& in, const std::string& file_name);
+FaultRecords read_fault_records(std::istream& in, const std::string& file_name, const BenignByType& benign_type);
 AlertRecords read_alert_records(std::istream& in, const std::string& file_name);
-std::vector<FaultEpisode> read_faults_jsonl(std::istream& in, const std::string& file_name);
+std::vector<FaultEpisode> read_faults_jsonl(std::istream& in, const std::string& file_name,
+                                            const BenignByType& benign_type);
 std::vector<Alert> read_alerts_jsonl(std::istream& in, const std::string& file_name);
 
 }  // namespace gauntlet::harness

@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <string_view>
 
 #include "harness/scenario/input_error.hpp"
 
 namespace gauntlet::harness {
 namespace {
+
+// As the built-in catalog's descriptors say: a reconfigure is benign by definition.
+bool benign_type(std::string_view type) { return type == "reconfigure"; }
 
 TEST(Records, FaultsRoundTrip) {
   FaultEpisode a;
@@ -28,7 +32,7 @@ TEST(Records, FaultsRoundTrip) {
   EXPECT_NE(io.str().find(R"("id":"f1","type":"link_loss","target":"leaf3~spine1","start_s":300.0,"end_s":900.25)"),
             std::string::npos)
       << io.str();
-  auto back = read_faults_jsonl(io, "faults.jsonl");
+  auto back = read_faults_jsonl(io, "faults.jsonl", benign_type);
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[0].id, "f1");
   EXPECT_EQ(back[0].target, "leaf3~spine1");
@@ -66,11 +70,18 @@ TEST(Records, ReadsHandWrittenLinesWithBlankLinesAndDefaults) {
       "{\"id\": \"f1\", \"type\": \"reconfigure\", \"target\": \"\", \"start_s\": 5}\n"
       "\n"
       "{\"id\": \"f2\", \"type\": \"gpu_fail\", \"target\": \"h1.gpu0\", \"start_s\": 7, \"extra\": 1}\r\n");
-  auto f = read_faults_jsonl(in, "t");
+  auto f = read_faults_jsonl(in, "t", benign_type);
   ASSERT_EQ(f.size(), 2u);
   EXPECT_TRUE(f[0].benign);  // a reconfigure is benign even when the file does not say so
   EXPECT_FALSE(f[1].benign);
   EXPECT_FALSE(f[1].end_s);
+}
+
+TEST(Records, ABenignTypeIsTheCatalogsCallNotTheReaders) {
+  const std::string text = "{\"id\": \"f1\", \"type\": \"gpu_fail\", \"target\": \"h1.gpu0\", \"start_s\": 7}\n";
+  std::istringstream plain(text), benign(text);
+  EXPECT_FALSE(read_faults_jsonl(plain, "t", benign_type).at(0).benign);
+  EXPECT_TRUE(read_faults_jsonl(benign, "t", [](std::string_view type) { return type == "gpu_fail"; }).at(0).benign);
 }
 
 InputError read_error(const std::string& text, bool alerts) {
@@ -79,7 +90,7 @@ InputError read_error(const std::string& text, bool alerts) {
     if (alerts)
       read_alerts_jsonl(in, "a.jsonl");
     else
-      read_faults_jsonl(in, "f.jsonl");
+      read_faults_jsonl(in, "f.jsonl", benign_type);
   } catch (const InputError& e) {
     return e;
   }
@@ -145,7 +156,7 @@ TEST(Records, ChaosTruthCarriesItsWallClockStart) {
       R"({"id": "f1", "type": "link_loss", "target": "h12.nic3", "start_s": 2.5, "end_s": 62.5, "t0_unix_s": 1700000000})"
       "\n"
       R"({"id": "f2", "type": "gpu_throttle", "target": "h12.gpu7", "start_s": 300, "end_s": 330, "t0_unix_s": 1700000000})");
-  const FaultRecords records = read_fault_records(in, "faults.jsonl");
+  const FaultRecords records = read_fault_records(in, "faults.jsonl", benign_type);
   ASSERT_TRUE(records.t0_unix_s);
   EXPECT_DOUBLE_EQ(*records.t0_unix_s, 1700000000);
   EXPECT_DOUBLE_EQ(records.faults[0].start_s, 2.5);

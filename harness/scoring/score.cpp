@@ -72,6 +72,35 @@ double localization_credit(const std::vector<Suspect>& suspects, const std::stri
   return static_cast<double>(inside) / tied;
 }
 
+namespace {
+
+// A fault's outcome from the alerts matched to it, in time order.
+FaultOutcome fault_outcome(const FaultEpisode& f, const std::vector<const Alert*>& matched) {
+  FaultOutcome o;
+  o.id = f.id;
+  o.scored = !f.benign;
+  o.latent = o.scored && !f.affected_job;
+  o.alerts = static_cast<int>(matched.size());
+  o.detected = !matched.empty();
+  if (o.detected) o.detection_latency_s = matched.front()->time_s - f.start_s;
+  // Judged on the first alert that names anyone: later guesses do not
+  // rescue a wrong first localization.
+  for (const Alert* a : matched) {
+    if (a->suspects.empty()) continue;
+    o.top1 = localization_credit(a->suspects, f.target, 1);
+    o.top3 = localization_credit(a->suspects, f.target, 3);
+    break;
+  }
+  for (const Alert* a : matched)
+    if (localization_credit(a->suspects, f.target, 1) == 1.0) {
+      o.time_to_localize_s = a->time_s - f.start_s;
+      break;
+    }
+  return o;
+}
+
+}  // namespace
+
 DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std::vector<Alert>& alerts,
                              const ScoringOptions& options) {
   DetectorScore score;
@@ -127,31 +156,7 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
     }
   }
 
-  for (std::size_t fi = 0; fi < faults.size(); ++fi) {
-    const FaultEpisode& f = faults[fi];
-    FaultOutcome o;
-    o.id = f.id;
-    o.scored = !f.benign;
-    o.latent = o.scored && !f.affected_job;
-    o.alerts = static_cast<int>(matched[fi].size());
-    o.detected = !matched[fi].empty();
-    if (o.detected) o.detection_latency_s = matched[fi].front()->time_s - f.start_s;
-    // Judged on the first alert that names anyone: later guesses do not
-    // rescue a wrong first localization.
-    for (const Alert* a : matched[fi]) {
-      if (a->suspects.empty()) continue;
-      o.top1 = localization_credit(a->suspects, f.target, 1);
-      o.top3 = localization_credit(a->suspects, f.target, 3);
-      break;
-    }
-    for (const Alert* a : matched[fi])
-      if (localization_credit(a->suspects, f.target, 1) == 1.0) {
-        o.time_to_localize_s = a->time_s - f.start_s;
-        break;
-      }
-    score.faults.push_back(std::move(o));
-  }
-
+  for (std::size_t fi = 0; fi < faults.size(); ++fi) score.faults.push_back(fault_outcome(faults[fi], matched[fi]));
   std::vector<const FaultOutcome*> all, impactful, latent;
   for (const FaultOutcome& o : score.faults) {
     if (!o.scored) continue;
