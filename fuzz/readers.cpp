@@ -16,6 +16,7 @@
 #include "harness/scoring/records.hpp"
 #include "harness/suite/suite_spec.hpp"
 #include "harness/sweep/sweep_spec.hpp"
+#include "injectors/faults/fault_catalog.hpp"
 #include "injectors/real/journal.hpp"
 #include "sim/component_id.hpp"
 #include "sim/network_calibration.hpp"
@@ -104,7 +105,11 @@ void read_network_calibration(std::string_view bytes) {
 void read_score_records(std::string_view bytes) {
   try {
     std::istringstream in{std::string(bytes)};
-    harness::read_faults_jsonl(in, "faults.jsonl");
+    const injectors::FaultCatalog catalog = injectors::builtin_fault_catalog();
+    harness::read_faults_jsonl(in, "faults.jsonl", [&catalog](std::string_view type) {
+      const injectors::FaultDescriptor* d = catalog.find(type);
+      return d && d->spec.benign;
+    });
   } catch (const InputError&) {
   }
   try {
