@@ -3,6 +3,7 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "harness/detectors/external_detector.hpp"
 #include "sim/component_id.hpp"
@@ -92,17 +93,25 @@ std::string reply_problem(const protocol::DetectorReply& reply,
   if (reply.probes_size() > kMaxProbesPerReply)
     return std::to_string(reply.probes_size()) + " probe requests in one reply (limit " +
            std::to_string(kMaxProbesPerReply) + ")";
+  int suspects = 0;
   for (const auto& a : reply.alerts()) {
     if (!valid_kind(a.kind()))
       return "alert kind '" + a.kind() + "' is not one of fail_stop, fail_slow, network, monitor";
     if (a.suspects_size() > kMaxSuspectsPerAlert)
       return "an alert with " + std::to_string(a.suspects_size()) + " suspects (limit " +
              std::to_string(kMaxSuspectsPerAlert) + ")";
+    suspects += a.suspects_size();
     for (const auto& s : a.suspects()) {
       if (!sim::ComponentId::parse(s.id())) return "alert suspect '" + s.id() + "' is not a component id";
       if (!cluster_has(s.id())) return "alert suspect '" + s.id() + "' is not in the cluster";
+      if (!std::isfinite(s.score()))
+        return "alert suspect '" + s.id() + "' has score " + (std::isnan(s.score()) ? "NaN" : "infinity") +
+               " (scores are finite numbers)";
     }
   }
+  if (suspects > kMaxSuspectsPerReply)
+    return std::to_string(suspects) + " suspects over the alerts of one reply (limit " +
+           std::to_string(kMaxSuspectsPerReply) + ")";
   for (const auto& p : reply.probes()) {
     const auto src = sim::ComponentId::parse(p.src()), dst = sim::ComponentId::parse(p.dst());
     if (!src || !dst || src->kind != sim::ComponentKind::nic || dst->kind != sim::ComponentKind::nic)
@@ -112,6 +121,12 @@ std::string reply_problem(const protocol::DetectorReply& reply,
   }
   for (const auto& p : reply.profiling())
     if (p.duration_ns() < 0) return "profiling request with a negative duration";
+  if (reply.benchmarks_size() > kMaxBenchmarksPerReply)
+    return std::to_string(reply.benchmarks_size()) + " benchmark requests in one reply (limit " +
+           std::to_string(kMaxBenchmarksPerReply) + ")";
+  for (const auto& b : reply.benchmarks())
+    if (b.kind() != "gemm" && b.kind() != "allreduce")
+      return "benchmark kind '" + b.kind() + "' is not one of gemm, allreduce";
   return "";
 }
 

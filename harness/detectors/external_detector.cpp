@@ -1,5 +1,6 @@
 #include "harness/detectors/external_detector.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -95,8 +96,11 @@ std::optional<ExternalConfig> parse_external_config(const std::map<std::string, 
     }
     std::string why;
     auto ns = sim::parse_duration(value, &why);
-    if (!ns || *ns <= 0) {
-      *error = "exec: detector parameter 'reply_timeout': " + (ns ? "must be positive" : why);
+    if (!ns || *ns <= 0 || *ns > kMaxReplyTimeout) {
+      *error = "exec: detector parameter 'reply_timeout': " +
+               (!ns        ? why
+                : *ns <= 0 ? "must be positive"
+                           : "at most " + sim::format_duration(kMaxReplyTimeout));
       return std::nullopt;
     }
     config.reply_timeout = *ns;
@@ -173,6 +177,18 @@ std::string ExternalDetector::check(const std::string& payload, protocol::Detect
   return reply_problem(*reply, [this](const std::string& id) { return known_component(id); });
 }
 
+std::string ExternalDetector::queue_probes(const protocol::DetectorReply& reply, sim::Nanos now) {
+  for (const auto& p : reply.probes()) {
+    sim::Nanos& end = probe_queue_end_[p.src()];
+    end = std::max(end, now) + kProbeTrainTime;
+    if (end - now > kMaxProbeBacklog)
+      return "probe requests on " + p.src() + " queue " + sim::format_duration(end - now) + " of probes (limit " +
+             sim::format_duration(kMaxProbeBacklog) + "): they come faster than one RNIC runs them (one at a time, " +
+             sim::format_duration(kProbeTrainTime) + " each)";
+  }
+  return "";
+}
+
 void ExternalDetector::apply(const protocol::DetectorReply& reply, sim::Nanos now) {
   for (const auto& a : reply.alerts()) {
     Alert alert;
@@ -195,6 +211,8 @@ void ExternalDetector::observe(const telemetry::Batch& batch) {
   const std::string where =
       "reply " + std::to_string(replies_) + " (batch until " + sim::format_duration(batch.until_ns()) + "): ";
   std::string why;
+  if (process_->has_unread_output())
+    return fail(where + "wrote more than one reply to the batch before (exactly one reply per batch)");
   if (!started_) {
     started_ = true;
     if (!process_->write_frame(start_message(), deadline, &why)) return fail("at start: " + why);
@@ -203,7 +221,8 @@ void ExternalDetector::observe(const telemetry::Batch& batch) {
   auto payload = process_->read_frame(deadline, kMaxReplyBytes, &why);
   if (!payload) return fail(where + why);
   protocol::DetectorReply reply;
-  const std::string problem = check(*payload, &reply);
+  std::string problem = check(*payload, &reply);
+  if (problem.empty()) problem = queue_probes(reply, batch.until_ns());
   if (!problem.empty()) return fail(where + problem);
   apply(reply, batch.until_ns());
 }

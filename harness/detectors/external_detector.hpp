@@ -38,7 +38,22 @@ struct ExternalConfig {
 // Limits on one reply; past them the detector is failed, not trimmed.
 inline constexpr int kMaxAlertsPerReply = 100;
 inline constexpr int kMaxSuspectsPerAlert = 64;
-inline constexpr int kMaxProbesPerReply = 100'000;
+// Over all alerts of a reply: a detector naming every suspect it may in every
+// batch would otherwise keep millions of them by the run's end.
+inline constexpr int kMaxSuspectsPerReply = 256;
+// Each RNIC runs one probe every 2 s, so a batch's worth of requests past a
+// few per RNIC only builds a queue that outlives the run.
+inline constexpr int kMaxProbesPerReply = 1'000;
+inline constexpr int kMaxBenchmarksPerReply = 64;
+// Each RNIC runs one probe at a time and publishes its result 2 s after it
+// starts (docs/protocol.md), so requests for one source RNIC queue behind
+// each other. A detector whose requests would queue more than this much
+// probe time on one RNIC asks faster than probes run: the queue would only
+// grow, so it is failed instead.
+inline constexpr sim::Nanos kProbeTrainTime = 2 * sim::kSecond;
+inline constexpr sim::Nanos kMaxProbeBacklog = 10 * sim::kMinute;
+// The longest wall time a detector may take over one batch.
+inline constexpr sim::Nanos kMaxReplyTimeout = sim::kHour;
 
 // What the runner tells an external detector before the first batch.
 struct ExternalRunInfo {
@@ -87,6 +102,9 @@ class ExternalDetector : public Detector {
   std::string check(const std::string& payload, protocol::DetectorReply* reply) const;
   bool known_component(const std::string& id) const;
   void apply(const protocol::DetectorReply& reply, sim::Nanos now);
+  // Queues the reply's probes behind those asked before; the problem when a
+  // source RNIC's queue grows past kMaxProbeBacklog, else empty.
+  std::string queue_probes(const protocol::DetectorReply& reply, sim::Nanos now);
 
   std::string name_;
   ExternalConfig config_;
@@ -94,6 +112,7 @@ class ExternalDetector : public Detector {
   std::unique_ptr<DetectorProcess> process_;
   bool started_ = false;  // DetectorStart written
   long long replies_ = 0;
+  std::map<std::string, sim::Nanos> probe_queue_end_;  // per source RNIC: when its last queued probe ends
   std::string failure_;
 };
 

@@ -12,6 +12,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <thread>
 #include <utility>
 
@@ -22,15 +27,80 @@ extern char** environ;
 namespace gauntlet::harness {
 namespace {
 
+// A wait longer than poll() takes is cut to a minute; the caller polls again.
 int poll_ms(sim::Nanos deadline_ns) {
   const sim::Nanos left = deadline_ns - wall_clock_now();
-  return left <= 0 ? 0 : static_cast<int>((left + 999'999) / 1'000'000);
+  return left <= 0 ? 0 : static_cast<int>(std::min<sim::Nanos>((left + 999'999) / 1'000'000, 60'000));
 }
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 void close_fd(int& fd) {
   if (fd >= 0) ::close(std::exchange(fd, -1));
+}
+
+// The parent of every process, from /proc/PID/stat ("PID (COMM) STATE PPID ...";
+// COMM may hold spaces and parentheses, so the last ')' ends it).
+std::map<pid_t, std::vector<pid_t>> children_by_parent() {
+  std::map<pid_t, std::vector<pid_t>> children;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const std::size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    std::string state;
+    long parent = 0;
+    if (rest >> state >> parent) children[static_cast<pid_t>(parent)].push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return children;
+}
+
+// Every process below `root`, wherever its process group or session is.
+std::vector<pid_t> descendants(pid_t root) {
+  const std::map<pid_t, std::vector<pid_t>> children = children_by_parent();
+  std::vector<pid_t> found;
+  std::vector<pid_t> frontier = {root};
+  while (!frontier.empty()) {
+    const pid_t parent = frontier.back();
+    frontier.pop_back();
+    const auto it = children.find(parent);
+    if (it == children.end()) continue;
+    for (pid_t child : it->second) {
+      found.push_back(child);
+      frontier.push_back(child);
+    }
+  }
+  return found;
+}
+
+// Stops every process below `root` (stopped first, so none forks while the
+// tree is read again) and returns them, to be killed with their groups.
+std::vector<pid_t> freeze_descendants(pid_t root) {
+  std::set<pid_t> frozen;
+  for (int round = 0; round < 8; ++round) {
+    bool grew = false;
+    for (pid_t p : descendants(root))
+      if (frozen.insert(p).second) {
+        ::kill(p, SIGSTOP);
+        grew = true;
+      }
+    if (!grew) break;
+  }
+  return {frozen.begin(), frozen.end()};
+}
+
+void kill_with_groups(const std::vector<pid_t>& processes) {
+  const pid_t own_group = ::getpgrp();
+  for (pid_t p : processes) {
+    const pid_t group = ::getpgid(p);
+    if (group > 0 && group != own_group) ::kill(-group, SIGKILL);
+    ::kill(p, SIGKILL);
+  }
 }
 
 }  // namespace
@@ -86,6 +156,16 @@ DetectorProcess::DetectorProcess(std::vector<std::string> argv_words, sim::Nanos
 DetectorProcess::~DetectorProcess() { stop(false); }
 
 void DetectorProcess::stop(bool patient) {
+  // What it started, found while it still lives: a helper that called
+  // setsid() has left its process group and would outlive a kill of that
+  // group, and once the detector exits it is no longer below it.
+  std::vector<pid_t> started;
+  if (pid_ > 0 && !wait_status_) {
+    ::kill(-pid_, SIGSTOP);
+    started = freeze_descendants(pid_);
+    ::kill(-pid_, SIGCONT);
+    for (pid_t p : started) ::kill(p, SIGCONT);
+  }
   close_fd(to_child_);  // EOF: a well-behaved detector exits
   if (pid_ > 0 && !wait_status_) {
     int status = 0;
@@ -103,6 +183,7 @@ void DetectorProcess::stop(bool patient) {
   }
   // Whatever it left running (a helper, a shell's background job) goes too.
   if (pid_ > 0) ::kill(-pid_, SIGKILL);
+  kill_with_groups(started);
   drain_stderr();
   close_fd(from_child_);
   close_fd(child_stderr_);
@@ -164,7 +245,7 @@ bool DetectorProcess::write_frame(const std::string& message, sim::Nanos deadlin
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) {
       pollfd p[2] = {{to_child_, POLLOUT, 0}, {child_stderr_, POLLIN, 0}};
-      if (::poll(p, child_stderr_ >= 0 ? 2 : 1, poll_ms(deadline_ns)) == 0) {
+      if (::poll(p, child_stderr_ >= 0 ? 2 : 1, poll_ms(deadline_ns)) == 0 && wall_clock_now() >= deadline_ns) {
         *why = "did not read its input within " + timeout_text_;
         return false;
       }
@@ -183,6 +264,7 @@ bool DetectorProcess::read_more(sim::Nanos deadline_ns, std::string* why) {
     pollfd p[2] = {{from_child_, POLLIN, 0}, {child_stderr_, POLLIN, 0}};
     const int ready = ::poll(p, child_stderr_ >= 0 ? 2 : 1, poll_ms(deadline_ns));
     if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0 && wall_clock_now() < deadline_ns) continue;  // poll_ms cut the wait short
     if (ready == 0) {
       *why = "no reply within " + timeout_text_;
       return false;
@@ -203,6 +285,18 @@ bool DetectorProcess::read_more(sim::Nanos deadline_ns, std::string* why) {
       return false;
     }
   }
+}
+
+bool DetectorProcess::has_unread_output() {
+  if (!buffered_.empty()) return true;
+  if (from_child_ < 0) return false;
+  pollfd p = {from_child_, POLLIN, 0};
+  if (::poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN)) return false;
+  char byte = 0;
+  const ssize_t n = ::read(from_child_, &byte, 1);
+  if (n <= 0) return false;
+  buffered_.push_back(byte);
+  return true;
 }
 
 std::string DetectorProcess::describe_stray_bytes() const {

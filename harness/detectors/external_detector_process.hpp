@@ -21,7 +21,8 @@ class DetectorProcess {
   static constexpr std::size_t kStderrTailKept = 2048;
 
   // Starts argv[0] (searched on PATH) in a process group of its own, so
-  // that whatever it starts is stopped with it. start_error() says why not.
+  // that whatever it starts is stopped with it, even what left the group
+  // (setsid) while the detector lived. start_error() says why not.
   // reply_timeout only words the messages; each call takes its deadline.
   DetectorProcess(std::vector<std::string> argv, sim::Nanos reply_timeout);
   ~DetectorProcess();
@@ -34,6 +35,10 @@ class DetectorProcess {
   // wall-clock deadline, ends, or writes what is not a frame.
   bool write_frame(const std::string& message, sim::Nanos deadline_ns, std::string* why);
   std::optional<std::string> read_frame(sim::Nanos deadline_ns, std::size_t max_bytes, std::string* why);
+
+  // Whether it wrote bytes past the last frame read (at once, no waiting):
+  // a reply nobody asked for.
+  bool has_unread_output();
 
   // Closes its stdin and waits (up to a second when `patient`) for it to
   // exit, then kills its whole process group.
