@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <queue>
+#include <set>
 
 namespace gauntlet::harness {
 namespace {
@@ -123,9 +125,22 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
   std::stable_sort(by_time.begin(), by_time.end(),
                    [&](std::size_t a, std::size_t b) { return alerts[a].time_s < alerts[b].time_s; });
 
+  // The faults open at the current alert's time, by their rank in by_start:
+  // alerts come in time order, so a fault joins once its start has passed
+  // and leaves for good once its window has closed. Each alert then looks at
+  // the faults open at its time only, not at every fault.
+  std::set<std::size_t> open;
+  std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>
+      closing;  // (close time, rank)
+  std::size_t next_start = 0;
   std::vector<std::vector<const Alert*>> matched(faults.size());
   for (std::size_t ai : by_time) {
     const Alert& a = alerts[ai];
+    for (; next_start < by_start.size() && faults[by_start[next_start]].start_s <= a.time_s; ++next_start) {
+      open.insert(next_start);
+      closing.emplace(closes(faults[by_start[next_start]]), next_start);
+    }
+    for (; !closing.empty() && closing.top().first < a.time_s; closing.pop()) open.erase(closing.top().second);
     if (options.known_component && !a.suspects.empty() &&
         std::none_of(a.suspects.begin(), a.suspects.end(),
                      [&](const Suspect& s) { return options.known_component(s.id); })) {
@@ -134,9 +149,9 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
     }
     std::optional<std::size_t> named, any;
     bool in_benign = false, names_benign = false;
-    for (std::size_t fi : by_start) {
+    for (std::size_t rank : open) {
+      const std::size_t fi = by_start[rank];
       const FaultEpisode& f = faults[fi];
-      if (a.time_s < f.start_s || a.time_s > closes(f)) continue;
       if (f.benign) {
         in_benign = true;
         names_benign = names_benign || names(a, f.target);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "harness/report/gnuplot.hpp"
 #include "harness/report/html.hpp"
@@ -255,13 +257,18 @@ std::string compare_suites(const SuiteResult& a, const std::string& a_name, cons
     if (it == by_index.end() || ra.type == "healthy" || ra.fault_class == kUnaffected) continue;
     if (it->second->seed != ra.seed)
       throw InputError(b_name, 0, 0, "episode " + std::to_string(ra.index) + " has another seed than in " + a_name);
-    for (const DetectorEpisode& da : ra.detectors)
-      for (const DetectorEpisode& db : it->second->detectors) {
-        if (db.name != da.name) continue;
-        if (!pairs.count(da.name)) order.push_back(da.name);
-        Pair& p = pairs[da.name];
-        (da.detected ? (db.detected ? p.both : p.only_a) : (db.detected ? p.only_b : p.neither)) += 1;
-      }
+    // B's detectors by name (the first of a name, as a scan would find it):
+    // one lookup each instead of a scan of B's list per detector of A.
+    std::unordered_map<std::string_view, const DetectorEpisode*> in_b;
+    for (const DetectorEpisode& db : it->second->detectors) in_b.emplace(db.name, &db);
+    for (const DetectorEpisode& da : ra.detectors) {
+      const auto found = in_b.find(da.name);
+      if (found == in_b.end()) continue;
+      const DetectorEpisode& db = *found->second;
+      if (!pairs.count(da.name)) order.push_back(da.name);
+      Pair& p = pairs[da.name];
+      (da.detected ? (db.detected ? p.both : p.only_a) : (db.detected ? p.only_b : p.neither)) += 1;
+    }
   }
   std::string out = "paired by episode, McNemar exact test on detections (A = " + a_name + ", B = " + b_name + ")\n";
   out += "detector      episodes  both  only_A  only_B  neither  p-value  verdict\n";
