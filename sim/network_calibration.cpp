@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sim/input_error.hpp"
+#include "sim/json_input.hpp"
 #include "sim/text_position.hpp"
 
 namespace gauntlet::sim {
@@ -50,40 +51,81 @@ std::vector<double> unique_sorted(std::vector<double> v) {
 
 class Reader {
  public:
-  explicit Reader(const std::string& file) : file_(file) {}
+  Reader(const std::string& file, std::string_view text) : file_(file), text_(text) {}
+  // At the value the path names (or the nearest one the text has).
   [[noreturn]] void fail(const std::string& path, const std::string& message) const {
-    throw InputError(file_, 0, 0, path + ": " + message);
+    const auto [line, column] = text_position(text_, json_path_offset(text_, path));
+    throw InputError(file_, line, column, path + ": " + message);
   }
-  const nlohmann::json& at(const nlohmann::json& object, const std::string& path, const char* key) const {
+  const nlohmann::ordered_json& at(const nlohmann::ordered_json& object, const std::string& path,
+                                   const char* key) const {
     if (!object.is_object()) fail(path, "expected an object");
     auto it = object.find(key);
     if (it == object.end()) fail(path, std::string("missing '") + key + "'");
     return *it;
   }
-  double number(const nlohmann::json& object, const std::string& path, const char* key, double min, double max) const {
-    const nlohmann::json& v = at(object, path, key);
+  double number(const nlohmann::ordered_json& object, const std::string& path, const char* key, double min,
+                double max) const {
+    const nlohmann::ordered_json& v = at(object, path, key);
     if (!v.is_number()) fail(path + "." + key, "expected a number");
     const double x = v.get<double>();
     if (!(x >= min && x <= max))
       fail(path + "." + key, "must be in [" + sim::number(min) + ", " + sim::number(max) + "]");
     return x;
   }
-  std::string text(const nlohmann::json& object, const std::string& path, const char* key) const {
-    const nlohmann::json& v = at(object, path, key);
+  std::string text(const nlohmann::ordered_json& object, const std::string& path, const char* key) const {
+    const nlohmann::ordered_json& v = at(object, path, key);
     if (!v.is_string()) fail(path + "." + key, "expected a string");
     return v.get<std::string>();
   }
-  const nlohmann::json& array(const nlohmann::json& object, const std::string& path, const char* key) const {
-    const nlohmann::json& v = at(object, path, key);
+  const nlohmann::ordered_json& array(const nlohmann::ordered_json& object, const std::string& path,
+                                      const char* key) const {
+    const nlohmann::ordered_json& v = at(object, path, key);
     if (!v.is_array() || v.empty()) fail(path + "." + key, "expected a non-empty array");
     return v;
   }
 
  private:
   std::string file_;
+  std::string_view text_;
 };
 
 constexpr double kHuge = 1e18;
+
+// load.profiles: each ECN setting's points, every profile at the same
+// offered loads.
+std::vector<EcnProfile> read_profiles(const Reader& read, const nlohmann::ordered_json& profiles) {
+  std::vector<EcnProfile> ecn;
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    const std::string path = "load.profiles[" + std::to_string(i) + "]";
+    EcnProfile profile{read.number(profiles[i], path, "kmin_bytes", 0, kHuge),
+                       read.number(profiles[i], path, "kmax_bytes", 0, kHuge),
+                       read.number(profiles[i], path, "pmax", 0, 1),
+                       {}};
+    const nlohmann::ordered_json& points = read.array(profiles[i], path, "points");
+    for (std::size_t j = 0; j < points.size(); ++j) {
+      const std::string at = path + ".points[" + std::to_string(j) + "]";
+      profile.points.push_back({read.number(points[j], at, "offered_load", std::numeric_limits<double>::min(), 1e3),
+                                read.number(points[j], at, "queueing_delay_ns", 0, kHuge),
+                                read.number(points[j], at, "ecn_marked_per_packet", 0, 1),
+                                read.number(points[j], at, "cnp_per_second", 0, kHuge)});
+      if (j > 0 && profile.points[j].offered_load <= profile.points[j - 1].offered_load)
+        read.fail(at + ".offered_load", "offered loads must ascend");
+    }
+    // Every profile is measured at the same offered loads (summaries and
+    // comparisons line them up).
+    if (!ecn.empty() && profile.points.size() != ecn.front().points.size())
+      read.fail(path + ".points", "has " + std::to_string(profile.points.size()) + " points, load.profiles[0] has " +
+                                      std::to_string(ecn.front().points.size()) +
+                                      ": every profile takes the same offered loads");
+    for (std::size_t j = 0; !ecn.empty() && j < profile.points.size(); ++j)
+      if (profile.points[j].offered_load != ecn.front().points[j].offered_load)
+        read.fail(path + ".points[" + std::to_string(j) + "].offered_load",
+                  "differs from load.profiles[0]'s: every profile takes the same offered loads");
+    ecn.push_back(std::move(profile));
+  }
+  return ecn;
+}
 
 }  // namespace
 
@@ -181,34 +223,28 @@ std::string to_json(const NetworkCalibration& t) {
 }
 
 NetworkCalibration parse_network_calibration(std::string_view text, const std::string& file_name) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const auto [line, column] = text_position(text, e.byte > 0 ? e.byte - 1 : 0);
-    throw InputError(file_name, line, column, "malformed JSON in a network calibration table");
-  }
-  const Reader read(file_name);
+  const nlohmann::ordered_json doc = parse_json_input(std::string(text), file_name);
+  const Reader read(file_name, text);
   if (read.text(doc, "table", "format") != "gauntlet network calibration 1")
     read.fail("format", "expected \"gauntlet network calibration 1\"");
   NetworkCalibration t;
-  const nlohmann::json& provenance = read.at(doc, "table", "provenance");
+  const nlohmann::ordered_json& provenance = read.at(doc, "table", "provenance");
   t.command = read.text(provenance, "provenance", "command");
   t.ns3 = read.text(provenance, "provenance", "ns3");
   t.seed = static_cast<std::uint64_t>(read.number(provenance, "provenance", "seed", 0, 1.8e19));
-  if (const nlohmann::json& quick = read.at(provenance, "provenance", "quick"); quick.is_boolean())
+  if (const nlohmann::ordered_json& quick = read.at(provenance, "provenance", "quick"); quick.is_boolean())
     t.quick = quick.get<bool>();
   else
     read.fail("provenance.quick", "expected true or false");
   t.line_rate_gbps = read.number(doc, "table", "line_rate_gbps", 0.1, 1e5);
   t.mtu_bytes = read.number(doc, "table", "mtu_bytes", 256, 65536);
 
-  const nlohmann::json& loss = read.at(doc, "table", "loss");
+  const nlohmann::ordered_json& loss = read.at(doc, "table", "loss");
   t.loss_window_s = read.number(loss, "loss", "window_s", 0, kHuge);
-  const nlohmann::json& loss_points = read.array(loss, "loss", "points");
+  const nlohmann::ordered_json& loss_points = read.array(loss, "loss", "points");
   for (std::size_t i = 0; i < loss_points.size(); ++i) {
     const std::string path = "loss.points[" + std::to_string(i) + "]";
-    const nlohmann::json& p = loss_points[i];
+    const nlohmann::ordered_json& p = loss_points[i];
     t.loss.push_back({read.number(p, path, "loss", std::numeric_limits<double>::min(), 1),
                       read.number(p, path, "bdp_packets", 1e-3, 1e9), read.number(p, path, "goodput", 0, 1),
                       read.number(p, path, "retransmitted_per_packet", 0, kHuge),
@@ -223,31 +259,13 @@ NetworkCalibration parse_network_calibration(std::string_view text, const std::s
   if (unique_sorted(rates).size() * unique_sorted(bdps).size() != t.loss.size())
     read.fail("loss.points", "must hold every loss rate at every bdp_packets exactly once");
 
-  const nlohmann::json& load = read.at(doc, "table", "load");
+  const nlohmann::ordered_json& load = read.at(doc, "table", "load");
   t.load_window_s = read.number(load, "load", "window_s", 0, kHuge);
-  const nlohmann::json& profiles = read.array(load, "load", "profiles");
-  for (std::size_t i = 0; i < profiles.size(); ++i) {
-    const std::string path = "load.profiles[" + std::to_string(i) + "]";
-    EcnProfile profile{read.number(profiles[i], path, "kmin_bytes", 0, kHuge),
-                       read.number(profiles[i], path, "kmax_bytes", 0, kHuge),
-                       read.number(profiles[i], path, "pmax", 0, 1),
-                       {}};
-    const nlohmann::json& points = read.array(profiles[i], path, "points");
-    for (std::size_t j = 0; j < points.size(); ++j) {
-      const std::string at = path + ".points[" + std::to_string(j) + "]";
-      profile.points.push_back({read.number(points[j], at, "offered_load", std::numeric_limits<double>::min(), 1e3),
-                                read.number(points[j], at, "queueing_delay_ns", 0, kHuge),
-                                read.number(points[j], at, "ecn_marked_per_packet", 0, 1),
-                                read.number(points[j], at, "cnp_per_second", 0, kHuge)});
-      if (j > 0 && profile.points[j].offered_load <= profile.points[j - 1].offered_load)
-        read.fail(at + ".offered_load", "offered loads must ascend");
-    }
-    t.ecn.push_back(std::move(profile));
-  }
+  t.ecn = read_profiles(read, read.array(load, "load", "profiles"));
 
-  const nlohmann::json& storm = read.at(doc, "table", "pfc_storm");
+  const nlohmann::ordered_json& storm = read.at(doc, "table", "pfc_storm");
   t.storm_window_s = read.number(storm, "pfc_storm", "window_s", 0, kHuge);
-  const nlohmann::json& storm_points = read.array(storm, "pfc_storm", "points");
+  const nlohmann::ordered_json& storm_points = read.array(storm, "pfc_storm", "points");
   for (std::size_t i = 0; i < storm_points.size(); ++i) {
     const std::string path = "pfc_storm.points[" + std::to_string(i) + "]";
     t.pfc_storm.push_back({static_cast<int>(read.number(storm_points[i], path, "flows_to_storming_rnic", 0, 64)),

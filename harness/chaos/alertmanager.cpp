@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -12,6 +11,7 @@
 #include "harness/scenario/input_error.hpp"
 #include "harness/scoring/json_text.hpp"
 #include "sim/component_id.hpp"
+#include "sim/rfc3339.hpp"
 
 namespace gauntlet::harness {
 
@@ -72,29 +72,6 @@ bool looks_like_alertmanager(const std::string& text) {
   return false;
 }
 
-std::optional<double> parse_rfc3339(const std::string& text) {
-  static const std::regex kTime(R"((\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2}))");
-  std::smatch m;
-  if (!std::regex_match(text, m, kTime)) return std::nullopt;
-  std::tm tm{};
-  tm.tm_year = std::stoi(m[1]) - 1900;
-  tm.tm_mon = std::stoi(m[2]) - 1;
-  tm.tm_mday = std::stoi(m[3]);
-  tm.tm_hour = std::stoi(m[4]);
-  tm.tm_min = std::stoi(m[5]);
-  tm.tm_sec = std::stoi(m[6]);
-  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
-    return std::nullopt;
-  double t = static_cast<double>(::timegm(&tm));
-  if (m[7].matched) t += std::stod("0" + m[7].str());
-  std::string zone = m[8];
-  if (zone != "Z" && zone != "z") {
-    int sign = zone[0] == '-' ? -1 : 1;
-    t -= sign * (std::stoi(zone.substr(1, 2)) * 3600 + std::stoi(zone.substr(4, 2)) * 60);
-  }
-  return t;
-}
-
 AlertRecords parse_alertmanager(const std::string& text, const std::string& file_name,
                                 const AlertmanagerOptions& options) {
   static const std::set<std::string> kKinds = {"fail_stop", "fail_slow", "network", "monitor"};
@@ -115,7 +92,7 @@ AlertRecords parse_alertmanager(const std::string& text, const std::string& file
                                                                                   : std::string();
       };
       std::string starts = a["startsAt"].is_string() ? a["startsAt"].get<std::string>() : "";
-      auto t = parse_rfc3339(starts);
+      auto t = sim::parse_rfc3339(starts);
       if (!t) throw InputError(file_name, line, 1, "startsAt '" + starts + "' is not an RFC3339 time");
       std::string key = (a.contains("fingerprint") && a["fingerprint"].is_string() ? a["fingerprint"].get<std::string>()
                                                                                    : labels.dump()) +

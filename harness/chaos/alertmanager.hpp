@@ -28,7 +28,4 @@ bool looks_like_alertmanager(const std::string& text);
 AlertRecords parse_alertmanager(const std::string& text, const std::string& file_name,
                                 const AlertmanagerOptions& options);
 
-// RFC3339 with optional fraction and Z or +hh:mm; nullopt when malformed.
-std::optional<double> parse_rfc3339(const std::string& text);
-
 }  // namespace gauntlet::harness

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "injectors/real/drivers.hpp"
@@ -48,6 +49,13 @@ class Run {
  private:
   bool refuse_for_host();
   bool build_programs();
+  // Where the journal, ground truth and audit log go; an exit code when the
+  // run cannot start there (a journal with pending faults), else nullopt.
+  std::optional<int> open_records();
+  std::vector<Event> schedule() const;
+  // Applies, flaps and reverts on time; why it stopped early, or "".
+  std::string run_events(const std::vector<Event>& events, double t0);
+  int finish(const std::string& stop_reason);
   void print_dry_run();
   void audit(const std::string& line) { real::append_audit(audit_path_, line), out_ << line << "\n"; }
   bool apply_fault(std::size_t i);
@@ -211,12 +219,18 @@ void Run::revert_all(const std::string& by) {
   for (std::size_t i = plan_.faults.size(); i-- > 0;) revert_fault(i, by);
 }
 
-int Run::execute() {
-  if (refuse_for_host() || !build_programs()) return 2;
-  if (!options_.apply) {
-    print_dry_run();
-    return 0;
-  }
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  g_stop_signal = 0;
+}
+
+std::optional<int> Run::open_records() {
   out_dir_ = options_.out_dir;
   if (out_dir_.empty())
     out_dir_ = options_.journal_path.empty() ? "results/chaos/" + plan_.name
@@ -240,19 +254,10 @@ int Run::execute() {
     err_ << e.what() << "\n";
     return 1;
   }
+  return std::nullopt;
+}
 
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGHUP, &sa, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
-  g_stop_signal = 0;
-
-  active_.assign(plan_.faults.size(), false);
-  applied_.assign(plan_.faults.size(), false);
-  started_s_.assign(plan_.faults.size(), 0);
+std::vector<Event> Run::schedule() const {
   std::vector<Event> events;
   for (std::size_t i = 0; i < plan_.faults.size(); ++i) {
     const auto& spec = plan_.faults[i].real.spec;
@@ -263,37 +268,16 @@ int Run::execute() {
   }
   std::stable_sort(events.begin(), events.end(),
                    [](const Event& a, const Event& b) { return a.at != b.at ? a.at < b.at : a.order < b.order; });
+  return events;
+}
 
-  t0_ = real::unix_now();
-  const double t0 = t0_;
-  journal_->append({{"event", "begin"},
-                    {"plan", plan_.name},
-                    {"source", plan_.source_path},
-                    {"pid", ::getpid()},
-                    {"faults_file", faults_path_},
-                    {"audit_file", audit_path_},
-                    {"t0_unix_s", t0}});
-  real::append_audit(audit_path_, "begin plan " + plan_.name + " from " + plan_.source_path + " (pid " +
-                                      std::to_string(::getpid()) + ")");
-  double deadline = t0 + sim::to_seconds(plan_.end()) + kWatchdogGraceS;
-  std::optional<real::Watchdog> watchdog;
-  try {
-    watchdog.emplace(real::Watchdog::start(journal_path_, deadline));
-  } catch (const std::exception& e) {
-    err_ << "refusing to inject without a watchdog: " << e.what() << "\n";
-    return 1;
-  }
-  journal_->append({{"event", "watchdog"}, {"pid", watchdog->pid()}, {"deadline_s", deadline}});
-
+std::string Run::run_events(const std::vector<Event>& events, double t0) {
   std::string stop_reason = abort_check();
   double next_abort_check = real::unix_now() + sim::to_seconds(plan_.safety.abort_interval);
   for (std::size_t e = 0; e < events.size() && stop_reason.empty();) {
     double due = t0 + sim::to_seconds(events[e].at);
     double now = real::unix_now();
-    if (g_stop_signal) {
-      stop_reason = "signal " + std::to_string(g_stop_signal);
-      break;
-    }
+    if (g_stop_signal) return "signal " + std::to_string(g_stop_signal);
     if (now >= next_abort_check) {
       stop_reason = abort_check();
       next_abort_check = now + sim::to_seconds(plan_.safety.abort_interval);
@@ -320,6 +304,10 @@ int Run::execute() {
       revert_fault(ev.fault, "schedule");
     }
   }
+  return stop_reason;
+}
+
+int Run::finish(const std::string& stop_reason) {
   int code = 0;
   if (!stop_reason.empty()) {
     err_ << "aborting plan " << plan_.name << ": " << stop_reason << "; reverting everything\n";
@@ -333,6 +321,43 @@ int Run::execute() {
   }
   journal_->append({{"event", "end"}, {"status", status}});
   real::append_audit(audit_path_, "plan " + status);
+  return code;
+}
+
+int Run::execute() {
+  if (refuse_for_host() || !build_programs()) return 2;
+  if (!options_.apply) {
+    print_dry_run();
+    return 0;
+  }
+  if (const std::optional<int> refused = open_records()) return *refused;
+  catch_stop_signals();
+  active_.assign(plan_.faults.size(), false);
+  applied_.assign(plan_.faults.size(), false);
+  started_s_.assign(plan_.faults.size(), 0);
+  const std::vector<Event> events = schedule();
+
+  t0_ = real::unix_now();
+  const double t0 = t0_;
+  journal_->append({{"event", "begin"},
+                    {"plan", plan_.name},
+                    {"source", plan_.source_path},
+                    {"pid", ::getpid()},
+                    {"faults_file", faults_path_},
+                    {"audit_file", audit_path_},
+                    {"t0_unix_s", t0}});
+  real::append_audit(audit_path_, "begin plan " + plan_.name + " from " + plan_.source_path + " (pid " +
+                                      std::to_string(::getpid()) + ")");
+  double deadline = t0 + sim::to_seconds(plan_.end()) + kWatchdogGraceS;
+  std::optional<real::Watchdog> watchdog;
+  try {
+    watchdog.emplace(real::Watchdog::start(journal_path_, deadline));
+  } catch (const std::exception& e) {
+    err_ << "refusing to inject without a watchdog: " << e.what() << "\n";
+    return 1;
+  }
+  journal_->append({{"event", "watchdog"}, {"pid", watchdog->pid()}, {"deadline_s", deadline}});
+  const int code = finish(run_events(events, t0));
   watchdog->release();
   out_ << "ground truth: " << faults_path_ << "\njournal: " << journal_path_ << "\naudit log: " << audit_path_ << "\n";
   return code;

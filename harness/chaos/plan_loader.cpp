@@ -8,6 +8,7 @@
 #include "harness/chaos/plan.hpp"
 #include "harness/scenario/fault_params_read.hpp"
 #include "harness/scenario/input_error.hpp"
+#include "harness/scenario/input_file.hpp"
 #include "harness/scenario/yaml_document.hpp"
 #include "harness/scenario/yaml_read.hpp"
 #include "sim/component_id.hpp"
@@ -61,6 +62,70 @@ sim::Nanos ChaosPlan::end() const {
 
 namespace {
 
+// The keys a fault of this type takes, here and in the simulator, and
+// those a real fault must have.
+void check_fault_keys(const Source& source, const MapView& fault, const injectors::FaultDescriptor& descriptor) {
+  const std::string& type_name = descriptor.spec.name;
+  std::vector<std::string> keys = {"type", "target", "at", "duration", "mechanism", "site"};
+  for (const auto& p : descriptor.spec.params) keys.push_back(p.name);
+  if (descriptor.real) keys.insert(keys.end(), descriptor.real->keys.begin(), descriptor.real->keys.end());
+  for (const Field& field : fault.entries())
+    if (std::find(keys.begin(), keys.end(), key_of(field)) == keys.end())
+      source.fail(field.key_mark, "unknown key '" + key_of(field) + "' for " + type_name);
+  for (const char* key : {"target", "at", "duration"})
+    if (!fault.has(key))
+      source.fail(fault.mark(),
+                  std::string("a real fault needs '") + key + "' (nothing runs open-ended on a real host)");
+}
+
+// How the fault is applied: mechanism, method, site commands, traffic match.
+void read_mechanism(const Source& source, const MapView& fault, injectors::real::RealFault& rf) {
+  if (fault.has("mechanism")) rf.mechanism = read_text(source, fault.field("mechanism"));
+  if (fault.has("method")) rf.method = read_text(source, fault.field("method"));
+  if (fault.has("site")) {
+    const MapView site(source, fault.field("site"));
+    site.allow_only({"apply", "revert"});
+    if (!site.has("apply") || !site.has("revert")) source.fail(site.mark(), "site needs both apply and revert");
+    rf.site_apply = read_commands(source, site.field("apply"));
+    rf.site_revert = read_commands(source, site.field("revert"));
+    if (rf.mechanism.empty()) rf.mechanism = "site";
+  }
+  if (fault.has("match")) {
+    const MapView match(source, fault.field("match"));
+    match.allow_only({"dst", "src", "proto", "dport", "sport", "dscp"});
+    for (const Field& field : match.entries()) {
+      const std::string key = key_of(field), value = read_text(source, field);
+      if (!injectors::real::valid_match_value(key, value))
+        source.fail(field.value_mark, "bad match." + key + " '" + value + "'");
+      rf.match[key] = value;
+    }
+    if ((rf.match.contains("dport") || rf.match.contains("sport")) && !rf.match.contains("proto"))
+      source.fail(match.mark(), "match on ports needs proto: tcp or udp");
+  }
+}
+
+// Maps the target to the real thing and checks the allow-list against both names.
+void map_to_host(const Source& source, const Field& target_field, const ComponentId& target, const ChaosPlan& plan,
+                 const std::map<std::string, std::string>& nic_to_interface, injectors::real::RealFault& rf) {
+  std::string touched = rf.spec.target;
+  if (auto nic = nic_of(target)) {
+    auto it = nic_to_interface.find(nic->str());
+    if (it == nic_to_interface.end())
+      source.fail(target_field.value_mark, rf.spec.target + " is not mapped to an interface in map.interfaces");
+    rf.interface = it->second;
+    touched = nic->str();
+  } else if (target.kind == ComponentKind::gpu) {
+    auto it = std::find_if(plan.gpus.begin(), plan.gpus.end(), [&](auto& g) { return g.second == rf.spec.target; });
+    if (it == plan.gpus.end())
+      source.fail(target_field.value_mark, rf.spec.target + " is not mapped to a GPU index in map.gpus");
+    rf.gpu_index = it->first;
+  }
+  const auto& allow = plan.safety.allow;
+  if (std::find(allow.begin(), allow.end(), rf.spec.target) == allow.end() &&
+      std::find(allow.begin(), allow.end(), touched) == allow.end())
+    source.fail(target_field.value_mark, rf.spec.target + " is not in safety.allow");
+}
+
 // One entry of `faults:`, read through its type's descriptor: the spec part
 // for its parameters (the same reader as a scenario's), the real driver for
 // what it can target here and the keys it takes.
@@ -74,16 +139,7 @@ ChaosFault read_fault(const Source& source, const Field& item, const injectors::
   if (!descriptor)
     source.fail(type_field.value_mark, "unknown fault type '" + type_name + "' (known: " + types.names() + ")");
   const injectors::FaultTypeInfo& info = descriptor->spec;
-  std::vector<std::string> keys = {"type", "target", "at", "duration", "mechanism", "site"};
-  for (const auto& p : info.params) keys.push_back(p.name);
-  if (descriptor->real) keys.insert(keys.end(), descriptor->real->keys.begin(), descriptor->real->keys.end());
-  for (const Field& field : fault.entries())
-    if (std::find(keys.begin(), keys.end(), key_of(field)) == keys.end())
-      source.fail(field.key_mark, "unknown key '" + key_of(field) + "' for " + type_name);
-  for (const char* key : {"target", "at", "duration"})
-    if (!fault.has(key))
-      source.fail(fault.mark(),
-                  std::string("a real fault needs '") + key + "' (nothing runs open-ended on a real host)");
+  check_fault_keys(source, fault, *descriptor);
 
   ChaosFault cf;
   const SourcePos pos = to_pos(fault.mark());
@@ -115,50 +171,10 @@ ChaosFault read_fault(const Source& source, const Field& item, const injectors::
                   type_name + "." + p.name + " is simulated only: on a real host, start the fault that much later");
   rf.spec.params = read_fault_params(source, fault, info, nullptr);
   check_fault_rules(source, fault, info, rf.spec);
-
-  if (fault.has("mechanism")) rf.mechanism = read_text(source, fault.field("mechanism"));
-  if (fault.has("method")) rf.method = read_text(source, fault.field("method"));
-  if (fault.has("site")) {
-    const MapView site(source, fault.field("site"));
-    site.allow_only({"apply", "revert"});
-    if (!site.has("apply") || !site.has("revert")) source.fail(site.mark(), "site needs both apply and revert");
-    rf.site_apply = read_commands(source, site.field("apply"));
-    rf.site_revert = read_commands(source, site.field("revert"));
-    if (rf.mechanism.empty()) rf.mechanism = "site";
-  }
-  if (fault.has("match")) {
-    const MapView match(source, fault.field("match"));
-    match.allow_only({"dst", "src", "proto", "dport", "sport", "dscp"});
-    for (const Field& field : match.entries()) {
-      const std::string key = key_of(field), value = read_text(source, field);
-      if (!injectors::real::valid_match_value(key, value))
-        source.fail(field.value_mark, "bad match." + key + " '" + value + "'");
-      rf.match[key] = value;
-    }
-    if ((rf.match.contains("dport") || rf.match.contains("sport")) && !rf.match.contains("proto"))
-      source.fail(match.mark(), "match on ports needs proto: tcp or udp");
-  }
+  read_mechanism(source, fault, rf);
   if (rf.driver.check)
     if (auto problem = rf.driver.check(rf)) source.fail(fault.mark(), *problem);
-
-  // Map to the real thing and check the allow-list against both names.
-  std::string touched = rf.spec.target;
-  if (auto nic = nic_of(target)) {
-    auto it = nic_to_interface.find(nic->str());
-    if (it == nic_to_interface.end())
-      source.fail(target_field.value_mark, rf.spec.target + " is not mapped to an interface in map.interfaces");
-    rf.interface = it->second;
-    touched = nic->str();
-  } else if (target.kind == ComponentKind::gpu) {
-    auto it = std::find_if(plan.gpus.begin(), plan.gpus.end(), [&](auto& g) { return g.second == rf.spec.target; });
-    if (it == plan.gpus.end())
-      source.fail(target_field.value_mark, rf.spec.target + " is not mapped to a GPU index in map.gpus");
-    rf.gpu_index = it->first;
-  }
-  const auto& allow = plan.safety.allow;
-  if (std::find(allow.begin(), allow.end(), rf.spec.target) == allow.end() &&
-      std::find(allow.begin(), allow.end(), touched) == allow.end())
-    source.fail(target_field.value_mark, rf.spec.target + " is not in safety.allow");
+  map_to_host(source, target_field, target, plan, nic_to_interface, rf);
   return cf;
 }
 
@@ -290,12 +306,6 @@ ChaosPlan parse_chaos_plan(const std::string& text, const std::string& file_name
   return parse_chaos_plan(text, file_name, injectors::builtin_fault_catalog());
 }
 
-ChaosPlan load_chaos_plan(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 1, 1, "cannot read the chaos plan");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_chaos_plan(text.str(), path);
-}
+ChaosPlan load_chaos_plan(const std::string& path) { return parse_chaos_plan(read_input_file(path), path); }
 
 }  // namespace gauntlet::harness

@@ -15,6 +15,7 @@
 #include "harness/report/score_table.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scoring/summary.hpp"
+#include "sim/rfc3339.hpp"
 
 namespace gauntlet::cli {
 
@@ -32,6 +33,75 @@ void write_summary(const std::string& out_dir, const std::string& text) {
     if (!out) throw std::runtime_error("cannot write " + tmp);
   }
   std::filesystem::rename(tmp, out_dir + "/summary.json");
+}
+
+// The --format, --alerts-clock, --grace and --t0 values into `in`; false
+// (after saying why) when one is not a value they take.
+bool check_score_options(const std::string& format, const std::string& clock, const std::string* t0,
+                         harness::ScoreInputOptions& in) {
+  const std::map<std::string, harness::AlertFormat> formats = {{"auto", harness::AlertFormat::automatic},
+                                                               {"jsonl", harness::AlertFormat::jsonl},
+                                                               {"alertmanager", harness::AlertFormat::alertmanager}};
+  const std::map<std::string, harness::AlertClock> clocks = {{"auto", harness::AlertClock::automatic},
+                                                             {"run", harness::AlertClock::run},
+                                                             {"unix", harness::AlertClock::unix_time}};
+  if (!formats.contains(format)) {
+    std::cerr << "gauntlet score: --format must be auto, jsonl or alertmanager\n";
+    return false;
+  }
+  if (!clocks.contains(clock)) {
+    std::cerr << "gauntlet score: --alerts-clock must be auto, run or unix\n";
+    return false;
+  }
+  in.format = formats.at(format);
+  in.alert_clock = clocks.at(clock);
+  if (!std::isfinite(in.grace_s) || in.grace_s < 0) {
+    std::cerr << "gauntlet score: --grace must be a finite number of seconds, at least 0\n";
+    return false;
+  }
+  if (t0) {
+    in.t0_unix_s = harness::parse_t0(*t0);
+    if (!in.t0_unix_s) {
+      // The value may be anything a user pasted: quote only its start.
+      const std::string shown = t0->size() > 64 ? t0->substr(0, 64) + "..." : *t0;
+      std::cerr << "gauntlet score: --t0 '" << shown << "' is neither an RFC3339 time (offsets within +-23:59, at most "
+                << sim::kMaxFractionDigits << " fraction digits) nor Unix seconds\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+// The summary of every detector the alerts name, in their order of appearance.
+struct ScoredAlerts {
+  std::vector<std::string> order;
+  std::map<std::string, harness::DetectorScore> scores;
+  harness::Summary summary;
+};
+
+ScoredAlerts score_alerts(const harness::ScoreInputOptions& in, const harness::ScoreInputs& inputs) {
+  harness::ScoringOptions options;
+  options.grace_s = in.grace_s;
+  options.known_component = inputs.known_component;
+  for (const auto& f : inputs.faults) options.run_end_s = std::max(options.run_end_s, f.end_s.value_or(f.start_s));
+  for (const auto& a : inputs.alerts) options.run_end_s = std::max(options.run_end_s, a.time_s);
+
+  ScoredAlerts scored;
+  std::map<std::string, std::vector<harness::Alert>> by_detector;
+  for (const auto& a : inputs.alerts) {
+    if (!by_detector.contains(a.detector)) scored.order.push_back(a.detector);
+    by_detector[a.detector].push_back(a);
+  }
+  harness::Summary& summary = scored.summary;
+  summary.scenario = std::filesystem::path(in.truth_path).parent_path().filename().string();
+  summary.real = harness::RealRunInfo{in.truth_path, in.alerts_path, inputs.t0_unix_s};
+  summary.faults = inputs.faults;
+  summary.notes = inputs.notes;
+  for (const std::string& name : scored.order) {
+    scored.scores[name] = harness::score_detector(inputs.faults, by_detector[name], options);
+    summary.detectors.push_back({name, "ok", scored.scores[name], std::nullopt});
+  }
+  return scored;
 }
 
 }  // namespace
@@ -62,33 +132,7 @@ int score_command(const Args& args) {
                                                           "seconds after a fault's end an alert still matches it");
   po::variables_map vm;
   if (const int stop = parse_options(args, opts, opts, nullptr, vm); stop >= 0) return stop;
-  const std::map<std::string, harness::AlertFormat> formats = {{"auto", harness::AlertFormat::automatic},
-                                                               {"jsonl", harness::AlertFormat::jsonl},
-                                                               {"alertmanager", harness::AlertFormat::alertmanager}};
-  const std::map<std::string, harness::AlertClock> clocks = {{"auto", harness::AlertClock::automatic},
-                                                             {"run", harness::AlertClock::run},
-                                                             {"unix", harness::AlertClock::unix_time}};
-  if (!formats.contains(format)) {
-    std::cerr << "gauntlet score: --format must be auto, jsonl or alertmanager\n";
-    return kExitBadInput;
-  }
-  if (!clocks.contains(clock)) {
-    std::cerr << "gauntlet score: --alerts-clock must be auto, run or unix\n";
-    return kExitBadInput;
-  }
-  in.format = formats.at(format);
-  in.alert_clock = clocks.at(clock);
-  if (!std::isfinite(in.grace_s) || in.grace_s < 0) {
-    std::cerr << "gauntlet score: --grace must be a finite number of seconds, at least 0\n";
-    return kExitBadInput;
-  }
-  if (vm.count("t0")) {
-    in.t0_unix_s = harness::parse_t0(t0);
-    if (!in.t0_unix_s) {
-      std::cerr << "gauntlet score: --t0 '" << t0 << "' is neither an RFC3339 time nor Unix seconds\n";
-      return kExitBadInput;
-    }
-  }
+  if (!check_score_options(format, clock, vm.count("t0") ? &t0 : nullptr, in)) return kExitBadInput;
 
   harness::ScoreInputs inputs;
   try {
@@ -98,28 +142,7 @@ int score_command(const Args& args) {
     return kExitBadInput;
   }
 
-  harness::ScoringOptions options;
-  options.grace_s = in.grace_s;
-  options.known_component = inputs.known_component;
-  for (const auto& f : inputs.faults) options.run_end_s = std::max(options.run_end_s, f.end_s.value_or(f.start_s));
-  for (const auto& a : inputs.alerts) options.run_end_s = std::max(options.run_end_s, a.time_s);
-
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<harness::Alert>> by_detector;
-  for (const auto& a : inputs.alerts) {
-    if (!by_detector.contains(a.detector)) order.push_back(a.detector);
-    by_detector[a.detector].push_back(a);
-  }
-  harness::Summary summary;
-  summary.scenario = std::filesystem::path(in.truth_path).parent_path().filename().string();
-  summary.real = harness::RealRunInfo{in.truth_path, in.alerts_path, inputs.t0_unix_s};
-  summary.faults = inputs.faults;
-  summary.notes = inputs.notes;
-  std::map<std::string, harness::DetectorScore> scores;
-  for (const std::string& name : order) {
-    scores[name] = harness::score_detector(inputs.faults, by_detector[name], options);
-    summary.detectors.push_back({name, "ok", scores[name], std::nullopt});
-  }
+  const auto [order, scores, summary] = score_alerts(in, inputs);
   const std::string text = harness::summary_json(summary);
   std::cout << harness::score_table(order, scores);
   for (const std::string& note : inputs.notes) std::cerr << "note: " << note << "\n";

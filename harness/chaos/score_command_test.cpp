@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/chaos/alertmanager.hpp"
+#include "sim/rfc3339.hpp"
 #include "harness/cli/commands.hpp"
 
 namespace gauntlet::harness {
@@ -82,10 +83,10 @@ TEST_F(ScoreCommand, AlertmanagerPayloadScoresTheSame) {
 }
 
 TEST(Alertmanager, ParsesRfc3339AndRejectsGarbage) {
-  EXPECT_DOUBLE_EQ(*parse_rfc3339("2023-11-14T22:13:20Z"), 1700000000.0);
-  EXPECT_DOUBLE_EQ(*parse_rfc3339("2023-11-14T17:13:20.25-05:00"), 1700000000.25);
-  EXPECT_FALSE(parse_rfc3339("2023-11-14 22:13"));
-  EXPECT_FALSE(parse_rfc3339("yesterday"));
+  EXPECT_DOUBLE_EQ(*sim::parse_rfc3339("2023-11-14T22:13:20Z"), 1700000000.0);
+  EXPECT_DOUBLE_EQ(*sim::parse_rfc3339("2023-11-14T17:13:20.25-05:00"), 1700000000.25);
+  EXPECT_FALSE(sim::parse_rfc3339("2023-11-14 22:13"));
+  EXPECT_FALSE(sim::parse_rfc3339("yesterday"));
   EXPECT_THROW(parse_alertmanager(R"({"alerts":[{"labels":{},"startsAt":"soon"}]})", "x.json", {}), std::exception);
 }
 

@@ -14,10 +14,12 @@
 #include "harness/chaos/plan.hpp"
 #include "harness/detectors/registry.hpp"
 #include "harness/scenario/input_error.hpp"
+#include "harness/scenario/input_file.hpp"
 #include "harness/scenario/loader.hpp"
 #include "harness/scoring/records.hpp"
 #include "injectors/faults/fault_catalog.hpp"
 #include "sim/component_id.hpp"
+#include "sim/rfc3339.hpp"
 #include "sim/topology.hpp"
 
 namespace gauntlet::harness {
@@ -31,23 +33,10 @@ constexpr double kMismatchGapS = 3600;
 // Larger alerts.jsonl times are Unix times: no run lasts 31 years.
 constexpr double kUnixTimeFloorS = 1e9;
 
-std::string read_regular_file(const std::string& path) {
-  std::error_code error;
-  const fs::file_status status = fs::status(path, error);
-  if (error || !fs::exists(status)) throw InputError(path, 1, 1, "cannot read file: no such file");
-  if (!fs::is_regular_file(status))
-    throw InputError(path, 1, 1, fs::is_directory(status) ? "is a folder, not a file" : "is not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 1, 1, "cannot read file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Which component ids the cluster has: a scenario's whole topology, or a
 // chaos plan's host (and everything on it) and the ids its map names.
 std::function<bool(const std::string&)> cluster_components(const std::string& path) {
-  const std::string text = read_regular_file(path);
+  const std::string text = read_input_file(path);
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -90,7 +79,7 @@ std::string seconds_text(double s) {
 }  // namespace
 
 std::optional<double> parse_t0(const std::string& text) {
-  if (auto t = parse_rfc3339(text)) return t;
+  if (auto t = sim::parse_rfc3339(text)) return t;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value) || value < 0) return std::nullopt;
@@ -101,7 +90,7 @@ ScoreInputs read_score_inputs(const ScoreInputOptions& options) {
   ScoreInputs inputs;
   FaultRecords truth;
   {
-    std::istringstream in(read_regular_file(options.truth_path));
+    std::istringstream in(read_input_file(options.truth_path, sim::kMaxRecordFileBytes));
     const injectors::FaultCatalog catalog = injectors::builtin_fault_catalog();
     truth = read_fault_records(in, options.truth_path, [&catalog](std::string_view type) {
       const injectors::FaultDescriptor* d = catalog.find(type);
@@ -112,7 +101,7 @@ ScoreInputs read_score_inputs(const ScoreInputOptions& options) {
   inputs.faults = std::move(truth.faults);
   inputs.t0_unix_s = options.t0_unix_s ? options.t0_unix_s : truth.t0_unix_s;
 
-  const std::string text = read_regular_file(options.alerts_path);
+  const std::string text = read_input_file(options.alerts_path, sim::kMaxRecordFileBytes);
   const bool alertmanager = options.format == AlertFormat::alertmanager ||
                             (options.format == AlertFormat::automatic && looks_like_alertmanager(text));
   bool wall_clock = false;

@@ -9,12 +9,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
 #include "harness/metrics/openmetrics.hpp"
 #include "harness/scenario/input_error.hpp"
+#include "harness/scenario/input_file.hpp"
 
 extern char** environ;
 
@@ -23,26 +23,96 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// What promtool prints is read by hand, in one pass: a regular expression
+// over a rule's 20,000-character label recursed until the stack ran out.
+// Its output is read up to this size; more fails the detector alone.
+constexpr std::uintmax_t kMaxPromtoolOutputBytes = 64u << 20;
+
 // Prometheus durations as promtool prints them: 4m15s, 1h2m, 1d, 500ms.
-std::optional<double> prometheus_seconds(const std::string& text) {
-  static const std::regex part("([0-9]+)(ms|y|w|d|h|m|s)");
+std::optional<double> prometheus_seconds(std::string_view text) {
   double total = 0;
-  std::size_t consumed = 0;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), part); it != std::sregex_iterator(); ++it) {
-    if (static_cast<std::size_t>(it->position()) != consumed) return std::nullopt;
-    consumed += static_cast<std::size_t>(it->length());
-    const double n = std::stod((*it)[1]);
-    const std::string unit = (*it)[2];
-    total += n * (unit == "ms"  ? 1e-3
-                  : unit == "s" ? 1
-                  : unit == "m" ? 60
-                  : unit == "h" ? 3600
-                  : unit == "d" ? 86400
-                  : unit == "w" ? 604800
-                                : 31536000);
+  std::size_t at = 0;
+  if (text.empty() || text.size() > 64) return std::nullopt;
+  while (at < text.size()) {
+    const std::size_t digits_start = at;
+    double n = 0;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') n = n * 10 + (text[at++] - '0');
+    if (at == digits_start || at == text.size()) return std::nullopt;
+    double unit = 0;
+    if (text.substr(at, 2) == "ms") {
+      unit = 1e-3;
+      at += 2;
+    } else {
+      switch (text[at++]) {
+        case 's':
+          unit = 1;
+          break;
+        case 'm':
+          unit = 60;
+          break;
+        case 'h':
+          unit = 3600;
+          break;
+        case 'd':
+          unit = 86400;
+          break;
+        case 'w':
+          unit = 604800;
+          break;
+        case 'y':
+          unit = 31536000;
+          break;
+        default:
+          return std::nullopt;
+      }
+    }
+    total += n * unit;
   }
-  if (consumed != text.size() || text.empty()) return std::nullopt;
   return total;
+}
+
+std::string_view trim_left(std::string_view text) {
+  const std::size_t start = text.find_first_not_of(" \t");
+  return start == std::string_view::npos ? std::string_view() : text.substr(start);
+}
+
+// "alertname: NAME, time: 4m15s, ..." -> NAME and the time; false otherwise.
+bool read_alert_header(std::string_view line, std::string* name, double* time_s) {
+  line = trim_left(line);
+  constexpr std::string_view kName = "alertname: ", kTime = ", time: ";
+  if (!line.starts_with(kName)) return false;
+  line.remove_prefix(kName.size());
+  const std::size_t name_end = line.find(kTime);
+  if (name_end == std::string_view::npos || name_end == 0) return false;
+  const std::string_view rest = line.substr(name_end + kTime.size());
+  const std::size_t time_end = rest.find(',');
+  if (time_end == std::string_view::npos) return false;
+  *name = std::string(line.substr(0, name_end));
+  *time_s = prometheus_seconds(rest.substr(0, time_end)).value_or(-1);
+  return true;
+}
+
+// `Labels:{a="x", b="y \"z\""}` -> its labels, values as printed; nullopt
+// when the line is not one.
+std::optional<std::map<std::string, std::string>> read_labels_line(std::string_view line) {
+  line = trim_left(line);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
+  constexpr std::string_view kOpen = "Labels:{";
+  if (!line.starts_with(kOpen) || !line.ends_with('}')) return std::nullopt;
+  std::string_view body = line.substr(kOpen.size(), line.size() - kOpen.size() - 1);
+  std::map<std::string, std::string> labels;
+  while (!body.empty()) {
+    const std::size_t equals = body.find("=\"");
+    if (equals == std::string_view::npos || equals == 0) break;
+    const std::string name(trim_left(body.substr(0, equals)));
+    std::size_t at = equals + 2;
+    while (at < body.size() && body[at] != '"') at += body[at] == '\\' ? 2 : 1;
+    if (at >= body.size()) break;
+    labels[name] = std::string(body.substr(equals + 2, at - equals - 2));
+    body.remove_prefix(at + 1);
+    if (body.starts_with(",")) body.remove_prefix(1);
+  }
+  return labels;
 }
 
 std::string quoted(const std::string& text) {
@@ -79,7 +149,11 @@ int run_capturing(const std::vector<std::string>& words, const fs::path& output,
   return WEXITSTATUS(status);
 }
 
-std::string slurp(const fs::path& path) {
+// promtool's output, or nullopt past kMaxPromtoolOutputBytes.
+std::optional<std::string> read_output(const fs::path& path) {
+  std::error_code error;
+  const std::uintmax_t size = fs::file_size(path, error);
+  if (error || size > kMaxPromtoolOutputBytes) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
@@ -89,16 +163,13 @@ std::string slurp(const fs::path& path) {
 }  // namespace
 
 PromRuleFile read_prom_rules(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, std::string("cannot read the rule file: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file(path);
   const auto fail = [&path](const YAML::Mark& mark, const std::string& message) {
     throw InputError(path, mark.line + 1, mark.column + 1, message);
   };
   PromRuleFile rules;
   try {
-    const YAML::Node root = YAML::Load(text.str());
+    const YAML::Node root = YAML::Load(text);
     const YAML::Node groups = root["groups"];
     if (!groups || !groups.IsSequence()) fail(root.Mark(), "a rule file holds a list of 'groups'");
     for (const YAML::Node& group : groups) {
@@ -143,26 +214,14 @@ std::optional<PromRulesConfig> parse_prom_config(const std::string& rules_path,
 }
 
 std::vector<FiringAlert> parse_promtool_output(const std::string& text) {
-  static const std::regex header(R"(^\s*alertname: (\S+), time: (\S+),)");
-  static const std::regex labels_line(R"(^\s*Labels:\{(.*)\}\s*$)");
-  static const std::regex label(R"re(([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)")re");
   std::vector<FiringAlert> out;
   std::string name;
   double time_s = -1;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
-    std::smatch m;
-    if (std::regex_search(line, m, header)) {
-      name = m[1];
-      time_s = prometheus_seconds(m[2]).value_or(-1);
-      continue;
-    }
-    if (time_s < 0 || !std::regex_match(line, m, labels_line)) continue;
-    FiringAlert alert{name, time_s, {}};
-    const std::string body = m[1];
-    for (auto it = std::sregex_iterator(body.begin(), body.end(), label); it != std::sregex_iterator(); ++it)
-      alert.labels[(*it)[1]] = (*it)[2];
-    out.push_back(std::move(alert));
+    if (read_alert_header(line, &name, &time_s)) continue;
+    if (time_s < 0) continue;
+    if (auto labels = read_labels_line(line)) out.push_back({name, time_s, std::move(*labels)});
   }
   return out;
 }
@@ -221,12 +280,18 @@ void PromRulesDetector::evaluate(sim::Nanos until) {
   std::ofstream(scratch / "test.yaml") << test_file(*rules, until);
   const int status =
       run_capturing({"promtool", "test", "rules", (scratch / "test.yaml").string()}, scratch / "output.txt", &error);
-  const std::string output = slurp(scratch / "output.txt");
+  const std::optional<std::string> printed = read_output(scratch / "output.txt");
   fs::remove_all(scratch);
   if (status < 0) {
     failure_ = error;
     return;
   }
+  if (!printed) {
+    failure_ = "promtool printed more than " + std::to_string(kMaxPromtoolOutputBytes >> 20) +
+               " MiB (a rule's labels or annotations expand that far?)";
+    return;
+  }
+  const std::string& output = *printed;
   std::vector<FiringAlert> firing = parse_promtool_output(output);
   // Exit 1 with nothing parsed is promtool rejecting the rules or the input.
   if (status != 0 && firing.empty()) {

@@ -9,6 +9,7 @@
 #include "harness/report/gnuplot.hpp"
 #include "harness/report/html.hpp"
 #include "harness/report/json_file.hpp"
+#include "harness/scenario/input_error.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -36,9 +37,21 @@ std::string hours(double seconds) {
 // Faults that hit the job in one run, from its summary.json.
 double job_failures(const fs::path& summary) {
   const auto json = read_json_file(summary);
+  const auto faults = json.is_object() ? json.find("faults") : json.end();
+  if (faults == json.end() || !faults->is_array())
+    throw InputError(summary.string(), 1, 1, "not a gauntlet summary: needs a faults list");
   double count = 0;
-  for (const auto& fault : json.at("faults"))
-    if (fault.value("affected_job", false) && fault.value("class", "") != "benign") ++count;
+  for (const auto& fault : *faults) {
+    const auto affected = fault.is_object() ? fault.find("affected_job") : fault.end();
+    const auto kind = fault.is_object() ? fault.find("class") : fault.end();
+    if (!fault.is_object() || (affected != fault.end() && !affected->is_boolean()) ||
+        (kind != fault.end() && !kind->is_string()))
+      throw InputError(summary.string(), 1, 1,
+                       "not a gauntlet summary: each fault is an object with a boolean affected_job and a class");
+    if (affected != fault.end() && affected->get<bool>() &&
+        (kind == fault.end() || kind->get<std::string>() != "benign"))
+      ++count;
+  }
   return count;
 }
 

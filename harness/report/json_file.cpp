@@ -9,15 +9,12 @@
 #include "harness/runner/results_folder.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scoring/json_text.hpp"
+#include "sim/input_file.hpp"
 
 namespace gauntlet::harness {
 
 nlohmann::ordered_json read_json_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 1, 1, "cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_json_text(text.str(), path.string());
+  return parse_json_text(sim::read_input_file(path.string(), kMaxJsonFileBytes), path.string());
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& contents) {

@@ -6,6 +6,13 @@
 
 namespace gauntlet::harness {
 
+// Summaries, episodes, cells and plans gauntlet wrote; a month's summary
+// with every fault is a few MiB.
+inline constexpr std::size_t kMaxJsonFileBytes = 64u << 20;
+
+// Through sim/input_file.hpp and sim/json_input.hpp: a regular file of at
+// most kMaxJsonFileBytes, UTF-8, nested at most kMaxJsonDepth deep, or
+// InputError at file:line:col.
 nlohmann::ordered_json read_json_file(const std::filesystem::path& path);
 
 // Replaces path's contents at once (write a sibling, then rename).

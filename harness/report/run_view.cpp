@@ -10,6 +10,7 @@
 #include "harness/scoring/records.hpp"
 #include "injectors/faults/fault_catalog.hpp"
 #include "harness/scoring/summary.hpp"
+#include "sim/input_file.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -24,7 +25,10 @@ double number_or_zero(const json& j, const char* key) {
   return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
+// Only a regular file: a FIFO or /dev/zero in a results folder would be
+// read without end.
 std::ifstream open_or_fail(const fs::path& path) {
+  sim::check_regular_file(path.string());
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string(), 1, 1, "cannot read the file");
   return in;
@@ -142,7 +146,7 @@ RunView read_run_folder(const fs::path& dir) {
   }
 
   {
-    std::ifstream in = open_or_fail(dir / "faults.jsonl");
+    std::istringstream in(sim::read_input_file((dir / "faults.jsonl").string(), sim::kMaxRecordFileBytes));
     const injectors::FaultCatalog catalog = injectors::builtin_fault_catalog();
     view.faults = read_faults_jsonl(in, (dir / "faults.jsonl").string(), [&catalog](std::string_view type) {
       const injectors::FaultDescriptor* d = catalog.find(type);
@@ -159,7 +163,7 @@ RunView read_run_folder(const fs::path& dir) {
   std::vector<Alert> alerts;
   std::string job;
   {
-    std::ifstream in = open_or_fail(dir / "alerts.jsonl");
+    std::istringstream in(sim::read_input_file((dir / "alerts.jsonl").string(), sim::kMaxRecordFileBytes));
     alerts = read_alerts_jsonl(in, (dir / "alerts.jsonl").string());
   }
   {

@@ -50,29 +50,9 @@ std::string read_tenant_name(const Source& source, const MapView& map) {
   return name;
 }
 
-}  // namespace
-
-JobSpec read_job(const Source& source, const Field& job_field, const sim::ClusterShape& cluster, bool beside_others) {
-  const MapView map(source, job_field);
-  map.allow_only({"name", "gpus", "parallelism", "compute_per_iteration", "gradient_bytes", "activation_bytes",
-                  "microbatches", "checkpoint_interval", "restart_cost", "spare_hosts", "spare_layout",
-                  "collective_timeout", "checkpoint_cost", "tp_bytes", "alltoall_bytes", "channels", "layers",
-                  "hosts"});
-  JobSpec job;
-  if (map.has("name")) job.name = read_text(source, map.field("name"));
-  const Field gpus_field = map.require("gpus");
-  job.gpus = static_cast<int>(read_integer(source, gpus_field, 1, std::numeric_limits<int>::max()));
-
-  const Field parallelism_field = map.require("parallelism");
-  const MapView parallelism(source, parallelism_field);
-  parallelism.allow_only({"tp", "pp", "dp", "ep"});
-  ParallelismSpec& par = job.parallelism;
-  const std::initializer_list<std::pair<std::string_view, int*>> factors = {
-      {"tp", &par.tp}, {"pp", &par.pp}, {"dp", &par.dp}, {"ep", &par.ep}};
-  for (auto [key, slot] : factors)
-    if (parallelism.has(key)) *slot = read_count(source, parallelism, key, 1);
-
-  job.compute_per_iteration = read_duration(source, map.require("compute_per_iteration"), false);
+// Sizes, costs and layout a job may set beyond its shape.
+void read_job_options(const Source& source, const MapView& map, JobSpec& job) {
+  const ParallelismSpec& par = job.parallelism;
   if (map.has("gradient_bytes"))
     job.gradient_bytes = read_bytes(source, map.field("gradient_bytes"));
   else if (par.dp > 1)
@@ -105,8 +85,14 @@ JobSpec read_job(const Source& source, const Field& job_field, const sim::Cluste
       source.fail(map.field("layers").value_mark, "layers (" + std::to_string(job.layers) +
                                                       ") must be a multiple of pp (" + std::to_string(par.pp) + ")");
   }
+}
 
-  // Whether the job fits the cluster.
+// Whether the job fits the cluster; the hosts it occupies.
+long long check_job_fits(const Source& source, const MapView& map, const JobSpec& job,
+                         const sim::ClusterShape& cluster) {
+  const ParallelismSpec& par = job.parallelism;
+  const Field gpus_field = map.field("gpus"), parallelism_field = map.field("parallelism");
+  const MapView parallelism(source, parallelism_field);
   const long long ranks = static_cast<long long>(par.tp) * par.pp * par.dp;
   if (ranks != job.gpus)
     source.fail(parallelism_field.value_mark, "tp*pp*dp = " + std::to_string(par.tp) + "*" + std::to_string(par.pp) +
@@ -135,6 +121,34 @@ JobSpec read_job(const Source& source, const Field& job_field, const sim::Cluste
       source.fail(map.field("spare_layout").value_mark, std::string("spare_layout per_pod: ") + e.what());
     }
   }
+  return job_hosts;
+}
+
+}  // namespace
+
+JobSpec read_job(const Source& source, const Field& job_field, const sim::ClusterShape& cluster, bool beside_others) {
+  const MapView map(source, job_field);
+  map.allow_only({"name", "gpus", "parallelism", "compute_per_iteration", "gradient_bytes", "activation_bytes",
+                  "microbatches", "checkpoint_interval", "restart_cost", "spare_hosts", "spare_layout",
+                  "collective_timeout", "checkpoint_cost", "tp_bytes", "alltoall_bytes", "channels", "layers",
+                  "hosts"});
+  JobSpec job;
+  if (map.has("name")) job.name = read_text(source, map.field("name"));
+  const Field gpus_field = map.require("gpus");
+  job.gpus = static_cast<int>(read_integer(source, gpus_field, 1, std::numeric_limits<int>::max()));
+
+  const Field parallelism_field = map.require("parallelism");
+  const MapView parallelism(source, parallelism_field);
+  parallelism.allow_only({"tp", "pp", "dp", "ep"});
+  ParallelismSpec& par = job.parallelism;
+  const std::initializer_list<std::pair<std::string_view, int*>> factors = {
+      {"tp", &par.tp}, {"pp", &par.pp}, {"dp", &par.dp}, {"ep", &par.ep}};
+  for (auto [key, slot] : factors)
+    if (parallelism.has(key)) *slot = read_count(source, parallelism, key, 1);
+
+  job.compute_per_iteration = read_duration(source, map.require("compute_per_iteration"), false);
+  read_job_options(source, map, job);
+  const long long job_hosts = check_job_fits(source, map, job, cluster);
   if (map.has("hosts")) {
     if (!beside_others)
       source.fail(map.field("hosts").key_mark,

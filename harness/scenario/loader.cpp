@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "harness/detectors/external_detector.hpp"
 #include "harness/metrics/prom_rules_detector.hpp"
@@ -19,6 +20,7 @@
 #include "models/spare_layout.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/input_file.hpp"
+#include "sim/input_file.hpp"
 #include "harness/scenario/limits.hpp"
 #include "harness/scenario/yaml_document.hpp"
 #include "harness/scenario/yaml_read.hpp"
@@ -58,6 +60,8 @@ std::string param_text(const Source& source, const Field& field) {
   if (!field.value.IsScalar())
     source.fail(field.value_mark,
                 "detector parameter '" + key_of(field) + "' must be a single value, got " + describe(field.value));
+  if (sim::invalid_utf8_at(field.value.Scalar()) != std::string_view::npos)
+    source.fail(field.value_mark, "detector parameter '" + key_of(field) + "' is not UTF-8 text (a \\x escape?)");
   return field.value.Scalar();
 }
 
@@ -138,12 +142,14 @@ DetectorSpec read_detector(const Source& source, const Field& item, const Detect
 
 std::vector<DetectorSpec> read_detectors(const Source& source, const Field& field, const DetectorRegistry& registry) {
   std::vector<DetectorSpec> specs;
+  std::unordered_map<std::string, int> lines;  // run name -> where it was first listed
   for (const Field& item : read_sequence(source, field)) {
+    if (specs.size() == kMaxDetectors)
+      source.fail(item.value_mark, "more than " + std::to_string(kMaxDetectors) + " detectors, the limit");
     DetectorSpec spec = read_detector(source, item, registry);
-    for (const DetectorSpec& earlier : specs)
-      if (earlier.run_name() == spec.run_name())
-        source.fail(item.value_mark, "detector '" + spec.run_name() + "' is listed twice (first on line " +
-                                         std::to_string(earlier.pos.line) + "); give one a name of its own with 'as:'");
+    if (const auto [earlier, fresh] = lines.emplace(spec.run_name(), spec.pos.line); !fresh)
+      source.fail(item.value_mark, "detector '" + spec.run_name() + "' is listed twice (first on line " +
+                                       std::to_string(earlier->second) + "); give one a name of its own with 'as:'");
     specs.push_back(std::move(spec));
   }
   return specs;
@@ -177,7 +183,11 @@ std::vector<DetectorSpec> detectors_from_option(const std::vector<std::string>& 
                                                 const DetectorRegistry& registry) {
   std::vector<DetectorSpec> specs;
   int column = 1;
+  if (names.size() > kMaxDetectors)
+    throw InputError("--detectors", 1, 1, "more than " + std::to_string(kMaxDetectors) + " detectors, the limit");
   for (const std::string& name : names) {
+    if (sim::invalid_utf8_at(name) != std::string_view::npos)
+      throw InputError("--detectors", 1, column, "detector name is not UTF-8 text");
     if (!name.starts_with(ExternalDetector::kPrefix) && !name.starts_with(PromRulesDetector::kPrefix) &&
         !registry.find(name)) {
       std::string known;
@@ -214,6 +224,44 @@ void read_mitigation(const Source& source, const Field& field, Scenario& scenari
   }
 }
 
+// The packet engine's size limits, checked once the cluster is known.
+void check_engine_fits(const Source& source, const MapView& top, const Field& cluster_field, const Scenario& scenario) {
+  if (scenario.engine == "packet" && (scenario.cluster.hosts > kPacketEngineMaxHosts ||
+                                      scenario.cluster.rnics_per_host > kPacketEngineMaxRnicsPerHost))
+    source.fail(top.has("engine") ? top.field("engine").value_mark : cluster_field.key_mark,
+                "engine: packet simulates clusters of at most " + std::to_string(kPacketEngineMaxHosts) + " hosts x " +
+                    std::to_string(kPacketEngineMaxRnicsPerHost) + " RNICs; this one has " +
+                    std::to_string(scenario.cluster.hosts) + " x " + std::to_string(scenario.cluster.rnics_per_host) +
+                    " (use engine: flow)");
+}
+
+// `job:` or `jobs:` (and the scope of detectors among several jobs).
+void read_scenario_jobs(const Source& source, const MapView& top, Scenario& scenario) {
+  if (top.has("job") && top.has("jobs"))
+    source.fail(top.field("jobs").key_mark, "a scenario has either 'job' (a job alone) or 'jobs' (several), not both");
+  if (top.has("jobs")) {
+    scenario.jobs = detail::read_jobs(source, top.field("jobs"), scenario.cluster);
+    scenario.job = scenario.jobs.front();
+    if (scenario.jobs.size() == 1) scenario.jobs.clear();  // a job alone, on the hosts it named
+    // Hybrid batches a fault's packets per collective; tenants' collectives
+    // start apart, so their contention on the faulty link would be lost.
+    if (scenario.engine == "hybrid" && scenario.shared())
+      source.fail(top.field("jobs").key_mark,
+                  "engine: hybrid simulates one job's collectives at packet level; jobs sharing the fabric contend "
+                  "across collectives there (use engine: packet, or engine: flow for large clusters)");
+  } else {
+    if (!top.has("job")) top.fail_missing("job", " (or 'jobs')");
+    scenario.job = detail::read_job(source, top.field("job"), scenario.cluster, false);
+  }
+  if (top.has("detectors_scope")) {
+    const Field scope_field = top.field("detectors_scope");
+    if (read_choice(source, scope_field, {"tenant", "cluster"}) == "cluster")
+      scenario.detectors_scope = DetectorScope::cluster;
+    if (!scenario.shared())
+      source.fail(scope_field.key_mark, "'detectors_scope' chooses between tenants; this scenario has one job");
+  }
+}
+
 Scenario read_scenario(const Source& source, const YAML::Node& root, const DetectorRegistry& detectors,
                        const LoadOverrides& overrides, std::shared_ptr<const injectors::FaultCatalog> fault_types) {
   if (!root.IsMap())
@@ -245,37 +293,8 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
     source.fail(cluster_field.key_mark, std::string("inconsistent cluster: ") + e.what());
   }
 
-  if (scenario.engine == "packet" && (scenario.cluster.hosts > kPacketEngineMaxHosts ||
-                                      scenario.cluster.rnics_per_host > kPacketEngineMaxRnicsPerHost))
-    source.fail(top.has("engine") ? top.field("engine").value_mark : cluster_field.key_mark,
-                "engine: packet simulates clusters of at most " + std::to_string(kPacketEngineMaxHosts) + " hosts x " +
-                    std::to_string(kPacketEngineMaxRnicsPerHost) + " RNICs; this one has " +
-                    std::to_string(scenario.cluster.hosts) + " x " + std::to_string(scenario.cluster.rnics_per_host) +
-                    " (use engine: flow)");
-
-  if (top.has("job") && top.has("jobs"))
-    source.fail(top.field("jobs").key_mark, "a scenario has either 'job' (a job alone) or 'jobs' (several), not both");
-  if (top.has("jobs")) {
-    scenario.jobs = detail::read_jobs(source, top.field("jobs"), scenario.cluster);
-    scenario.job = scenario.jobs.front();
-    if (scenario.jobs.size() == 1) scenario.jobs.clear();  // a job alone, on the hosts it named
-    // Hybrid batches a fault's packets per collective; tenants' collectives
-    // start apart, so their contention on the faulty link would be lost.
-    if (scenario.engine == "hybrid" && scenario.shared())
-      source.fail(top.field("jobs").key_mark,
-                  "engine: hybrid simulates one job's collectives at packet level; jobs sharing the fabric contend "
-                  "across collectives there (use engine: packet, or engine: flow for large clusters)");
-  } else {
-    if (!top.has("job")) top.fail_missing("job", " (or 'jobs')");
-    scenario.job = detail::read_job(source, top.field("job"), scenario.cluster, false);
-  }
-  if (top.has("detectors_scope")) {
-    const Field scope_field = top.field("detectors_scope");
-    if (read_choice(source, scope_field, {"tenant", "cluster"}) == "cluster")
-      scenario.detectors_scope = DetectorScope::cluster;
-    if (!scenario.shared())
-      source.fail(scope_field.key_mark, "'detectors_scope' chooses between tenants; this scenario has one job");
-  }
+  check_engine_fits(source, top, cluster_field, scenario);
+  read_scenario_jobs(source, top, scenario);
   if (top.has("faults"))
     scenario.faults = detail::read_faults(source, top.field("faults"), *topology, scenario.duration, scenario.seed,
                                           *scenario.fault_types, scenario.engine);
@@ -323,6 +342,7 @@ std::vector<std::string> expand_target_glob(const sim::Topology& topology, const
 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file_name, const DetectorRegistry& detectors,
                         const LoadOverrides& overrides, std::shared_ptr<const injectors::FaultCatalog> fault_types) {
+  sim::check_utf8(yaml_text, file_name);
   const Source source(file_name);
   const YAML::Node document = yaml_read::load_one_document(source, yaml_text, "a scenario file");
   if (document.IsNull()) source.fail(YAML::Mark(), "the scenario file is empty");

@@ -68,6 +68,8 @@ namespace gauntlet::harness {
 // scenario belongs on the flow engine.
 inline constexpr int kPacketEngineMaxHosts = 32;
 inline constexpr int kPacketEngineMaxRnicsPerHost = 8;
+// Detectors in one scenario (a suite's sensitivity values each add one).
+inline constexpr std::size_t kMaxDetectors = 1'000;
 
 // Command-line replacements for parts of a scenario. The seed is replaced
 // before faults are drawn, so Poisson onsets follow the new seed.

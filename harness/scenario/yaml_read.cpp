@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "harness/scenario/input_error.hpp"
+#include "sim/input_file.hpp"
 #include "sim/units.hpp"
 
 namespace gauntlet::harness::yaml_read {
@@ -112,6 +113,10 @@ std::string read_text(const Source& source, const Field& field) {
   if (field.value.Scalar().size() > kMaxTextChars)
     source.fail(field.value_mark, "'" + field.name + "' has " + std::to_string(field.value.Scalar().size()) +
                                       " characters, more than the limit of " + std::to_string(kMaxTextChars));
+  // A "\xff" escape makes bytes that are no text: they would end up in
+  // summary.json, which is UTF-8.
+  if (sim::invalid_utf8_at(field.value.Scalar()) != std::string_view::npos)
+    source.fail(field.value_mark, "'" + field.name + "' is not UTF-8 text (a \\x escape?)");
   return field.value.Scalar();
 }
 

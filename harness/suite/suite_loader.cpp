@@ -223,18 +223,27 @@ SuiteSweep read_sweep(const Source& source, const Field& field, const YAML::Node
     for (const auto& kv : listed)
       if (kv.first.Scalar() != "name" && kv.first.Scalar() != "as") own[kv.first.Scalar()] = kv.second.Scalar();
   sweep.own_value = own.count(sweep.param) ? own[sweep.param] : param->default_value;
-  const Field own_field{sweep.param, YAML::Load(sweep.own_value), field.value_mark, field.value_mark};
+  YAML::Node own_node;
+  try {
+    own_node = YAML::Load(sweep.own_value);
+  } catch (const YAML::Exception&) {
+    own_node = YAML::Node(YAML::NodeType::Map);  // refused as not a value below
+  }
+  const Field own_field{sweep.param, own_node, map.field("detector").value_mark, map.field("detector").value_mark};
   sweep.own_numeric = sweep_numeric(source, own_field, param->kind);
   const Field values = map.require("values");
+  std::set<double> seen_values = {sweep.own_numeric};
   for (const Field& item : yaml_read::read_sequence(source, values)) {
+    if (sweep.values.size() == kMaxSuiteSweepValues)
+      source.fail(item.value_mark,
+                  "more than " + std::to_string(kMaxSuiteSweepValues) + " sensitivity values, the limit");
     const std::string text = yaml_read::read_text(source, item);
     std::map<std::string, std::string> raw = own;
     raw[sweep.param] = text;
     std::string error;
     if (!registry.resolve(*info, raw, &error)) source.fail(item.value_mark, name + ": " + error);
     const double numeric = sweep_numeric(source, item, param->kind);
-    if (numeric == sweep.own_numeric ||
-        std::find(sweep.numeric.begin(), sweep.numeric.end(), numeric) != sweep.numeric.end())
+    if (!seen_values.insert(numeric).second)
       source.fail(item.value_mark,
                   sweep.param + " " + text + " is listed twice (the detector itself runs at " + sweep.own_value + ")");
     sweep.values.push_back(text);
@@ -242,6 +251,120 @@ SuiteSweep read_sweep(const Source& source, const Field& field, const YAML::Node
   }
   if (sweep.values.empty()) source.fail(values.value_mark, "values: give at least one");
   return sweep;
+}
+
+// The fault entries and the healthy episodes, their total bounded.
+void read_episode_entries(const Source& source, const MapView& map, const injectors::FaultCatalog& catalog,
+                          SuiteSpec& spec) {
+  std::size_t episodes = 0;
+  const Field faults = map.require("faults");
+  for (const Field& item : yaml_read::read_sequence(source, faults)) {
+    spec.faults.push_back(read_fault(source, item, catalog, false));
+    episodes += spec.faults.back().episodes;
+    if (episodes > kMaxSuiteEpisodes)
+      source.fail(item.value_mark, "the suite has more than " + std::to_string(kMaxSuiteEpisodes) + " episodes");
+  }
+  if (map.has("healthy")) {
+    MapView healthy(source, map.field("healthy"));
+    healthy.allow_only({"episodes"});
+    spec.healthy_episodes = static_cast<std::size_t>(
+        yaml_read::read_integer(source, healthy.require("episodes"), 0, static_cast<long long>(kMaxSuiteEpisodes)));
+    if (episodes + spec.healthy_episodes > kMaxSuiteEpisodes)
+      source.fail(healthy.field("episodes").value_mark,
+                  "the suite has more than " + std::to_string(kMaxSuiteEpisodes) + " episodes");
+  }
+  if (spec.faults.empty() && spec.healthy_episodes == 0)
+    source.fail(faults.value_mark, "faults: give at least one entry (or healthy episodes)");
+  if (map.has("background"))
+    for (const Field& item : yaml_read::read_sequence(source, map.field("background")))
+      spec.background.push_back(read_fault(source, item, catalog, true));
+}
+
+void read_sensitivity(const Source& source, const Field& field, const DetectorRegistry& registry, SuiteSpec& spec) {
+  std::size_t values = 0;
+  for (const Field& item : yaml_read::read_sequence(source, field)) {
+    spec.sensitivity.push_back(read_sweep(source, item, spec.detectors, registry));
+    values += spec.sensitivity.back().values.size();
+    if (values > kMaxSuiteSweepValues)
+      source.fail(item.value_mark, "the sensitivity sweeps have more than " + std::to_string(kMaxSuiteSweepValues) +
+                                       " values together, the limit (each runs as a detector in every episode)");
+    for (std::size_t s = 0; s + 1 < spec.sensitivity.size(); ++s)
+      if (spec.sensitivity[s].detector == spec.sensitivity.back().detector &&
+          spec.sensitivity[s].param == spec.sensitivity.back().param)
+        source.fail(item.value_mark,
+                    "a second sweep of " + spec.sensitivity[s].detector + "'s " + spec.sensitivity[s].param);
+  }
+}
+
+// One shape: it must load as a scenario, and every entry's targets must
+// match some of its components.
+SuiteShape read_shape(const Source& source, const Field& item, const std::string& path,
+                      const DetectorRegistry& registry, const injectors::FaultCatalog& catalog, const SuiteSpec& spec) {
+  if (!item.value.IsMap()) source.fail(item.value_mark, "a shape is a map (name, cluster, job or jobs)");
+  MapView entry(source, item);
+  entry.allow_only({"name", "cluster", "job", "jobs", "observe"});
+  SuiteShape shape;
+  shape.mark = item.value_mark;
+  shape.name = yaml_read::read_text(source, entry.require("name"));
+  if (!valid_name(shape.name)) source.fail(entry.field("name").value_mark, "name: letters, digits, '-', '_' and '.'");
+  shape.cluster = entry.require("cluster").value;
+  if (entry.has("job") && entry.has("jobs"))
+    source.fail(entry.field("jobs").key_mark, "a shape has either 'job' (a job alone) or 'jobs' (several), not both");
+  if (entry.has("jobs"))
+    shape.jobs = entry.field("jobs").value;
+  else
+    shape.job = entry.require("job").value;
+  if (entry.has("observe") && !entry.has("jobs"))
+    source.fail(entry.field("observe").key_mark, "'observe' picks one of several jobs; this shape has 'job' alone");
+  Scenario base;
+  try {
+    base = parse_scenario(emit(shape_scenario_tree(spec, shape)), path, registry);
+  } catch (const InputError& e) {
+    source.fail(shape.mark, "shape '" + shape.name + "': " + e.message());
+  }
+  if (entry.has("observe")) {
+    const std::string observe = yaml_read::read_text(source, entry.field("observe"));
+    const auto named =
+        std::find_if(base.jobs.begin(), base.jobs.end(), [&](const JobSpec& j) { return j.name == observe; });
+    if (named == base.jobs.end())
+      source.fail(entry.field("observe").value_mark, "'" + observe + "' is not one of the shape's jobs");
+    shape.observed = static_cast<std::size_t>(named - base.jobs.begin());
+  }
+  const sim::Topology topology(base.cluster);
+  for (const SuiteFault& fault : spec.faults)
+    shape.candidates.push_back(candidates(source, fault, shape, topology, catalog));
+  for (const SuiteFault& fault : spec.background)
+    shape.candidates.push_back(candidates(source, fault, shape, topology, catalog));
+  return shape;
+}
+
+void read_shapes(const Source& source, const Field& shapes, const std::string& path, const DetectorRegistry& registry,
+                 const injectors::FaultCatalog& catalog, SuiteSpec& spec) {
+  std::unordered_set<std::string> shape_names;
+  for (const Field& item : yaml_read::read_sequence(source, shapes)) {
+    if (spec.shapes.size() == kMaxSuiteShapes)
+      source.fail(item.value_mark, "at most " + std::to_string(kMaxSuiteShapes) + " shapes");
+    SuiteShape shape = read_shape(source, item, path, registry, catalog, spec);
+    if (!shape_names.insert(shape.name).second)
+      source.fail(MapView(source, item).field("name").value_mark, "two shapes are named '" + shape.name + "'");
+    spec.shapes.push_back(std::move(shape));
+  }
+  if (spec.shapes.empty()) source.fail(shapes.value_mark, "shapes: give at least one cluster shape");
+}
+
+// Every episode loads, or the suite is refused before anything runs; the
+// error points at the entry that drew the bad fault.
+void check_episodes(const Source& source, const std::string& path, const DetectorRegistry& registry,
+                    const SuiteSpec& spec) {
+  for (const Episode& episode : expand_episodes(spec)) {
+    try {
+      parse_scenario(episode_scenario_text(spec, episode), path, registry);
+    } catch (const InputError& e) {
+      const YAML::Mark at = episode.entry ? spec.faults[*episode.entry].mark : spec.shapes[episode.shape].mark;
+      source.fail(at, "episode " + std::to_string(episode.index) + " (shape " + spec.shapes[episode.shape].name +
+                          "): " + e.message());
+    }
+  }
 }
 
 }  // namespace
@@ -273,96 +396,10 @@ SuiteSpec load_suite(const std::string& path, const DetectorRegistry& registry) 
                             : fs::path("results") / "suites" / spec.name;
 
   const injectors::FaultCatalog catalog = injectors::builtin_fault_catalog();
-  std::size_t episodes = 0;
-  const Field faults = map.require("faults");
-  for (const Field& item : yaml_read::read_sequence(source, faults)) {
-    spec.faults.push_back(read_fault(source, item, catalog, false));
-    episodes += spec.faults.back().episodes;
-    if (episodes > kMaxSuiteEpisodes)
-      source.fail(item.value_mark, "the suite has more than " + std::to_string(kMaxSuiteEpisodes) + " episodes");
-  }
-  if (map.has("healthy")) {
-    MapView healthy(source, map.field("healthy"));
-    healthy.allow_only({"episodes"});
-    spec.healthy_episodes = static_cast<std::size_t>(
-        yaml_read::read_integer(source, healthy.require("episodes"), 0, static_cast<long long>(kMaxSuiteEpisodes)));
-    if (episodes + spec.healthy_episodes > kMaxSuiteEpisodes)
-      source.fail(healthy.field("episodes").value_mark,
-                  "the suite has more than " + std::to_string(kMaxSuiteEpisodes) + " episodes");
-  }
-  if (spec.faults.empty() && spec.healthy_episodes == 0)
-    source.fail(faults.value_mark, "faults: give at least one entry (or healthy episodes)");
-  if (map.has("background"))
-    for (const Field& item : yaml_read::read_sequence(source, map.field("background")))
-      spec.background.push_back(read_fault(source, item, catalog, true));
-
-  if (map.has("sensitivity"))
-    for (const Field& item : yaml_read::read_sequence(source, map.field("sensitivity"))) {
-      spec.sensitivity.push_back(read_sweep(source, item, spec.detectors, registry));
-      for (std::size_t s = 0; s + 1 < spec.sensitivity.size(); ++s)
-        if (spec.sensitivity[s].detector == spec.sensitivity.back().detector &&
-            spec.sensitivity[s].param == spec.sensitivity.back().param)
-          source.fail(item.value_mark,
-                      "a second sweep of " + spec.sensitivity[s].detector + "'s " + spec.sensitivity[s].param);
-    }
-
-  const Field shapes = map.require("shapes");
-  std::unordered_set<std::string> shape_names;
-  for (const Field& item : yaml_read::read_sequence(source, shapes)) {
-    if (!item.value.IsMap()) source.fail(item.value_mark, "a shape is a map (name, cluster, job or jobs)");
-    if (spec.shapes.size() == kMaxSuiteShapes)
-      source.fail(item.value_mark, "at most " + std::to_string(kMaxSuiteShapes) + " shapes");
-    MapView entry(source, item);
-    entry.allow_only({"name", "cluster", "job", "jobs", "observe"});
-    SuiteShape shape;
-    shape.mark = item.value_mark;
-    shape.name = yaml_read::read_text(source, entry.require("name"));
-    if (!valid_name(shape.name)) source.fail(entry.field("name").value_mark, "name: letters, digits, '-', '_' and '.'");
-    if (!shape_names.insert(shape.name).second)
-      source.fail(entry.field("name").value_mark, "two shapes are named '" + shape.name + "'");
-    shape.cluster = entry.require("cluster").value;
-    if (entry.has("job") && entry.has("jobs"))
-      source.fail(entry.field("jobs").key_mark, "a shape has either 'job' (a job alone) or 'jobs' (several), not both");
-    if (entry.has("jobs"))
-      shape.jobs = entry.field("jobs").value;
-    else
-      shape.job = entry.require("job").value;
-    if (entry.has("observe") && !entry.has("jobs"))
-      source.fail(entry.field("observe").key_mark, "'observe' picks one of several jobs; this shape has 'job' alone");
-    Scenario base;
-    try {
-      base = parse_scenario(emit(shape_scenario_tree(spec, shape)), path, registry);
-    } catch (const InputError& e) {
-      source.fail(shape.mark, "shape '" + shape.name + "': " + e.message());
-    }
-    if (entry.has("observe")) {
-      const std::string observe = yaml_read::read_text(source, entry.field("observe"));
-      const auto named =
-          std::find_if(base.jobs.begin(), base.jobs.end(), [&](const JobSpec& j) { return j.name == observe; });
-      if (named == base.jobs.end())
-        source.fail(entry.field("observe").value_mark, "'" + observe + "' is not one of the shape's jobs");
-      shape.observed = static_cast<std::size_t>(named - base.jobs.begin());
-    }
-    const sim::Topology topology(base.cluster);
-    for (const SuiteFault& fault : spec.faults)
-      shape.candidates.push_back(candidates(source, fault, shape, topology, catalog));
-    for (const SuiteFault& fault : spec.background)
-      shape.candidates.push_back(candidates(source, fault, shape, topology, catalog));
-    spec.shapes.push_back(std::move(shape));
-  }
-  if (spec.shapes.empty()) source.fail(shapes.value_mark, "shapes: give at least one cluster shape");
-
-  // Every episode loads, or the suite is refused before anything runs; the
-  // error points at the entry that drew the bad fault.
-  for (const Episode& episode : expand_episodes(spec)) {
-    try {
-      parse_scenario(episode_scenario_text(spec, episode), path, registry);
-    } catch (const InputError& e) {
-      const YAML::Mark at = episode.entry ? spec.faults[*episode.entry].mark : spec.shapes[episode.shape].mark;
-      source.fail(at, "episode " + std::to_string(episode.index) + " (shape " + spec.shapes[episode.shape].name +
-                          "): " + e.message());
-    }
-  }
+  read_episode_entries(source, map, catalog, spec);
+  if (map.has("sensitivity")) read_sensitivity(source, map.field("sensitivity"), registry, spec);
+  read_shapes(source, map.require("shapes"), path, registry, catalog, spec);
+  check_episodes(source, path, registry, spec);
   return spec;
 }
 

@@ -56,6 +56,9 @@ namespace gauntlet::harness {
 // the standard shapes), so the count bounds a suite file's check too.
 inline constexpr std::size_t kMaxSuiteEpisodes = 10000;
 inline constexpr std::size_t kMaxSuiteShapes = 64;
+// Values of all sensitivity sweeps together: each runs as one more detector
+// in every episode.
+inline constexpr std::size_t kMaxSuiteSweepValues = 256;
 
 // A value an episode draws: a constant, or uniform / log-uniform over
 // [low, high]. Durations are held in nanoseconds.

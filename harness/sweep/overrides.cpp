@@ -1,5 +1,7 @@
 #include "harness/sweep/overrides.hpp"
 
+#include <charconv>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -23,7 +25,10 @@ std::vector<std::string> split_path(const std::string& path) {
 
 std::optional<std::size_t> as_index(const std::string& segment) {
   if (segment.empty() || segment.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return std::stoul(segment);
+  std::size_t index = 0;
+  const auto [end, error] = std::from_chars(segment.data(), segment.data() + segment.size(), index);
+  // Past size_t no list has that item: the caller says so.
+  return error == std::errc() ? index : std::numeric_limits<std::size_t>::max();
 }
 
 // Index of the list item named `name`: the scalar itself, a map's `as` (a

@@ -87,6 +87,87 @@ void check_sweep_size(const Source& source, const MapView& map, const SweepSpec&
                     " cells, more than the limit of " + std::to_string(kMaxSweepCells) + "; split the sweep");
 }
 
+// grid: {path: [values]}, each axis's values distinct.
+std::vector<SweepAxis> read_grid(const Source& source, const Field& grid_field) {
+  if (!grid_field.value.IsMap()) source.fail(grid_field.value_mark, "grid: expected a map of path: [values]");
+  std::vector<SweepAxis> axes;
+  MapView grid(source, grid_field);
+  for (const Field& entry : grid.entries()) {
+    // The key itself holds dots, so take it whole from the entry's path.
+    SweepAxis axis{entry.name.substr(grid.name().size() + 1), entry.key_mark, {}};
+    if (axis.path == "seed" || axis.path == "name")
+      source.fail(entry.key_mark, "grid: '" + axis.path + "' cannot be swept (use seeds: for seeds)");
+    std::unordered_set<std::string> listed;
+    for (const Field& item : yaml_read::read_sequence(source, entry)) {
+      if (axis.values.size() == kMaxSweepGridPoints)
+        source.fail(item.value_mark, "grid: more than " + std::to_string(kMaxSweepGridPoints) + " values on one axis");
+      std::string text = item.value.IsScalar() ? item.value.Scalar() : YAML::Dump(item.value);
+      if (!listed.insert(text).second) source.fail(item.value_mark, "grid: value '" + text + "' is listed twice");
+      axis.values.push_back({std::move(text), item.value, item.value_mark});
+    }
+    if (axis.values.empty()) source.fail(entry.value_mark, "grid: '" + axis.path + "' needs at least one value");
+    axes.push_back(std::move(axis));
+  }
+  return axes;
+}
+
+// The scenario files, each loading on its own and with the sweep's detectors.
+void read_scenarios(const Source& source, const Field& scenarios, const std::string& path,
+                    const DetectorRegistry& registry, SweepSpec& spec) {
+  const fs::path base = fs::path(path).parent_path();
+  for (const Field& item : yaml_read::read_sequence(source, scenarios)) {
+    const std::string relative = yaml_read::read_text(source, item);
+    SweepScenario scenario;
+    scenario.path = (fs::path(relative).is_absolute() ? fs::path(relative) : base / relative).lexically_normal();
+    scenario.mark = item.value_mark;
+    const std::string text = read_file(scenario.path, source, item.value_mark);
+    // The scenario as written must load on its own; its errors point into it.
+    LoadOverrides first_seed;
+    first_seed.seed = spec.seeds.front();
+    scenario.name = parse_scenario(text, scenario.path, registry, first_seed).name;
+    for (const SweepScenario& other : spec.scenarios)
+      if (other.name == scenario.name)
+        source.fail(item.value_mark, "two scenarios are named '" + scenario.name + "'; their results would mix");
+    scenario.tree = YAML::Load(text);
+    if (spec.detectors) {
+      apply_override(scenario.tree, "detectors", *spec.detectors);
+      check_loads(source, spec.detectors_mark, "detectors in " + scenario.path, scenario.tree, scenario.path,
+                  spec.seeds.front(), registry);
+    }
+    spec.scenarios.push_back(std::move(scenario));
+  }
+  if (spec.scenarios.empty()) source.fail(scenarios.value_mark, "scenarios: give at least one scenario file");
+}
+
+// Every grid value alone, so an error points at the value that causes it,
+// then every combination (values may conflict only together).
+void check_grid(const Source& source, const MapView& map, const SweepSpec& spec, const DetectorRegistry& registry) {
+  for (const SweepScenario& scenario : spec.scenarios)
+    for (const SweepAxis& axis : spec.grid)
+      for (const SweepValue& value : axis.values) {
+        YAML::Node tree = YAML::Clone(scenario.tree);
+        try {
+          apply_override(tree, axis.path, value.node);
+        } catch (const std::invalid_argument& e) {
+          source.fail(axis.mark, "grid: " + axis.path + " in " + scenario.path + ": " + e.what());
+        }
+        check_loads(source, value.mark, axis.path + " = " + value.text + " in " + scenario.name, tree, scenario.path,
+                    spec.seeds.front(), registry);
+      }
+  if (spec.grid.size() <= 1) return;
+  for (const SweepCell& cell : expand_cells(spec)) {
+    if (cell.seed != spec.seeds.front()) continue;
+    try {
+      cell_scenario(spec, cell, registry);
+    } catch (const InputError& e) {
+      std::string combination;
+      for (const auto& [p, v] : cell_params(spec, cell)) combination += (combination.empty() ? "" : ", ") + p + "=" + v;
+      source.fail(map.field("grid").key_mark,
+                  "the combination " + combination + " in " + spec.scenarios[cell.scenario].name + ": " + e.message());
+    }
+  }
+}
+
 }  // namespace
 
 SweepSpec load_sweep(const std::string& path, const DetectorRegistry& registry) {
@@ -114,82 +195,11 @@ SweepSpec load_sweep(const std::string& path, const DetectorRegistry& registry) 
     spec.detectors = detectors.value;
     spec.detectors_mark = detectors.key_mark;
   }
-  if (map.has("grid")) {
-    const Field grid_field = map.field("grid");
-    if (!grid_field.value.IsMap()) source.fail(grid_field.value_mark, "grid: expected a map of path: [values]");
-    MapView grid(source, grid_field);
-    for (const Field& entry : grid.entries()) {
-      // The key itself holds dots, so take it whole from the entry's path.
-      SweepAxis axis{entry.name.substr(grid.name().size() + 1), entry.key_mark, {}};
-      if (axis.path == "seed" || axis.path == "name")
-        source.fail(entry.key_mark, "grid: '" + axis.path + "' cannot be swept (use seeds: for seeds)");
-      std::unordered_set<std::string> listed;
-      for (const Field& item : yaml_read::read_sequence(source, entry)) {
-        if (axis.values.size() == kMaxSweepGridPoints)
-          source.fail(item.value_mark,
-                      "grid: more than " + std::to_string(kMaxSweepGridPoints) + " values on one axis");
-        std::string text = item.value.IsScalar() ? item.value.Scalar() : YAML::Dump(item.value);
-        if (!listed.insert(text).second) source.fail(item.value_mark, "grid: value '" + text + "' is listed twice");
-        axis.values.push_back({std::move(text), item.value, item.value_mark});
-      }
-      if (axis.values.empty()) source.fail(entry.value_mark, "grid: '" + axis.path + "' needs at least one value");
-      spec.grid.push_back(std::move(axis));
-    }
-  }
-
+  if (map.has("grid")) spec.grid = read_grid(source, map.field("grid"));
   const Field scenarios = map.require("scenarios");
   if (scenarios.value.IsSequence()) check_sweep_size(source, map, spec, scenarios.value.size());
-  const fs::path base = fs::path(path).parent_path();
-  for (const Field& item : yaml_read::read_sequence(source, scenarios)) {
-    const std::string relative = yaml_read::read_text(source, item);
-    SweepScenario scenario;
-    scenario.path = (fs::path(relative).is_absolute() ? fs::path(relative) : base / relative).lexically_normal();
-    scenario.mark = item.value_mark;
-    const std::string text = read_file(scenario.path, source, item.value_mark);
-    // The scenario as written must load on its own; its errors point into it.
-    LoadOverrides first_seed;
-    first_seed.seed = spec.seeds.front();
-    scenario.name = parse_scenario(text, scenario.path, registry, first_seed).name;
-    for (const SweepScenario& other : spec.scenarios)
-      if (other.name == scenario.name)
-        source.fail(item.value_mark, "two scenarios are named '" + scenario.name + "'; their results would mix");
-    scenario.tree = YAML::Load(text);
-    if (spec.detectors) {
-      apply_override(scenario.tree, "detectors", *spec.detectors);
-      check_loads(source, spec.detectors_mark, "detectors in " + scenario.path, scenario.tree, scenario.path,
-                  spec.seeds.front(), registry);
-    }
-    spec.scenarios.push_back(std::move(scenario));
-  }
-  if (spec.scenarios.empty()) source.fail(scenarios.value_mark, "scenarios: give at least one scenario file");
-
-  // Each value alone, so an error points at the value that causes it.
-  for (const SweepScenario& scenario : spec.scenarios)
-    for (const SweepAxis& axis : spec.grid)
-      for (const SweepValue& value : axis.values) {
-        YAML::Node tree = YAML::Clone(scenario.tree);
-        try {
-          apply_override(tree, axis.path, value.node);
-        } catch (const std::invalid_argument& e) {
-          source.fail(axis.mark, "grid: " + axis.path + " in " + scenario.path + ": " + e.what());
-        }
-        check_loads(source, value.mark, axis.path + " = " + value.text + " in " + scenario.name, tree, scenario.path,
-                    spec.seeds.front(), registry);
-      }
-  // Then every combination (values may conflict only together).
-  if (spec.grid.size() > 1)
-    for (const SweepCell& cell : expand_cells(spec)) {
-      if (cell.seed != spec.seeds.front()) continue;
-      try {
-        cell_scenario(spec, cell, registry);
-      } catch (const InputError& e) {
-        std::string combination;
-        for (const auto& [p, v] : cell_params(spec, cell))
-          combination += (combination.empty() ? "" : ", ") + p + "=" + v;
-        source.fail(map.field("grid").key_mark, "the combination " + combination + " in " +
-                                                    spec.scenarios[cell.scenario].name + ": " + e.message());
-      }
-    }
+  read_scenarios(source, scenarios, path, registry, spec);
+  check_grid(source, map, spec, registry);
   return spec;
 }
 
