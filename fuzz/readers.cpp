@@ -11,15 +11,21 @@
 #include "harness/chaos/plan.hpp"
 #include "harness/detectors/detector_reply.hpp"
 #include "harness/detectors/registry.hpp"
+#include "harness/metrics/prom_rules_detector.hpp"
+#include "harness/report/aggregate.hpp"
+#include "harness/report/json_file.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/loader.hpp"
 #include "harness/scoring/records.hpp"
+#include "harness/suite/episode_record.hpp"
+#include "harness/suite/suite_aggregate.hpp"
 #include "harness/suite/suite_spec.hpp"
 #include "harness/sweep/sweep_spec.hpp"
 #include "injectors/faults/fault_catalog.hpp"
 #include "injectors/real/journal.hpp"
 #include "sim/component_id.hpp"
 #include "sim/network_calibration.hpp"
+#include "sim/rfc3339.hpp"
 #include "sim/topology.hpp"
 
 namespace gauntlet::fuzz {
@@ -121,7 +127,7 @@ void read_score_records(std::string_view bytes) {
 
 void read_alertmanager(std::string_view bytes) {
   const std::string text(bytes);
-  harness::parse_rfc3339(text);
+  sim::parse_rfc3339(text);
   harness::looks_like_alertmanager(text);
   try {
     harness::parse_alertmanager(text, "alerts.json", {});
@@ -172,6 +178,53 @@ void read_detector_replies(std::string_view bytes) {
   }
 }
 
+// A run folder's summary.json, then its cell.json, as `report` reads them.
+void read_run_summary(std::string_view bytes) {
+  fs::create_directories(scratch_folder() / "run");
+  fs::remove(scratch_folder() / "run" / "cell.json");
+  write_scratch("run/summary.json", bytes);
+  try {
+    harness::aggregate_runs({scratch_folder() / "run"});
+  } catch (const InputError&) {
+  }
+}
+
+void read_cell(std::string_view bytes) {
+  fs::create_directories(scratch_folder() / "cell");
+  write_scratch("cell/summary.json", R"({"scenario": "demo", "seed": 1, "detectors": {}})");
+  write_scratch("cell/cell.json", bytes);
+  try {
+    harness::aggregate_runs({scratch_folder() / "cell"});
+  } catch (const InputError&) {
+  }
+}
+
+// An episode record as `suite --merge` reads it: a record that is JSON but
+// not a record is reported from nlohmann's exception, as merge_episodes does.
+void read_episode(std::string_view bytes) {
+  try {
+    harness::record_from_json(harness::read_json_file(write_scratch("episode.json", bytes)));
+  } catch (const InputError&) {
+  } catch (const nlohmann::json::exception&) {
+  }
+}
+
+void read_suite_summary(std::string_view bytes) {
+  try {
+    harness::read_suite_summary(write_scratch("suite-summary.json", bytes));
+  } catch (const InputError&) {
+  }
+}
+
+// A prom: rule file, and the same bytes as promtool's output.
+void read_prom_rules(std::string_view bytes) {
+  try {
+    harness::read_prom_rules(write_scratch("rules.yaml", bytes));
+  } catch (const InputError&) {
+  }
+  harness::parse_promtool_output(std::string(bytes));
+}
+
 }  // namespace
 
 const std::vector<Reader>& readers() {
@@ -185,6 +238,11 @@ const std::vector<Reader>& readers() {
       {"detector_reply", read_detector_replies},
       {"suite_loader", read_suite},
       {"network_calibration", read_network_calibration},
+      {"run_summary", read_run_summary},
+      {"cell", read_cell},
+      {"episode", read_episode},
+      {"suite_summary", read_suite_summary},
+      {"prom_rules", read_prom_rules},
   };
   return all;
 }

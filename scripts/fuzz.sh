@@ -2,7 +2,8 @@
 # Runs one libFuzzer target for a while:
 #   scripts/fuzz.sh TARGET SECONDS
 # TARGET: scenario_loader chaos_plan sweep_loader score_records alertmanager
-# chaos_journal detector_reply suite_loader network_calibration (the readers of fuzz/readers.cpp). Builds
+# chaos_journal detector_reply suite_loader network_calibration run_summary
+# cell episode suite_summary prom_rules (the readers of fuzz/readers.cpp). Builds
 # build-fuzz/ with clang,
 # ASan and UBSan; seeds the corpus from scenarios/ and keeps what the fuzzer
 # finds in build-fuzz/corpus/TARGET. A crashing input lands in
@@ -11,7 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets="scenario_loader chaos_plan sweep_loader score_records alertmanager chaos_journal detector_reply"
+targets="scenario_loader chaos_plan sweep_loader score_records alertmanager chaos_journal detector_reply suite_loader
+  network_calibration run_summary cell episode suite_summary prom_rules"
+targets=${targets//$'\n'/ }
 if [[ $# -ne 2 || ! " $targets " == *" $1 "* || ! "$2" =~ ^[0-9]+$ ]]; then
   echo "usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: $targets)" >&2
   exit 2
