@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include <yaml-cpp/yaml.h>
 
@@ -76,6 +77,18 @@ std::string seconds_text(double s) {
   return buffer;
 }
 
+// Each detector is a row of the score table and a key of summary.json: as
+// many as a scenario may list (an alertname per alert would make one
+// detector of each).
+void check_detector_count(const ScoreInputs& inputs, const std::string& alerts_path) {
+  std::unordered_set<std::string> detectors;
+  for (std::size_t i = 0; i < inputs.alerts.size(); ++i)
+    if (detectors.insert(inputs.alerts[i].detector).second && detectors.size() > kMaxDetectors)
+      throw InputError(alerts_path, inputs.alert_lines[i], 1,
+                       "the alerts name more than " + std::to_string(kMaxDetectors) + " detectors, the limit ('" +
+                           inputs.alerts[i].detector + "' is one more; --detector-label chooses the label)");
+}
+
 }  // namespace
 
 std::optional<double> parse_t0(const std::string& text) {
@@ -133,6 +146,7 @@ ScoreInputs read_score_inputs(const ScoreInputOptions& options) {
     for (Alert& a : inputs.alerts) a.time_s -= *inputs.t0_unix_s;
   }
 
+  check_detector_count(inputs, options.alerts_path);
   if (!options.cluster_path.empty()) inputs.known_component = cluster_components(options.cluster_path);
   std::vector<std::string> anonymous;
   for (std::size_t i = 0; i < inputs.alerts.size(); ++i) {
