@@ -50,13 +50,16 @@ inline fs::path write(const fs::path& path, const std::string& text) {
   return path;
 }
 
-// `gauntlet ARGS`, killed after `limit_s` seconds.
-inline Result gauntlet(const std::string& args, int limit_s = 60) {
+// `gauntlet ARGS`, killed after `limit_s` seconds of wall time and, when
+// `cpu_s` is given, `cpu_s` seconds of CPU time (SIGXCPU: exit 152), a bound
+// that holds however loaded the machine is.
+inline Result gauntlet(const std::string& args, int limit_s = 60, int cpu_s = 0) {
   const fs::path dir = scratch_root();
   fs::create_directories(dir);
   const fs::path out = dir / "stdout", err = dir / "stderr";
-  const std::string command = "timeout -k 5 " + std::to_string(limit_s) + " " + gauntlet_binary() + " " + args + " >" +
-                              out.string() + " 2>" + err.string() + " </dev/null";
+  const std::string cpu_limit = cpu_s > 0 ? "ulimit -t " + std::to_string(cpu_s) + "; " : "";
+  const std::string command = cpu_limit + "timeout -k 5 " + std::to_string(limit_s) + " " + gauntlet_binary() + " " +
+                              args + " >" + out.string() + " 2>" + err.string() + " </dev/null";
   const int status = std::system(command.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }

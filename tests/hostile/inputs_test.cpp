@@ -50,11 +50,14 @@ TEST(HostileInputs, OffsetsPastADayAndThe31stOfFebruaryAreRefused) {
     const Result r = gauntlet("score --truth " + truth_file(dir).string() + " --alerts " + alerts.string() + " --out " +
                               (dir / "out").string() + " --t0 " + t0);
     EXPECT_EQ(r.exit_code, 2) << t0 << ": " << r.err;
+    // Refused as a time, not later as a time base hours away from the faults.
+    EXPECT_NE(r.err.find("--t0 '" + t0 + "' is neither an RFC3339 time"), std::string::npos) << r.err;
   }
   const fs::path bad = write(dir / "B.json", alertmanager_payload("2023-02-31T22:14:30Z"));
   const Result r = gauntlet("score --truth " + truth_file(dir).string() + " --alerts " + bad.string() + " --out " +
                             (dir / "out2").string() + " --t0 2023-11-14T22:13:00Z");
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("startsAt '2023-02-31T22:14:30Z' is not an RFC3339 time"), std::string::npos) << r.err;
 }
 
 // Item 2: a recursive copy or dump of the parsed tree ran out of stack.
