@@ -109,15 +109,16 @@ TEST(HostileDetectors, GrandchildInASessionOfItsOwnDiesWithTheRun) {
 // Item 18: a detector command that is not UTF-8 validated, then failed the run.
 TEST(HostileDetectors, NonUtf8DetectorCommandIsRefusedAtValidate) {
   const fs::path dir = scratch("non-utf8");
-  const fs::path escaped = write(dir / "escaped.yaml", small_scenario("  - \"exec:/bin/true \\xff\"\n"));
-  Result r = gauntlet("validate " + escaped.string());
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(escaped.string() + ":"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("not UTF-8"), std::string::npos) << r.err;
   const fs::path raw = write(dir / "raw.yaml", small_scenario("  - \"exec:/bin/true \xff\"\n"));
-  r = gauntlet("validate " + raw.string());
+  Result r = gauntlet("validate " + raw.string());
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(raw.string() + ":"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("not UTF-8"), std::string::npos) << r.err;
+  // The same through --detectors, which no file carries.
+  const fs::path plain = write(dir / "plain.yaml", small_scenario("  - timeout\n"));
+  r = gauntlet("validate " + plain.string() + " --detectors 'exec:/bin/true \xff'");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--detectors:1:1: detector name is not UTF-8"), std::string::npos) << r.err;
 }
 
 // Item 20: 4294968296ms wrapped an int to about a second.

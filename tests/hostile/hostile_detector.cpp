@@ -76,7 +76,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> gpus, nics;
   for (const std::string& id : start.topology().components()) {
     if (id.find(".gpu") != std::string::npos) gpus.push_back(id);
-    if (id.find(".nic") != std::string::npos) nics.push_back(id);
+    // RNICs alone, not their flow tables (h0.nic0.ft) or host links (h0.nic0~leaf0).
+    if (id.find(".nic") != std::string::npos && id.find(".ft") == std::string::npos &&
+        id.find('~') == std::string::npos)
+      nics.push_back(id);
   }
   if (gpus.empty() || nics.size() < 2) return 1;
   if (mode == "grandchild" && argc > 2) start_grandchild(argv[2]);
