@@ -81,7 +81,9 @@ TEST(HostileInputs, ReportOfACellJsonNested150000DeepIsRefused) {
   const fs::path dir = scratch("deep-cell");
   fs::create_directories(dir / "run");
   write(dir / "run" / "summary.json", run_summary());
-  write(dir / "run" / "cell.json", "{\"params\": " + std::string(150000, '[') + std::string(150000, ']') + "}");
+  // Inside params, where the report dumps each value back to text.
+  write(dir / "run" / "cell.json",
+        "{\"params\": {\"a\": " + std::string(150000, '[') + std::string(150000, ']') + "}}");
   const Result r = gauntlet("report " + (dir / "run").string() + " " + (dir / "run").string() + " --out " +
                             (dir / "report.html").string());
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -198,8 +200,9 @@ TEST(HostileInputs, GatherOfASummaryLinkedToDevZeroIsRefused) {
 
 // Item 2: a shard's summary nested 150,000 deep crashed the recursive copy.
 TEST(HostileInputs, GatherOfASummaryNested150000DeepIsRefused) {
-  const Result r =
-      gather_with("gather-deep", "{\"faults\": " + std::string(150000, '[') + std::string(150000, ']') + "}");
+  // Inside a well-formed summary, where the detectors are copied.
+  const Result r = gather_with("gather-deep", R"({"scenario": "capacity-small", "seed": 1, "detectors": {"timeout": )" +
+                                                  std::string(150000, '[') + std::string(150000, ']') + "}}");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("nested deeper than"), std::string::npos) << r.err;
 }
