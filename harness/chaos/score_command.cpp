@@ -5,14 +5,15 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "harness/chaos/score_inputs.hpp"
 #include "harness/cli/command_line.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/report/score_table.hpp"
+#include "harness/runner/results_folder.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scoring/summary.hpp"
 #include "sim/rfc3339.hpp"
@@ -22,18 +23,6 @@ namespace gauntlet::cli {
 namespace po = boost::program_options;
 
 namespace {
-
-void write_summary(const std::string& out_dir, const std::string& text) {
-  std::filesystem::create_directories(out_dir);
-  const std::string tmp = out_dir + "/summary.json.tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, out_dir + "/summary.json");
-}
 
 // The --format, --alerts-clock, --grace and --t0 values into `in`; false
 // (after saying why) when one is not a value they take.
@@ -134,6 +123,17 @@ int score_command(const Args& args) {
   if (const int stop = parse_options(args, opts, opts, nullptr, vm); stop >= 0) return stop;
   if (!check_score_options(format, clock, vm.count("t0") ? &t0 : nullptr, in)) return kExitBadInput;
 
+  // Checked and locked before reading anything: `--out` is replaced whole,
+  // and only when gauntlet wrote it.
+  std::optional<harness::ClaimedFolder> out;
+  if (!out_dir.empty()) {
+    try {
+      out.emplace(harness::ClaimedFolder::claim(out_dir));
+    } catch (const std::exception& e) {
+      std::cerr << "gauntlet score: --out " << out_dir << ": " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
   harness::ScoreInputs inputs;
   try {
     inputs = harness::read_score_inputs(in);
@@ -146,12 +146,12 @@ int score_command(const Args& args) {
   const std::string text = harness::summary_json(summary);
   std::cout << harness::score_table(order, scores);
   for (const std::string& note : inputs.notes) std::cerr << "note: " << note << "\n";
-  if (out_dir.empty()) {
+  if (!out) {
     std::cout << text;
     return kExitOk;
   }
   try {
-    write_summary(out_dir, text);
+    out->replace_with({{"summary.json", text}});
   } catch (const std::exception& e) {
     std::cerr << "gauntlet score: cannot write " << out_dir << ": " << e.what() << "\n";
     return kExitRunFailed;

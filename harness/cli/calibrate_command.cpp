@@ -7,12 +7,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/scenario_options.hpp"
 #include "harness/cli/unsigned_option.hpp"
-#include "harness/report/json_file.hpp"
+#include "harness/runner/results_folder.hpp"
 #include "harness/scenario/input_file.hpp"
 #include "sim/packet/packet_calibration.hpp"
 
@@ -91,6 +92,20 @@ int calibrate_command(const Args& args) {
     std::fputs(summary(table).c_str(), stdout);
     return kExitOk;
   }
+  // Checked and locked before an hour of micro-scenarios: a table file is
+  // replaced only when it is one.
+  std::optional<harness::ClaimedFile> out;
+  if (vm.count("out")) {
+    const std::string file = vm["out"].as<std::string>();
+    try {
+      out.emplace(harness::ClaimedFile::claim(file, [](const std::string& head) {
+        return head.find("\"format\": \"gauntlet network calibration 1\"") != std::string::npos;
+      }));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gauntlet calibrate: --out %s: %s\n", file.c_str(), e.what());
+      return kExitBadInput;
+    }
+  }
   const bool quick = vm.count("quick") > 0;
   const std::uint64_t seed = vm.count("seed") ? vm["seed"].as<UnsignedOption>().value : 1;
   const sim::CalibrationGrid grid = quick ? sim::quick_calibration_grid() : sim::full_calibration_grid();
@@ -103,8 +118,8 @@ int calibrate_command(const Args& args) {
   table.command = "gauntlet calibrate --seed " + std::to_string(seed) + (quick ? " --quick" : "");
   table.quick = quick;
   const std::string text = sim::to_json(table);
-  if (vm.count("out"))
-    harness::write_file_atomically(vm["out"].as<std::string>(), text);
+  if (out)
+    out->replace_with(text);
   else
     std::fputs(text.c_str(), stdout);
   return kExitOk;

@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "harness/cli/command_line.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/report/aggregate.hpp"
 #include "harness/report/gnuplot.hpp"
+#include "harness/report/html.hpp"
 #include "harness/report/json_file.hpp"
 #include "harness/report/run_report.hpp"
 #include "harness/report/score_table.hpp"
@@ -58,6 +60,15 @@ int report_command(const Args& args) {
     return kExitBadInput;
   }
   const fs::path target = out_file.empty() ? fs::path(folders.front()) / "report.html" : fs::path(out_file);
+  // Checked and locked before reading: never a device, a folder, a link or
+  // a file gauntlet did not write.
+  std::optional<harness::ClaimedFile> out;
+  try {
+    out.emplace(harness::ClaimedFile::claim(target, harness::html::is_page));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gauntlet report: --out %s: %s\n", target.c_str(), e.what());
+    return kExitBadInput;
+  }
   try {
     std::vector<fs::path> paths(folders.begin(), folders.end());
     const harness::Aggregate aggregate = harness::aggregate_runs(paths);
@@ -82,7 +93,7 @@ int report_command(const Args& args) {
       for (const std::string& f : folders) title += " " + f;
       html = harness::aggregate_report_html(aggregate, title);
     }
-    harness::write_file_atomically(target, html);
+    out->replace_with(html);
     std::printf("report: %s\n", target.c_str());
     return merged_runs_status(aggregate, vm.count("allow-detector-failure") > 0);
   } catch (const harness::InputError& e) {

@@ -1,5 +1,7 @@
 #include "harness/report/html.hpp"
 
+#include <string_view>
+
 namespace gauntlet::harness::html {
 
 std::string escape(const std::string& text) {
@@ -29,13 +31,21 @@ std::string escape(const std::string& text) {
   return out;
 }
 
+namespace {
+constexpr std::string_view kPageStart =
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+constexpr std::string_view kStyleStart =
+    "</title>\n<style>\nbody{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;"
+    "max-width:1180px;";
+}  // namespace
+
+bool is_page(const std::string& head) {
+  return head.starts_with(kPageStart) && head.find(kStyleStart) != std::string::npos;
+}
+
 std::string page(const std::string& title, const std::string& body) {
-  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-         "<title>" +
-         escape(title) +
-         "</title>\n<style>\n"
-         "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1180px;"
+  return std::string(kPageStart) + escape(title) + std::string(kStyleStart) +
          "padding:0 16px;color:#222;background:#fff}\n"
          "h1{font-size:1.5em;margin-bottom:4px}h2{font-size:1.15em;margin-top:28px;border-bottom:1px solid #ddd;"
          "padding-bottom:4px}\n"

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "harness/runner/results_folder.hpp"  // write_file_atomically
+
 namespace gauntlet::harness {
 
 // Summaries, episodes, cells and plans gauntlet wrote; a month's summary
@@ -14,8 +16,5 @@ inline constexpr std::size_t kMaxJsonFileBytes = 64u << 20;
 // most kMaxJsonFileBytes, UTF-8, nested at most kMaxJsonDepth deep, or
 // InputError at file:line:col.
 nlohmann::ordered_json read_json_file(const std::filesystem::path& path);
-
-// Replaces path's contents at once (write a sibling, then rename).
-void write_file_atomically(const std::filesystem::path& path, const std::string& contents);
 
 }  // namespace gauntlet::harness

@@ -1,6 +1,7 @@
 #include "harness/runner/results_folder.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -114,6 +115,73 @@ TEST_F(ResultsFolderTest, OldResultsStrandedBetweenTwoRenamesAreRestored) {
   { const ClaimedFolder out = ClaimedFolder::claim(root_ / "r"); }
   EXPECT_EQ(slurp(root_ / "r" / "summary.json"), "old results");
   EXPECT_FALSE(fs::exists(root_ / ".r.old-999999"));
+}
+
+TEST_F(ResultsFolderTest, AFailedRenameLeavesNoStagingFile) {
+  // The destination is a folder of files: rename(2) fails, nothing is left.
+  fs::create_directories(root_ / "busy");
+  touch(root_ / "busy" / "x");
+  EXPECT_THROW(write_file_atomically(root_ / "busy", "text"), std::exception);
+  for (const fs::directory_entry& e : fs::directory_iterator(root_))
+    EXPECT_EQ(e.path().filename().string().find(".partial-"), std::string::npos) << e.path();
+  EXPECT_EQ(slurp(root_ / "busy" / "x"), "keep me\n");
+}
+
+TEST_F(ResultsFolderTest, ATreeTakesTheMarkerAndRefusesForeignFoldersAndLinks) {
+  {
+    const ResultsTree tree = ResultsTree::claim(root_ / "sweep");
+    tree.write_file("sweep.json", "{}");
+  }
+  EXPECT_TRUE(fs::exists(root_ / "sweep" / kResultsMarker));
+  EXPECT_EQ(slurp(root_ / "sweep" / "sweep.json"), "{}");
+  { const ResultsTree again = ResultsTree::claim(root_ / "sweep"); }  // its own folder, again
+  fs::create_directories(root_ / "mine");
+  touch(root_ / "mine" / "summary.json");
+  EXPECT_THROW(ResultsTree::claim(root_ / "mine"), OutputRefused);
+  fs::create_directory_symlink(root_ / "sweep", root_ / "link");
+  EXPECT_THROW(ResultsTree::claim(root_ / "link"), OutputRefused);
+  EXPECT_EQ(slurp(root_ / "mine" / "summary.json"), "keep me\n");
+}
+
+TEST_F(ResultsFolderTest, ShardsShareATreeAWholeCommandHasItAlone) {
+  const ResultsTree shard0 = ResultsTree::claim(root_ / "t", "shard-0-of-2");
+  const ResultsTree shard1 = ResultsTree::claim(root_ / "t", "shard-1-of-2");
+  EXPECT_THROW(ResultsTree::claim(root_ / "t", "shard-1-of-2"), OutputRefused);  // the same shard twice
+  EXPECT_THROW(ResultsTree::claim(root_ / "t"), OutputRefused);                  // a merge while shards run
+  EXPECT_THROW(ClaimedFolder::claim(root_ / "t"), OutputRefused);                // a run replacing it
+}
+
+TEST_F(ResultsFolderTest, AFileIsReplacedOnlyWhenGauntletWroteIt) {
+  const auto ours = [](const std::string& head) { return head.rfind("ours", 0) == 0; };
+  touch(root_ / "table.json", "ours 1");
+  ClaimedFile::claim(root_ / "table.json", ours).replace_with("ours 2");
+  EXPECT_EQ(slurp(root_ / "table.json"), "ours 2");
+  touch(root_ / "notes.json", "mine");
+  EXPECT_THROW(ClaimedFile::claim(root_ / "notes.json", ours), OutputRefused);
+  ASSERT_EQ(::mkfifo((root_ / "fifo").c_str(), 0600), 0);
+  EXPECT_THROW(ClaimedFile::claim(root_ / "fifo", ours), OutputRefused);
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(root_ / "fifo")));
+  EXPECT_THROW(ClaimedFile::claim(root_ / "dir/", ours), OutputRefused);
+  fs::create_symlink(root_ / "table.json", root_ / "link.json");
+  EXPECT_THROW(ClaimedFile::claim(root_ / "link.json", ours), OutputRefused);
+}
+
+TEST_F(ResultsFolderTest, NestedDestinationsAreRefused) {
+  EXPECT_THROW(check_apart(root_ / "m", root_ / "m" / "x"), OutputRefused);
+  EXPECT_THROW(check_apart(root_ / "m" / "x", root_ / "m"), OutputRefused);
+  EXPECT_THROW(check_apart(root_ / "m", root_ / "m/"), OutputRefused);
+  EXPECT_NO_THROW(check_apart(root_ / "m", root_ / "mx"));
+}
+
+TEST_F(ResultsFolderTest, TheWorkingFolderIsRefusedEvenEmpty) {
+  fs::create_directories(root_ / "cwd");
+  const fs::path before = fs::current_path();
+  fs::current_path(root_ / "cwd");
+  EXPECT_THROW(ClaimedFolder::claim("."), OutputRefused);
+  EXPECT_THROW(ResultsTree::claim("."), OutputRefused);
+  EXPECT_THROW(ClaimedFolder::claim(".."), OutputRefused);
+  fs::current_path(before);
+  EXPECT_TRUE(fs::is_empty(root_ / "cwd"));
 }
 
 }  // namespace
