@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -121,6 +123,7 @@ void write_all(int fd, const std::string& data) {
 }
 
 Child spawn(const std::function<std::string()>& body) {
+  const pid_t parent = ::getpid();
   int fds[2];
   // Close-on-exec, so that no program a run starts (an exec: detector, its
   // children) holds a result pipe open past the run.
@@ -129,6 +132,7 @@ Child spawn(const std::function<std::string()>& body) {
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    die_with_parent(parent);
     ::close(fds[0]);
     std::string out;
     try {
@@ -178,6 +182,11 @@ std::string finish(Child& child) {
 }
 
 }  // namespace
+
+void die_with_parent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);  // it died between fork() and prctl()
+}
 
 std::string run_isolated(const std::function<std::string()>& body) { return run_isolated_all({body}, 1).front(); }
 

@@ -11,11 +11,19 @@
 // included, comes back as a std::runtime_error with the child's message: a
 // failed run (exit code 1), never bad input. So does a child that dies
 // without an answer.
+#include <sys/types.h>
+
 #include <functional>
 #include <string>
 #include <vector>
 
 namespace gauntlet::sim {
+
+// Called first in a forked child: the kernel kills it when the process that
+// forked it (`parent`) ends, however it ends (SIGKILL included), and a
+// parent already gone before this call ends it at once. A simulation must
+// not outlive `gauntlet run` holding its results folder's lock.
+void die_with_parent(pid_t parent);
 
 std::string run_isolated(const std::function<std::string()>& body);
 

@@ -1,11 +1,13 @@
 #include "harness/metrics/prom_rules_detector.hpp"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,8 +17,6 @@
 #include "harness/metrics/openmetrics.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/input_file.hpp"
-
-extern char** environ;
 
 namespace gauntlet::harness {
 namespace {
@@ -121,43 +121,90 @@ std::string quoted(const std::string& text) {
   return out + "'";
 }
 
-// Runs argv, its stdout and stderr into `output`; the exit status, or -1.
-int run_capturing(const std::vector<std::string>& words, const fs::path& output, std::string* error) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  std::vector<std::string> copy = words;
-  std::vector<char*> argv;
-  for (std::string& w : copy) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    *error = "cannot start " + words[0] + ": " + std::strerror(rc) + " (Debian: apt-get install prometheus)";
+// Where promtool finds the test file: the memory file this process passes it
+// as descriptor kTestFd. Nothing is written to disk, so nothing is left
+// behind however the run ends (a SIGKILL included).
+constexpr int kTestFd = 3;
+
+// A memory file holding `text`; -1 with `error` set when it cannot be made.
+int memory_file(const char* name, const std::string& text, std::string* error) {
+  const int fd = ::memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0) {
+    *error = std::string("memfd_create: ") + std::strerror(errno);
+    return -1;
+  }
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      *error = std::string("cannot hold promtool's test file: ") + std::strerror(errno);
+      ::close(fd);
+      return -1;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return fd;
+}
+
+std::string read_all(int fd) {
+  std::string out;
+  char buffer[65536];
+  ::lseek(fd, 0, SEEK_SET);
+  // One byte past the limit is enough to tell that promtool printed too much.
+  for (ssize_t n; out.size() <= kMaxPromtoolOutputBytes && (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+// Runs `promtool test rules` on `test_file`, killed with this process
+// (whatever ends it); its stdout and stderr into `output`. The exit status,
+// or -1 with `error` set.
+int run_promtool(const std::string& test_file, std::string& output, std::string* error) {
+  const int test_fd = memory_file("gauntlet-prom-test", test_file, error);
+  if (test_fd < 0) return -1;
+  const int output_fd = memory_file("gauntlet-prom-output", "", error);
+  if (output_fd < 0) {
+    ::close(test_fd);
+    return -1;
+  }
+  const std::string path = "/proc/self/fd/" + std::to_string(kTestFd);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || ::dup2(null, STDIN_FILENO) < 0 || ::dup2(output_fd, STDOUT_FILENO) < 0 ||
+        ::dup2(output_fd, STDERR_FILENO) < 0)
+      ::_exit(127);
+    // dup2 onto itself keeps close-on-exec: clear it then.
+    if (test_fd == kTestFd ? ::fcntl(kTestFd, F_SETFD, 0) < 0 : ::dup2(test_fd, kTestFd) < 0) ::_exit(127);
+    ::execlp("promtool", "promtool", "test", "rules", path.c_str(), static_cast<char*>(nullptr));
+    ::_exit(126);
+  }
+  ::close(test_fd);
+  if (pid < 0) {
+    *error = std::string("fork: ") + std::strerror(errno);
+    ::close(output_fd);
     return -1;
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  output = read_all(output_fd);
+  ::close(output_fd);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 126) {
+    *error = "cannot start promtool (Debian: apt-get install prometheus)";
+    return -1;
+  }
   if (!WIFEXITED(status)) {
-    *error = words[0] + " was killed by signal " + std::to_string(WTERMSIG(status));
+    *error = "promtool was killed by signal " + std::to_string(WTERMSIG(status));
     return -1;
   }
   return WEXITSTATUS(status);
-}
-
-// promtool's output, or nullopt past kMaxPromtoolOutputBytes.
-std::optional<std::string> read_output(const fs::path& path) {
-  std::error_code error;
-  const std::uintmax_t size = fs::file_size(path, error);
-  if (error || size > kMaxPromtoolOutputBytes) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -270,28 +317,17 @@ void PromRulesDetector::evaluate(sim::Nanos until) {
     failure_ = e.what();  // the file changed since the scenario was loaded
     return;
   }
-  std::string error;
-  std::string scratch_template = (fs::temp_directory_path() / "gauntlet-prom-XXXXXX").string();
-  if (!::mkdtemp(scratch_template.data())) {
-    failure_ = std::string("mkdtemp: ") + std::strerror(errno);
-    return;
-  }
-  const fs::path scratch = scratch_template;
-  std::ofstream(scratch / "test.yaml") << test_file(*rules, until);
-  const int status =
-      run_capturing({"promtool", "test", "rules", (scratch / "test.yaml").string()}, scratch / "output.txt", &error);
-  const std::optional<std::string> printed = read_output(scratch / "output.txt");
-  fs::remove_all(scratch);
+  std::string error, output;
+  const int status = run_promtool(test_file(*rules, until), output, &error);
   if (status < 0) {
     failure_ = error;
     return;
   }
-  if (!printed) {
+  if (output.size() > kMaxPromtoolOutputBytes) {
     failure_ = "promtool printed more than " + std::to_string(kMaxPromtoolOutputBytes >> 20) +
                " MiB (a rule's labels or annotations expand that far?)";
     return;
   }
-  const std::string& output = *printed;
   std::vector<FiringAlert> firing = parse_promtool_output(output);
   // Exit 1 with nothing parsed is promtool rejecting the rules or the input.
   if (status != 0 && firing.empty()) {

@@ -12,6 +12,7 @@
 
 #include "harness/runner/results_folder.hpp"
 #include "sim/input_error.hpp"
+#include "sim/isolated_run.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -72,11 +73,13 @@ WorkerPoolResult run_in_workers(std::size_t count, std::size_t jobs, const Worke
   std::map<pid_t, std::size_t> running;  // worker -> task
   std::size_t next = 0;
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   while (next < count || !running.empty()) {
     while (next < count && running.size() < jobs) {
       const pid_t pid = ::fork();
       if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
       if (pid == 0) {
+        sim::die_with_parent(parent);
         const int code = work(next);
         std::fflush(nullptr);
         ::_exit(code);
