@@ -3,9 +3,11 @@
 // and job, under the probe service's cost model (settable with
 // --probe-cost), and the detection latency each gives against a budget of
 // probes per second, with the busiest RNIC's load.
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -17,15 +19,18 @@
 #include "harness/probe_plan/probe_plan.hpp"
 #include "harness/report/gnuplot.hpp"
 #include "harness/report/html.hpp"
-#include "harness/report/json_file.hpp"
+#include "harness/runner/results_folder.hpp"
 #include "harness/scenario/input_error.hpp"
+#include "models/calibration.hpp"
 #include "sim/ecmp.hpp"
 
 namespace gauntlet::cli {
 namespace {
 
-// "pings=10,interval=100ms,concurrency=4", any of the three.
+// "pings=10,interval=100ms,concurrency=4", any of the three, each within
+// the range of the calibration attribute it stands for.
 void apply_probe_cost(const std::string& text, models::ProbeCost& cost) {
+  namespace calibration = models::calibration;
   std::istringstream items(text);
   std::string item;
   int column = 1;
@@ -33,19 +38,27 @@ void apply_probe_cost(const std::string& text, models::ProbeCost& cost) {
     const auto fail = [&](const std::string& why) { throw harness::InputError("--probe-cost", 1, column, why); };
     const std::size_t eq = item.find('=');
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    const sim::Attribute* attribute = key == "interval"      ? &calibration::kProbePingInterval
+                                      : key == "pings"       ? &calibration::kProbePings
+                                      : key == "concurrency" ? &calibration::kProbeConcurrency
+                                                             : nullptr;
+    if (!attribute) fail("expected pings=N, interval=DURATION or concurrency=N, got '" + item + "'");
+    const std::string range = sim::format_attribute_value(*attribute, attribute->min) + " to " +
+                              sim::format_attribute_value(*attribute, attribute->max);
     if (key == "interval") {
       std::string error;
       const auto interval = sim::parse_duration(value, &error);
-      if (!interval || *interval <= 0)
-        fail("interval: a duration > 0 such as 100ms" + (error.empty() ? "" : ": " + error));
+      if (!interval || *interval < attribute->min || *interval > attribute->max)
+        fail("interval: a duration from " + range + " (" + std::string(attribute->name) + "), got '" + value + "'" +
+             (error.empty() ? "" : ": " + error));
       cost.ping_interval = *interval;
-    } else if (key == "pings" || key == "concurrency") {
-      char* end = nullptr;
-      const long number = std::strtol(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || number < 1 || number > 100000) fail(key + ": an integer from 1 to 100000");
-      (key == "pings" ? cost.pings_per_probe : cost.concurrency) = static_cast<int>(number);
     } else {
-      fail("expected pings=N, interval=DURATION or concurrency=N, got '" + item + "'");
+      char* end = nullptr;
+      errno = 0;
+      const long number = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || errno != 0 || number < attribute->min || number > attribute->max)
+        fail(key + ": a whole number from " + range + " (" + std::string(attribute->name) + "), got '" + value + "'");
+      (key == "pings" ? cost.pings_per_probe : cost.concurrency) = static_cast<int>(number);
     }
     column += static_cast<int>(item.size()) + 1;
   }
@@ -102,6 +115,78 @@ std::string curves_html(const std::string& title, const std::vector<harness::Bud
   return harness::html::page(title, body);
 }
 
+// A skeleton plan keeps every probe it lists and each one's path: about
+// this many bytes a probe (the probe, both partners' entries, its row of the
+// path matrix with ~8 components).
+constexpr double kSkeletonBytesPerProbe = 160;
+constexpr double kMaxSkeletonProbes = 16e6;  // about 2.4 GiB
+
+// The probes a skeleton plan lists before augmentation: every pair inside
+// each group. Refused past the limit, before anything is allocated.
+void check_skeleton_size(const std::vector<std::vector<sim::EndpointId>>& groups, const std::string& path) {
+  double probes = 0;
+  for (const auto& group : groups) probes += static_cast<double>(group.size()) * (group.size() - 1) / 2;
+  if (probes <= kMaxSkeletonProbes) return;
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "the skeleton plan would list %.3g probes (every pair in each of %zu DP groups; about %.0f GiB), "
+                "more than the limit of %.3g probes; use --strategy fullmesh or rail (counted, not listed)",
+                probes, groups.size(), probes * kSkeletonBytesPerProbe / (1ull << 30), kMaxSkeletonProbes);
+  throw harness::InputError(path, 1, 1, text);
+}
+
+std::vector<harness::ProbePlan> make_plans(const harness::Scenario& scenario, const sim::Topology& topology,
+                                           const std::string& strategy, const models::ProbeCost& cost,
+                                           const std::string& path) {
+  std::vector<harness::ProbePlan> plans;
+  if (strategy.empty() || strategy == "fullmesh") plans.push_back(harness::plan_fullmesh(topology, cost));
+  if (strategy.empty() || strategy == "rail") plans.push_back(harness::plan_rail(topology, cost));
+  if (strategy.empty() || strategy == "skeleton") {
+    const auto groups = harness::job_groups(scenario.job, topology);
+    check_skeleton_size(groups, path);
+    // The same ECMP hashing the simulated fabric uses for this seed.
+    const sim::EcmpRouter router(topology, scenario.seed);
+    const harness::RouteFn route = [&router](int a, int b) { return router.route(a, b); };
+    plans.push_back(harness::plan_skeleton(topology, groups, route, cost));
+  }
+  return plans;
+}
+
+nlohmann::ordered_json plans_json(const sim::Topology& topology, const models::ProbeCost& cost,
+                                  const std::vector<harness::ProbePlan>& plans,
+                                  const std::vector<harness::BudgetCurve>& curves) {
+  nlohmann::ordered_json j;
+  j["rnics"] = topology.endpoints();
+  j["probe_cost"] = {{"pings", cost.pings_per_probe},
+                     {"interval_s", sim::to_seconds(cost.ping_interval)},
+                     {"concurrency", cost.concurrency}};
+  j["strategies"] = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    j["strategies"][plans[i].strategy] = {{"probes", plans[i].probes},
+                                          {"max_per_rnic", plans[i].max_per_rnic},
+                                          {"round_seconds", plans[i].round_seconds},
+                                          {"budget_curve", curve_json(curves[i])}};
+  return j;
+}
+
+void print_plans(const std::string& name, const sim::Topology& topology, const models::ProbeCost& cost,
+                 const std::vector<harness::ProbePlan>& plans, const std::vector<harness::BudgetCurve>& curves) {
+  std::printf("%s: %d RNICs; probes of %d pings %.3g s apart (%.1f s), %d at a time per RNIC\n", name.c_str(),
+              topology.endpoints(), cost.pings_per_probe, sim::to_seconds(cost.ping_interval),
+              sim::to_seconds(cost.probe_duration()), cost.concurrency);
+  std::printf("  %-9s %12s %14s %12s\n", "strategy", "probes", "max per RNIC", "round (s)");
+  for (const auto& p : plans)
+    std::printf("  %-9s %12lld %14lld %12.1f\n", p.strategy.c_str(), p.probes, p.max_per_rnic, p.round_seconds);
+  std::printf("\ndetection latency against the budget (a fault on a probed path; mean and worst):\n");
+  std::printf("  %-9s %12s %12s %11s %11s %16s\n", "strategy", "budget/s", "spent/s", "mean (s)", "worst (s)",
+              "busiest RNIC/s");
+  for (const auto& curve : curves)
+    for (const auto& p : curve.points)
+      std::printf("  %-9s %12.3g %12.3g %11.1f %11.1f %16.3g%s\n", curve.strategy.c_str(), p.budget,
+                  p.probes_per_second, p.mean_latency_s, p.worst_latency_s, p.busiest_rnic_probes_per_second,
+                  p.rnic_bound ? "  (RNIC-bound)" : "");
+}
+
 }  // namespace
 
 int plan_probes_command(const Args& args) {
@@ -125,49 +210,37 @@ int plan_probes_command(const Args& args) {
                  strategy.c_str());
     return kExitBadInput;
   }
+  // --out is checked and locked before planning: plan.json and report.html
+  // replace the folder whole, and only a folder gauntlet wrote.
+  std::optional<harness::ClaimedFolder> out;
   harness::Scenario scenario;
   models::ProbeCost cost;
   std::vector<double> budgets;
+  std::vector<harness::ProbePlan> plans;
+  std::optional<sim::Topology> topology;
   try {
     scenario = load_with_overrides(scenario_options, harness::builtin_detectors());
     cost = models::ProbeCost::from(scenario.calibration);
     if (!probe_cost.empty()) apply_probe_cost(probe_cost, cost);
     if (!budget_text.empty()) budgets = parse_budgets(budget_text);
+    if (!out_dir.empty()) out.emplace(harness::ClaimedFolder::claim(out_dir));
+    topology.emplace(scenario.cluster);
+    plans = make_plans(scenario, *topology, strategy, cost, scenario_options.path);
   } catch (const harness::InputError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;
-  }
-  const sim::Topology topology(scenario.cluster);
-  std::vector<harness::ProbePlan> plans;
-  if (strategy.empty() || strategy == "fullmesh") plans.push_back(harness::plan_fullmesh(topology, cost));
-  if (strategy.empty() || strategy == "rail") plans.push_back(harness::plan_rail(topology, cost));
-  if (strategy.empty() || strategy == "skeleton") {
-    // The same ECMP hashing the simulated fabric uses for this seed.
-    const sim::EcmpRouter router(topology, scenario.seed);
-    const harness::RouteFn route = [&router](int a, int b) { return router.route(a, b); };
-    plans.push_back(harness::plan_skeleton(topology, harness::job_groups(scenario.job, topology), route, cost));
+  } catch (const harness::OutputRefused& e) {
+    std::fprintf(stderr, "gauntlet plan probes: --out %s: %s\n", out_dir.c_str(), e.what());
+    return kExitBadInput;
   }
   std::vector<harness::BudgetCurve> curves;
   for (const auto& p : plans)
     curves.push_back(harness::budget_curve(p, cost, budgets.empty() ? harness::default_budgets(p) : budgets));
-
-  nlohmann::ordered_json j;
-  j["rnics"] = topology.endpoints();
-  j["probe_cost"] = {{"pings", cost.pings_per_probe},
-                     {"interval_s", sim::to_seconds(cost.ping_interval)},
-                     {"concurrency", cost.concurrency}};
-  j["strategies"] = nlohmann::ordered_json::object();
-  for (std::size_t i = 0; i < plans.size(); ++i)
-    j["strategies"][plans[i].strategy] = {{"probes", plans[i].probes},
-                                          {"max_per_rnic", plans[i].max_per_rnic},
-                                          {"round_seconds", plans[i].round_seconds},
-                                          {"budget_curve", curve_json(curves[i])}};
-  if (!out_dir.empty()) {
+  const nlohmann::ordered_json j = plans_json(*topology, cost, plans, curves);
+  if (out) {
     try {
-      std::filesystem::create_directories(out_dir);
-      harness::write_file_atomically(std::filesystem::path(out_dir) / "plan.json", j.dump(1) + "\n");
-      harness::write_file_atomically(std::filesystem::path(out_dir) / "report.html",
-                                     curves_html("gauntlet plan probes " + scenario.name, curves));
+      out->replace_with({{"plan.json", j.dump(1) + "\n"},
+                         {"report.html", curves_html("gauntlet plan probes " + scenario.name, curves)}});
     } catch (const std::exception& e) {
       std::fprintf(stderr, "gauntlet plan probes: cannot write %s: %s\n", out_dir.c_str(), e.what());
       return kExitRunFailed;
@@ -177,21 +250,8 @@ int plan_probes_command(const Args& args) {
     std::printf("%s\n", j.dump().c_str());
     return kExitOk;
   }
-  std::printf("%s: %d RNICs; probes of %d pings %.3g s apart (%.1f s), %d at a time per RNIC\n", scenario.name.c_str(),
-              topology.endpoints(), cost.pings_per_probe, sim::to_seconds(cost.ping_interval),
-              sim::to_seconds(cost.probe_duration()), cost.concurrency);
-  std::printf("  %-9s %12s %14s %12s\n", "strategy", "probes", "max per RNIC", "round (s)");
-  for (const auto& p : plans)
-    std::printf("  %-9s %12lld %14lld %12.1f\n", p.strategy.c_str(), p.probes, p.max_per_rnic, p.round_seconds);
-  std::printf("\ndetection latency against the budget (a fault on a probed path; mean and worst):\n");
-  std::printf("  %-9s %12s %12s %11s %11s %16s\n", "strategy", "budget/s", "spent/s", "mean (s)", "worst (s)",
-              "busiest RNIC/s");
-  for (const auto& curve : curves)
-    for (const auto& p : curve.points)
-      std::printf("  %-9s %12.3g %12.3g %11.1f %11.1f %16.3g%s\n", curve.strategy.c_str(), p.budget,
-                  p.probes_per_second, p.mean_latency_s, p.worst_latency_s, p.busiest_rnic_probes_per_second,
-                  p.rnic_bound ? "  (RNIC-bound)" : "");
-  if (!out_dir.empty()) std::printf("report: %s/report.html\n", out_dir.c_str());
+  print_plans(scenario.name, *topology, cost, plans, curves);
+  if (out) std::printf("report: %s/report.html\n", out_dir.c_str());
   return kExitOk;
 }
 

@@ -53,8 +53,17 @@ int validate_command(const Args& args) {
                 sim::format_duration(s.duration).c_str(), s.cluster.hosts, jobs.c_str(), s.faults.size(),
                 s.detectors.size());
     const harness::RunEstimate estimate = harness::estimate_run(s);
-    std::printf("  estimate: %.3g events, %.0f MiB at most (limits %.3g events, %.0f MiB)\n", estimate.events,
-                estimate.bytes / (1 << 20), harness::kMaxEstimatedEvents, harness::kMaxEstimatedBytes / (1 << 20));
+    std::printf(
+        "  estimate: %.3g events, %.0f MiB at most (limits %.3g events, %.0f MiB); %.3g iterations a run, "
+        "%.0f MiB of results\n",
+        estimate.events, estimate.bytes / (1 << 20), harness::kMaxEstimatedEvents,
+        harness::kMaxEstimatedBytes / (1 << 20), estimate.iterations, estimate.results_bytes / (1 << 20));
+    if (estimate.packets > 0)
+      std::printf("  estimate: %.3g frames, %.3g events on the packet engine (limit %.3g events)\n", estimate.packets,
+                  estimate.packet_events, harness::kMaxPacketEvents);
+    if (estimate.promtool_bytes > 0)
+      std::printf("  estimate: promtool test file %.0f MiB (limit %.0f MiB)\n", estimate.promtool_bytes / (1 << 20),
+                  harness::kMaxPromTestBytes / (1 << 20));
     for (const injectors::FaultSpec& f : s.faults)
       std::printf("  %s %s %s at %s%s\n", f.id.c_str(), f.type.c_str(), f.target.c_str(),
                   sim::format_duration(f.start).c_str(),

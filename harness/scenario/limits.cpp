@@ -1,11 +1,13 @@
 #include "harness/scenario/limits.hpp"
 
+#include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/scenario/loader.hpp"
 #include "injectors/faults/fault_catalog.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 namespace gauntlet::harness {
 namespace {
@@ -22,6 +24,24 @@ constexpr double kBytesPerFlow = 512;        // one connection's flow in a colle
 constexpr double kBytesPerFault = 1024;      // spec, schedule entries, ground truth
 constexpr double kBytesBase = 80.0 * (1 << 20);
 constexpr double kSteadyBlockSeconds = 600;
+// Per iteration of each run kept in memory (its timeline row, collective
+// sample and score inputs): a 4-GPU job over 10 simulated days (395,122
+// iterations a run) peaked at 175 MiB, about 170 bytes an iteration of
+// each run above the 40 MiB a short run takes.
+constexpr double kBytesPerIteration = 192;
+// Per iteration and run in the results folder, timeline.csv's row: 52
+// bytes in that run, 110 in one of 100 days (476 MB).
+constexpr double kResultBytesPerIteration = 128;
+// The packet engine's cost: 4 KiB frames (sim/packet/roce_params.hpp), and
+// about 6 ns-3 events per frame (README, Network engines: one ring step of
+// the packet demo, 59,400 frames, ran 356,000 events).
+constexpr double kFrameBytes = 4096;
+constexpr double kEventsPerFrame = 6;
+// Go-back-N resends what was in flight after a loss: a few dozen frames
+// for each lost one at these link speeds; 100 bounds it from above.
+constexpr double kFramesResentPerLoss = 100;
+// One alert_rule_test line of the promtool test file, without the alert's name.
+constexpr double kPromTestBytesPerEntry = 64;
 
 std::string number(double value) {
   char text[32];
@@ -60,6 +80,49 @@ double fault_events(const injectors::FaultCatalog& types, const injectors::Fault
   return events;
 }
 
+// Bytes a rank of `job` sends over its RNIC in one iteration: its ring
+// allreduce's 2(n-1)/n of the gradients, PP sends (forward and backward per
+// micro-batch) and the all-to-all's share for other ranks.
+double network_bytes_per_rank(const JobSpec& job) {
+  const double dp = std::max(job.parallelism.dp, 1), ep = std::max(job.parallelism.ep, 1);
+  return 2.0 * (dp - 1) / dp * static_cast<double>(job.gradient_bytes) +
+         (job.parallelism.pp > 1 ? 2.0 * static_cast<double>(job.activation_bytes) * job.microbatches : 0) +
+         (ep - 1) / ep * static_cast<double>(job.alltoall_bytes);
+}
+
+// An iteration lasts at least its compute plus its bytes at line rate (a
+// step computes, then communicates), which bounds the iterations a run has.
+double iterations_at_most(const JobSpec& job, double seconds, double host_link_gbps) {
+  const double communication = network_bytes_per_rank(job) * 8 / (host_link_gbps * 1e9);
+  return seconds / std::max(sim::to_seconds(job.compute_per_iteration) + communication, 1e-6);
+}
+
+// The worst link loss any fault sets: every lost frame resends a window.
+double loss_factor(const Scenario& scenario) {
+  double worst = 0;
+  for (const injectors::FaultSpec& fault : scenario.faults)
+    for (const char* param : {"rate", "loss"})
+      if (fault.params.has(param)) worst = std::max(worst, fault.params.number(param));
+  return 1 + std::min(worst, 1.0) * kFramesResentPerLoss;
+}
+
+// promtool's test file for the largest prom: detector: an entry per
+// evaluation and alert name.
+double promtool_bytes(const Scenario& scenario) {
+  double largest = 0;
+  const double evaluations =
+      std::floor(static_cast<double>(scenario.duration) / static_cast<double>(PromRulesConfig{}.evaluation_interval));
+  for (const DetectorSpec& detector : scenario.detectors) {
+    if (!detector.name.starts_with(PromRulesDetector::kPrefix)) continue;
+    const PromRuleFile rules = read_prom_rules(detector.name.substr(std::string(PromRulesDetector::kPrefix).size()));
+    double per_evaluation = 0;
+    for (const std::string& alert : std::set<std::string>(rules.alerts.begin(), rules.alerts.end()))
+      per_evaluation += kPromTestBytesPerEntry + static_cast<double>(alert.size());
+    largest = std::max(largest, evaluations * per_evaluation);
+  }
+  return largest;
+}
+
 }  // namespace
 
 RunEstimate estimate_run(const Scenario& scenario) {
@@ -74,17 +137,28 @@ RunEstimate estimate_run(const Scenario& scenario) {
     e.fault_events += fault_events(*fault_types, fault, scenario.duration);
   double flows = 0;  // ring neighbours, both ways
   double iteration_flows = 0;
+  double frames = 0;  // of one run
   for (const JobSpec& job : scenario.jobs.empty() ? std::vector<JobSpec>{scenario.job} : scenario.jobs) {
     const double job_flows = static_cast<double>(job.gpus) * job.channels * 4;
+    const double iterations = iterations_at_most(job, seconds, c.host_link_gbps);
     flows += job_flows;
     iteration_flows += job_flows * seconds / std::max(sim::to_seconds(job.compute_per_iteration), 1e-6);
+    e.iterations += iterations;
+    frames += job.gpus * std::ceil(network_bytes_per_rank(job) / kFrameBytes) * iterations;
   }
   // Every fault event changes the iteration and so the flows of the next one;
   // jobs sharing the fabric simulate every iteration (none fast-forwards).
   e.events = e.telemetry_blocks + e.fault_events * (1 + flows / 1024);
   if (scenario.jobs.size() > 1) e.events += iteration_flows;
+  // The packet engine simulates every frame of both runs.
+  if (scenario.engine == "packet") {
+    e.packets = 2 * frames * loss_factor(scenario);
+    e.packet_events = e.packets * kEventsPerFrame;
+  }
   e.bytes = kBytesBase + e.components * kBytesPerComponent + flows * kBytesPerFlow +
-            static_cast<double>(scenario.faults.size()) * kBytesPerFault;
+            static_cast<double>(scenario.faults.size()) * kBytesPerFault + 2 * e.iterations * kBytesPerIteration;
+  e.results_bytes = 2 * e.iterations * kResultBytesPerIteration;
+  e.promtool_bytes = promtool_bytes(scenario);
   return e;
 }
 
@@ -139,10 +213,23 @@ void check_scenario_limits(const Source& source, const MapView& top, const Scena
                 "the run would take about " + number(e.events) + " events (" + number(e.components) +
                     " components over " + sim::format_duration(scenario.duration) + ", " + number(e.fault_events) +
                     " fault events), more than the limit of " + number(kMaxEstimatedEvents));
+  if (e.packet_events > kMaxPacketEvents)
+    source.fail(top.field("duration").value_mark,
+                "the packet engine would simulate about " + number(e.packets) + " frames (" + number(e.iterations) +
+                    " iterations a run, both runs), about " + number(e.packet_events) +
+                    " events, more than the limit of " + number(kMaxPacketEvents) +
+                    " events (half an hour at 2.5 M events/s); scale the bytes or the duration down");
   if (e.bytes > kMaxEstimatedBytes)
-    source.fail(top.field("cluster").key_mark, "the run would need about " + number(e.bytes / (1 << 20)) +
-                                                   " MiB, more than the limit of " +
+    source.fail(top.field("cluster").key_mark, "the run would need about " + number(e.bytes / (1 << 20)) + " MiB (" +
+                                                   number(e.components) + " components, " + number(e.iterations) +
+                                                   " iterations a run), more than the limit of " +
                                                    number(kMaxEstimatedBytes / (1 << 20)) + " MiB");
+  if (e.promtool_bytes > kMaxPromTestBytes)
+    source.fail(top.has("detectors") ? top.field("detectors").key_mark : top.mark(),
+                "a prom: detector would hand promtool a test file of about " + number(e.promtool_bytes / (1 << 20)) +
+                    " MiB (an entry per alert name every 15 s over " + sim::format_duration(scenario.duration) +
+                    "), more than the limit of " + number(kMaxPromTestBytes / (1 << 20)) +
+                    " MiB; give fewer alert names or a shorter duration");
 }
 
 }  // namespace gauntlet::harness

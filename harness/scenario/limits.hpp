@@ -23,14 +23,24 @@ inline constexpr std::uint64_t kMaxTransferBytes = std::uint64_t{1} << 50;  // 1
 inline constexpr double kMaxFaultEventsPerSecond = 1'000;                   // a port_flap period of 2 ms at the least
 inline constexpr double kMaxEstimatedEvents = 1e9;  // about an hour of wall time at the month run's pace
 inline constexpr double kMaxEstimatedBytes = 8.0 * (1ull << 30);
+// The packet engine at README's 2.5 M ns-3 events/s: about half an hour.
+inline constexpr double kMaxPacketEvents = 4e9;
+// The test file a prom: detector hands promtool (one alert_rule_test entry
+// per evaluation and alert name), held in memory while promtool reads it.
+inline constexpr double kMaxPromTestBytes = 256.0 * (1 << 20);
 
 // Upper-bound figures for one run, from the scenario alone.
 struct RunEstimate {
   double components = 0;        // hosts' parts, switches and links
   double telemetry_blocks = 0;  // per component, one steady block per 10 simulated minutes at the least
   double fault_events = 0;      // onsets, ends and every flap
+  double iterations = 0;        // per run, at most duration / compute_per_iteration per job
+  double packets = 0;           // engine: packet, every frame of both runs (fault-free and faulty)
   double events = 0;
-  double bytes = 0;  // resident memory (telemetry is streamed, not kept)
+  double packet_events = 0;   // engine: packet, about 6 ns-3 events a frame
+  double bytes = 0;           // resident memory (telemetry is streamed, not kept; iterations are)
+  double results_bytes = 0;   // the results folder, timeline.csv most of it
+  double promtool_bytes = 0;  // the largest prom: detector's promtool test file
 };
 
 RunEstimate estimate_run(const Scenario& scenario);
