@@ -77,6 +77,10 @@ int emit_launcher(LauncherChoice& c, const std::string& path, const std::string&
     launcher.out = fs::absolute(out_dir.empty() ? default_out : out_dir).lexically_normal().string();
   }
   if (gather) launcher.gather_args = gather(launcher.out);
+  if (const std::string error = harness::emit_options_error(launcher); !error.empty()) {
+    std::fprintf(stderr, "--emit %s: %s\n", c.emit.c_str(), error.c_str());
+    return kExitBadInput;
+  }
   if (harness::slurm_memory(launcher.memory).empty()) {
     std::fprintf(stderr, "--memory: expected a quantity such as 4Gi, 512Mi or 8G, got '%s'\n", launcher.memory.c_str());
     return kExitBadInput;

@@ -2,7 +2,10 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <regex>
+#include <stdexcept>
 
 namespace gauntlet::harness {
 namespace {
@@ -16,14 +19,47 @@ std::string kubernetes_name(const std::string& subcommand, const std::string& sw
   return name;
 }
 
-// A YAML double-quoted scalar.
+bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
+
+// A YAML double-quoted scalar; control characters as escapes, so that no
+// value can end its line.
 std::string yaml_quote(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
+    if (is_control(c)) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\x%02x", static_cast<unsigned char>(c));
+      out += escape;
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
   return out + "\"";
+}
+
+// Text for a comment line: a control character would start a line of its
+// own, which the shell or the YAML reader would then read.
+std::string comment(const std::string& text) {
+  std::string out;
+  for (char c : text) out += is_control(c) ? '?' : c;
+  return out;
+}
+
+// A Slurm job name: letters, digits, '.', '_' and '-' only.
+std::string slurm_name(const std::string& sweep) {
+  std::string name;
+  for (char c : sweep) name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ? c : '-';
+  return name;
+}
+
+bool all_of(const std::string& text, const char* allowed, bool digits, bool letters) {
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if ((digits && std::isdigit(u)) || (letters && std::isalpha(u)) || std::strchr(allowed, c) != nullptr) continue;
+    return false;
+  }
+  return !text.empty();
 }
 
 std::string shell_quote(const std::string& text) {
@@ -74,17 +110,52 @@ std::string slurm_memory(const std::string& quantity) {
   return std::to_string(static_cast<long long>(std::ceil(bytes / 1048576.0))) + "M";
 }
 
+std::string emit_options_error(const EmitOptions& o) {
+  const std::pair<const char*, const std::string*> fields[] = {{"the sweep's path", &o.sweep_path},
+                                                               {"the name", &o.sweep_name},
+                                                               {"--out", &o.out},
+                                                               {"--binary", &o.binary},
+                                                               {"--image", &o.image},
+                                                               {"--workdir", &o.working_dir},
+                                                               {"--claim", &o.claim},
+                                                               {"--storage", &o.storage},
+                                                               {"--memory", &o.memory},
+                                                               {"--cpus", &o.cpus},
+                                                               {"--time", &o.time_limit}};
+  for (const auto& [what, value] : fields)
+    for (char c : *value)
+      if (is_control(c))
+        return std::string(what) + ": a control character (a line break, a tab) would break the launcher's lines";
+  for (const std::string& arg : o.gather_args)
+    for (char c : arg)
+      if (is_control(c)) return "the gather step's arguments hold a control character";
+  if (!all_of(o.cpus, "", true, false) || o.cpus.size() > 4 || o.cpus.find_first_not_of('0') == std::string::npos)
+    return "--cpus: a whole number from 1 to 9999, got '" + comment(o.cpus) + "'";
+  if (!all_of(o.time_limit, ":-", true, false))
+    return "--time: digits, ':' and '-' as Slurm takes it (04:00:00, 1-00:00:00), got '" + comment(o.time_limit) + "'";
+  if (!all_of(o.claim, "-.", true, true) || o.claim.size() > 253)
+    return "--claim: a Kubernetes name (letters, digits, '-' and '.'), got '" + comment(o.claim) + "'";
+  if (!all_of(o.storage, ".", true, true))
+    return "--storage: a quantity such as 20Gi, got '" + comment(o.storage) + "'";
+  return "";
+}
+
 std::string kubernetes_manifest(const EmitOptions& o) {
+  if (const std::string error = emit_options_error(o); !error.empty()) throw std::invalid_argument(error);
   const std::string n = std::to_string(o.shards);
   const std::string name = kubernetes_name(o.subcommand, o.sweep_name);
   std::string out;
-  out += "# gauntlet " + o.subcommand + " " + o.sweep_name + ": " + std::to_string(o.cells) + " " + o.task_unit +
-         " in " + n + " shards.\n";
-  out += "# Pod k runs shard k/" + n + " into " + o.out + " on the ReadWriteMany claim " + o.claim + ";\n";
-  out += "# the gather Job merges the shards once all " + o.task_unit + " are there (the merge fails,\n";
-  out += "# and the pod is retried, while some are missing). The image holds " + o.binary + " and the\n";
-  out += "# " + o.subcommand + " and scenario files under " + o.working_dir + " (scripts/build-image.sh builds one).\n";
-  out += "# kubectl apply -f this.yaml; the merged report: " + o.out + "/report.html\n";
+  out += comment("# gauntlet " + o.subcommand + " " + o.sweep_name + ": " + std::to_string(o.cells) + " " +
+                 o.task_unit + " in " + n + " shards.") +
+         "\n";
+  out +=
+      comment("# Pod k runs shard k/" + n + " into " + o.out + " on the ReadWriteMany claim " + o.claim + ";") + "\n";
+  out += "# the gather Job merges the shards once all " + comment(o.task_unit) + " are there (the merge fails,\n";
+  out += comment("# and the pod is retried, while some are missing). The image holds " + o.binary + " and the") + "\n";
+  out += comment("# " + o.subcommand + " and scenario files under " + o.working_dir +
+                 " (scripts/build-image.sh builds one).") +
+         "\n";
+  out += comment("# kubectl apply -f this.yaml; the merged report: " + o.out + "/report.html") + "\n";
   out += "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: " + yaml_quote(o.claim) + "\n";
   out +=
       "spec:\n  accessModes: [ReadWriteMany]\n  resources:\n    requests: {storage: " + yaml_quote(o.storage) + "}\n";
@@ -112,29 +183,32 @@ std::string kubernetes_manifest(const EmitOptions& o) {
 }
 
 std::string slurm_script(const EmitOptions& o) {
+  if (const std::string error = emit_options_error(o); !error.empty()) throw std::invalid_argument(error);
   const std::string n = std::to_string(o.shards);
   const std::string memory = slurm_memory(o.memory);
   std::string out = "#!/bin/bash\n";
-  out += "# gauntlet " + o.subcommand + " " + o.sweep_name + ": " + std::to_string(o.cells) + " " + o.task_unit +
-         " in " + n + " shards.\n";
-  out += "# Submit with sbatch from the folder the " + o.subcommand + " path is relative to; " + o.out + "\n";
+  out += comment("# gauntlet " + o.subcommand + " " + o.sweep_name + ": " + std::to_string(o.cells) + " " +
+                 o.task_unit + " in " + n + " shards.") +
+         "\n";
+  out += comment("# Submit with sbatch from the folder the " + o.subcommand + " path is relative to; " + o.out) + "\n";
   out += "# must be on a file system every node shares. The gather step runs after the\n";
-  out += "# whole array (afterok) and writes " + o.out + "/report.html.\n";
-  out += "#SBATCH --job-name=gauntlet-" + o.sweep_name + "\n";
+  out += comment("# whole array (afterok) and writes " + o.out + "/report.html.") + "\n";
+  const std::string job = slurm_name(o.sweep_name);
+  out += "#SBATCH --job-name=gauntlet-" + job + "\n";
   out += "#SBATCH --array=0-" + std::to_string(o.shards - 1) + "\n";
-  out += "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=" + o.cpus + "\n";
+  out += "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=" + comment(o.cpus) + "\n";
   out += "#SBATCH --mem=" + memory + "\n";
-  out += "#SBATCH --time=" + o.time_limit + "\n";
-  out += "#SBATCH --output=gauntlet-" + o.sweep_name + "-%A_%a.log\n";
+  out += "#SBATCH --time=" + comment(o.time_limit) + "\n";
+  out += "#SBATCH --output=gauntlet-" + job + "-%A_%a.log\n";
   out += "set -euo pipefail\n";
   std::string gather_command = shell_quote(o.binary);
   const std::vector<std::string> gather = gather_args(o);
-  // The subcommand's name goes as it is, like the tasks' own.
+  // The subcommand's name (set by gauntlet, never by input) goes as it is, like the tasks' own.
   for (std::size_t i = 0; i < gather.size(); ++i) gather_command += " " + (i == 0 ? gather[i] : shell_quote(gather[i]));
   out += "if [ \"${SLURM_ARRAY_TASK_ID}\" = 0 ]; then\n";
-  out += "  sbatch --dependency=afterok:\"${SLURM_ARRAY_JOB_ID}\" --job-name=gauntlet-" + o.sweep_name +
+  out += "  sbatch --dependency=afterok:\"${SLURM_ARRAY_JOB_ID}\" --job-name=gauntlet-" + job +
          "-gather --ntasks=1 --time=00:30:00 \\\n";
-  out += "    --output=gauntlet-" + o.sweep_name + "-gather-%j.log --wrap=" + shell_quote(gather_command) + "\n";
+  out += "    --output=gauntlet-" + job + "-gather-%j.log --wrap=" + shell_quote(gather_command) + "\n";
   out += "fi\n";
   out += "exec " + shell_quote(o.binary) + " " + o.subcommand + " " + shell_quote(o.sweep_path) +
          " --shard \"${SLURM_ARRAY_TASK_ID}/" + n + "\" --jobs 1 --no-progress --out " + shell_quote(o.out) + "\n";

@@ -31,6 +31,12 @@ struct EmitOptions {
   std::string time_limit = "04:00:00";
 };
 
+// Why these options cannot be emitted (a line break in a path, a time limit
+// that is not one), or empty. Emitted text quotes every value anyway; this
+// refuses what quoting would still change. Both emitters throw
+// std::invalid_argument with it rather than emit such options.
+std::string emit_options_error(const EmitOptions& options);
+
 // A PersistentVolumeClaim (ReadWriteMany), an Indexed Job (completions =
 // parallelism = shards; pod k runs shard $(JOB_COMPLETION_INDEX)/shards)
 // with the claim mounted at `out`, and a gather Job whose pod runs
