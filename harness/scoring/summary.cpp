@@ -95,7 +95,6 @@ std::string summary_json(const Summary& summary) {
   j["seed"] = sim ? json(sim->seed) : json(nullptr);
   j["engine"] = sim ? json(sim->engine) : json(nullptr);
   j["sim_seconds"] = sim ? json(sim->sim_seconds) : json(nullptr);
-  j["wall_seconds"] = sim ? json(sim->wall_seconds) : json(nullptr);
   j["iterations"] = sim ? json{{"fault_free", sim->iterations_fault_free}, {"no_detector", sim->iterations_no_detector}}
                         : json(nullptr);
   const std::optional<RealRunInfo>& real = summary.real;

@@ -4,7 +4,7 @@
 // not apply to the source, or a figure without evidence behind it, is null.
 //
 //   {"scenario", "source": "simulated" | "real",
-//    "seed", "engine", "sim_seconds", "wall_seconds", "iterations",   (simulated)
+//    "seed", "engine", "sim_seconds", "iterations",                   (simulated)
 //    "truth", "alerts", "t0_unix_s",                                   (real)
 //    "detectors": {NAME: {"status", "alerts", "false_alerts", "benign_alerts", "precision",
 //                         CLASS..., "impactful": {CLASS...}, "latent": {CLASS...},
@@ -48,7 +48,7 @@ struct SimulatedRunInfo {
   std::uint64_t seed = 0;
   std::string engine;
   double sim_seconds = 0;
-  double wall_seconds = 0;
+  double wall_seconds = 0;  // printed by the run, not in summary.json: same seed, same bytes
   std::uint64_t iterations_fault_free = 0;
   std::uint64_t iterations_no_detector = 0;
   // Every calibration attribute in force: {NAME: {"value", "unit", "set_by"}}.
