@@ -66,37 +66,25 @@ std::string binned_timeline_rows(const std::vector<models::IterationSpan>& spans
   return rows;
 }
 
-}  // namespace
-
-std::string iteration_time_script(const RunView& run) {
-  if (run.timeline.empty()) return "";
-  const double end_s = std::max(run.sim_seconds, 1e-9);
-  const TimeUnit unit = time_unit_for(end_s);
-  double longest = 0;
-  for (const auto& span : run.timeline) longest = std::max(longest, sim::to_seconds(span.duration));
-  if (longest <= 0) return "";
-
-  std::string script;
-  const bool binned = run.timeline.size() > kMaxPlottedSpans;
-  if (binned) {
-    script += data_block("iterations", binned_timeline_rows(run.timeline, end_s, unit.seconds));
-  } else {
-    // Each span is a flat segment from its first start to its last end.
-    std::string rows;
-    for (const auto& span : run.timeline) {
-      const double start = sim::to_seconds(span.start);
-      const double duration = sim::to_seconds(span.duration);
-      rows += number(start / unit.seconds) + " " + number(duration) + "\n";
-      rows +=
-          number((start + duration * static_cast<double>(span.count)) / unit.seconds) + " " + number(duration) + "\n";
-    }
-    script += data_block("iterations", rows);
+// The iterations data block: each span a flat segment from its first start
+// to its last end, or per-bin figures when there are too many spans.
+std::string iteration_rows(const RunView& run, double end_s, const TimeUnit& unit, bool binned) {
+  if (binned) return data_block("iterations", binned_timeline_rows(run.timeline, end_s, unit.seconds));
+  std::string rows;
+  for (const auto& span : run.timeline) {
+    const double start = sim::to_seconds(span.start);
+    const double duration = sim::to_seconds(span.duration);
+    rows += number(start / unit.seconds) + " " + number(duration) + "\n";
+    rows += number((start + duration * static_cast<double>(span.count)) / unit.seconds) + " " + number(duration) + "\n";
   }
+  return data_block("iterations", rows);
+}
 
-  // Alert marks: one row per detector above the tallest iteration.
-  const std::size_t detectors = run.detector_order.size();
-  std::string plots;
-  for (std::size_t d = 0; d < detectors; ++d) {
+// Alert marks: one data block per detector, a row of marks above the
+// tallest iteration; appends each block's plot clause to `plots`.
+std::string alert_rows(const RunView& run, double longest, double end_s, const TimeUnit& unit, std::string& plots) {
+  std::string script;
+  for (std::size_t d = 0; d < run.detector_order.size(); ++d) {
     const std::string& name = run.detector_order[d];
     const auto it = run.alerts.find(name);
     std::string rows;
@@ -118,7 +106,12 @@ std::string iteration_time_script(const RunView& run) {
         std::string(series_color(d + 1)) + "' title " +
         gnuplot_quote("alerts: " + name + " (" + std::to_string(it != run.alerts.end() ? it->second.size() : 0) + ")");
   }
+  return script;
+}
 
+// Fault windows as shaded rectangles, labelled while there are few.
+std::string fault_shading(const RunView& run, double end_s, const TimeUnit& unit) {
+  std::string script;
   int object = 1;
   for (const FaultEpisode& f : run.faults) {
     const double start = f.start_s / unit.seconds;
@@ -131,10 +124,27 @@ std::string iteration_time_script(const RunView& run) {
       script += "set label " + std::to_string(object) + " " + gnuplot_quote(f.id + " " + f.type) + " at " +
                 number(start) + ", graph 0.04 offset 0.3,0 font ',9' tc rgb '#7f2704' front\n";
   }
+  return script;
+}
+
+}  // namespace
+
+std::string iteration_time_script(const RunView& run) {
+  if (run.timeline.empty()) return "";
+  const double end_s = std::max(run.sim_seconds, 1e-9);
+  const TimeUnit unit = time_unit_for(end_s);
+  double longest = 0;
+  for (const auto& span : run.timeline) longest = std::max(longest, sim::to_seconds(span.duration));
+  if (longest <= 0) return "";
+
+  const bool binned = run.timeline.size() > kMaxPlottedSpans;
+  std::string plots;
+  std::string script = iteration_rows(run, end_s, unit, binned) + alert_rows(run, longest, end_s, unit, plots);
+  script += fault_shading(run, end_s, unit);
   script += "set xlabel " + gnuplot_quote(std::string("simulated time (") + unit.name + ")") + "\n";
   script += "set ylabel 'iteration time (s)'\n";
   script += "set xrange [0:" + number(end_s / unit.seconds) + "]\n";
-  script += "set yrange [0:" + number(longest * (1.15 + 0.07 * static_cast<double>(detectors))) + "]\n";
+  script += "set yrange [0:" + number(longest * (1.15 + 0.07 * static_cast<double>(run.detector_order.size()))) + "]\n";
   script += "set key outside bottom center horizontal\nset grid ytics lc rgb '#e0e0e0'\n";
   script += "set title " +
             gnuplot_quote(

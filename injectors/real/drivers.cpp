@@ -195,40 +195,37 @@ FaultProgram port_flap_program(const RealFault& f, const DriverContext& c) {
   return p;
 }
 
-FaultProgram stale_flow_program(const RealFault& f, const DriverContext& c) {
-  if (f.match.empty())
-    throw InjectionError(
-        "stale_flow_table needs a match (dst, src, proto, dport, sport, dscp): "
-        "a stale entry steers some flows, not the whole port");
-  const FaultParams& q = f.spec.params;
-  bool use_netem = c.caps.netem;
-  std::string classify = f.mechanism.empty() ? (c.caps.flower ? "flower" : "nft") : f.mechanism;
-  if (classify == "site") return site_program(f);
-  if (classify != "flower" && classify != "nft" && classify != "ovs")
-    throw InjectionError("unknown stale_flow_table mechanism '" + classify + "' (flower, nft, ovs, site)");
-  std::string bridge;
-  if (classify == "ovs") {
-    bridge = ovs_bridge_of(c, f.interface);
-    if (bridge.empty()) throw InjectionError(f.interface + " is not a port of any Open vSwitch bridge");
-    if (!valid_interface_name(bridge)) throw InjectionError("unexpected OVS bridge name '" + bridge + "'");
-  }
-  if (classify == "flower" && !c.caps.flower) throw InjectionError("this kernel has no tc flower classifier");
-  if (classify == "nft" && !c.caps.nft) throw InjectionError("nftables is not available (install nftables)");
-  if (!c.caps.htb) throw InjectionError("this kernel has no htb qdisc");
-  if (!use_netem && q.number("cap_gbps") <= 0)
-    throw InjectionError(
-        "without netem the slow path can only be rate-capped: set cap_gbps "
-        "(extra_latency then bounds the queueing delay)");
-  require_default_root_qdisc(c, f.interface);
+// The classifier that steers the matched flows into the slow path: flower,
+// nft or ovs (with the bridge holding the interface), checked on this host.
+struct StaleClassifier {
+  std::string kind;
+  std::string bridge;  // ovs only
+};
 
+StaleClassifier stale_flow_classifier(const RealFault& f, const DriverContext& c) {
+  StaleClassifier s{f.mechanism.empty() ? (c.caps.flower ? "flower" : "nft") : f.mechanism, ""};
+  if (s.kind != "flower" && s.kind != "nft" && s.kind != "ovs")
+    throw InjectionError("unknown stale_flow_table mechanism '" + s.kind + "' (flower, nft, ovs, site)");
+  if (s.kind == "ovs") {
+    s.bridge = ovs_bridge_of(c, f.interface);
+    if (s.bridge.empty()) throw InjectionError(f.interface + " is not a port of any Open vSwitch bridge");
+    if (!valid_interface_name(s.bridge)) throw InjectionError("unexpected OVS bridge name '" + s.bridge + "'");
+  }
+  if (s.kind == "flower" && !c.caps.flower) throw InjectionError("this kernel has no tc flower classifier");
+  if (s.kind == "nft" && !c.caps.nft) throw InjectionError("nftables is not available (install nftables)");
+  return s;
+}
+
+// The slow path: htb class 1:9 capped at `gbps`, with netem's delay (and
+// loss) under it, or without netem a tbf whose latency bounds the queueing.
+void add_slow_path(FaultProgram& p, const RealFault& f, const DriverContext& c, double gbps) {
+  const FaultParams& q = f.spec.params;
   const std::string& dev = f.interface;
-  double gbps = q.number("cap_gbps") > 0 ? q.number("cap_gbps") : 100.0;
-  FaultProgram p;
   p.apply.push_back(tc(c, {"qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb"}));
   // Small bursts make the cap bite per packet, as a software slow path does.
   p.apply.push_back(tc(c, {"class", "add", "dev", dev, "parent", "1:", "classid", "1:9", "htb", "rate", tc_rate(gbps),
                            "ceil", tc_rate(gbps), "burst", "1600", "cburst", "1600"}));
-  if (use_netem) {
+  if (c.caps.netem) {
     Argv leaf = tc(c, {"qdisc", "add", "dev", dev, "parent", "1:9", "handle", "9:", "netem", "delay",
                        tc_time(q.duration("extra_latency"))});
     if (q.number("loss") > 0) leaf.insert(leaf.end(), {"loss", fmt(q.number("loss") * 100, 4) + "%"});
@@ -238,43 +235,68 @@ FaultProgram stale_flow_program(const RealFault& f, const DriverContext& c) {
         tc(c, {"qdisc", "add", "dev", dev, "parent", "1:9", "handle", "9:", "tbf", "rate", tc_rate(gbps), "burst",
                "1600", "latency", tc_time(std::max(q.duration("extra_latency"), sim::kMillisecond))}));
   }
-  std::string t = nft_table(c);
+}
+
+// Steers the matched flows into class 1:9, checks it and removes it (before
+// the qdisc, so matched packets never point at a class that is already
+// gone); returns the classifier's name.
+std::string add_steering(FaultProgram& p, const RealFault& f, const DriverContext& c, const StaleClassifier& s) {
+  const FaultParams& q = f.spec.params;
+  const std::string& dev = f.interface;
+  const std::string t = nft_table(c);
   // The OVS entry's cookie identifies it for removal; the tag is unique per
   // plan and fault.
   const std::string cookie = "0x" + std::to_string(std::hash<std::string>{}(c.tag) & 0xffffffffffffULL);
-  if (classify == "flower") {
+  if (s.kind == "flower") {
     p.apply.push_back(flower_filter(c, f, "1:9"));
-  } else if (classify == "ovs") {
+    return "tc-flower";
+  }
+  if (s.kind == "ovs") {
     // set_queue:8 sets the packet's priority to 1:9, the slow class above; the
     // highest priority puts the stale entry ahead of the bridge's own rules.
     p.apply.push_back(
-        wrap(c.prefix, {"ovs-ofctl", "add-flow", bridge,
+        wrap(c.prefix, {"ovs-ofctl", "add-flow", s.bridge,
                         "cookie=" + cookie + ",priority=65535," + openflow_match(f) + ",actions=set_queue:8,normal"}));
     p.verify.push_back(
-        {wrap(c.prefix, {"ovs-ofctl", "dump-flows", bridge, "cookie=" + cookie + "/-1"}), "set_queue:8"});
-  } else {
-    std::string rules = "add table inet " + t + "; add chain inet " + t +
-                        " steer { type filter hook postrouting priority -300; policy accept; }; ";
-    std::string m = "oifname \"" + dev + "\" " + nft_match(f);
-    if (!use_netem && q.number("loss") > 0)
-      rules += "add rule inet " + t + " steer " + m + "numgen random mod 1000000 < " +
-               std::to_string(std::lround(q.number("loss") * 1e6)) + " counter drop; ";
-    rules += "add rule inet " + t + " steer " + m + "counter meta priority set 1:9";
-    p.apply.push_back(nft(c, rules));
-    p.verify.push_back({wrap(c.prefix, {"nft", "list", "table", "inet", t}), "meta priority set 1:9"});
+        {wrap(c.prefix, {"ovs-ofctl", "dump-flows", s.bridge, "cookie=" + cookie + "/-1"}), "set_queue:8"});
+    p.revert.push_back(wrap(c.prefix, {"ovs-ofctl", "del-flows", s.bridge, "cookie=" + cookie + "/-1"}));
+    return "ovs-openflow";
   }
-  p.verify.push_back({tc(c, {"class", "show", "dev", dev}), "1:9"});
-  const std::string classifier = classify == "flower" ? "tc-flower"
-                                 : classify == "ovs"  ? "ovs-openflow"
-                                                      : "nft-meta-priority";
-  p.mechanism = classifier + "+htb+" + (use_netem ? "netem" : "tbf");
-  // Classifier first, then the qdisc, so matched packets never point at a
-  // class that is already gone.
-  if (classify == "nft") p.revert.push_back(wrap(c.prefix, {"nft", "delete", "table", "inet", t}));
-  if (classify == "ovs")
-    p.revert.push_back(wrap(c.prefix, {"ovs-ofctl", "del-flows", bridge, "cookie=" + cookie + "/-1"}));
-  p.revert.push_back(tc(c, {"qdisc", "del", "dev", dev, "root"}));
-  p.note = "stale entry on " + dev + " steering [" + nft_match(f) + "] into a " + tc_rate(gbps) + " slow path";
+  std::string rules = "add table inet " + t + "; add chain inet " + t +
+                      " steer { type filter hook postrouting priority -300; policy accept; }; ";
+  const std::string m = "oifname \"" + dev + "\" " + nft_match(f);
+  if (!c.caps.netem && q.number("loss") > 0)
+    rules += "add rule inet " + t + " steer " + m + "numgen random mod 1000000 < " +
+             std::to_string(std::lround(q.number("loss") * 1e6)) + " counter drop; ";
+  rules += "add rule inet " + t + " steer " + m + "counter meta priority set 1:9";
+  p.apply.push_back(nft(c, rules));
+  p.verify.push_back({wrap(c.prefix, {"nft", "list", "table", "inet", t}), "meta priority set 1:9"});
+  p.revert.push_back(wrap(c.prefix, {"nft", "delete", "table", "inet", t}));
+  return "nft-meta-priority";
+}
+
+FaultProgram stale_flow_program(const RealFault& f, const DriverContext& c) {
+  if (f.match.empty())
+    throw InjectionError(
+        "stale_flow_table needs a match (dst, src, proto, dport, sport, dscp): "
+        "a stale entry steers some flows, not the whole port");
+  if (f.mechanism == "site") return site_program(f);
+  const StaleClassifier classifier = stale_flow_classifier(f, c);
+  const FaultParams& q = f.spec.params;
+  if (!c.caps.htb) throw InjectionError("this kernel has no htb qdisc");
+  if (!c.caps.netem && q.number("cap_gbps") <= 0)
+    throw InjectionError(
+        "without netem the slow path can only be rate-capped: set cap_gbps "
+        "(extra_latency then bounds the queueing delay)");
+  require_default_root_qdisc(c, f.interface);
+  const double gbps = q.number("cap_gbps") > 0 ? q.number("cap_gbps") : 100.0;
+  FaultProgram p;
+  add_slow_path(p, f, c, gbps);
+  const std::string steering = add_steering(p, f, c, classifier);
+  p.verify.push_back({tc(c, {"class", "show", "dev", f.interface}), "1:9"});
+  p.mechanism = steering + "+htb+" + (c.caps.netem ? "netem" : "tbf");
+  p.revert.push_back(tc(c, {"qdisc", "del", "dev", f.interface, "root"}));
+  p.note = "stale entry on " + f.interface + " steering [" + nft_match(f) + "] into a " + tc_rate(gbps) + " slow path";
   return p;
 }
 
