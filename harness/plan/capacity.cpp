@@ -237,6 +237,27 @@ nlohmann::ordered_json capacity_json(const CapacityAnalysis& analysis) {
   return j;
 }
 
+namespace {
+
+// Nine significant digits: "%f" turned a 1 ns interval (1.7e-11 min) into
+// 0, which a log axis cannot place.
+std::string plot_number(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+// A log axis over the intervals, padded; a linear one around a single
+// interval (or where a log axis cannot go).
+std::string x_axis(double lo, double hi) {
+  if (lo > 0 && hi > lo && std::isfinite(hi))
+    return "set logscale x\nset xrange [" + plot_number(lo / 1.5) + ":" + plot_number(hi * 1.5) + "]\n";
+  const double pad = std::max(std::fabs(lo) * 0.5, 1e-12);
+  return "set xrange [" + plot_number(lo - pad) + ":" + plot_number(hi + pad) + "]\n";
+}
+
+}  // namespace
+
 std::string capacity_html(const CapacityAnalysis& analysis) {
   std::map<std::string, std::vector<const CapacityRow*>> series;
   std::vector<std::string> names;
@@ -260,8 +281,8 @@ std::string capacity_html(const CapacityAnalysis& analysis) {
     for (const CapacityRow* row : points) {
       const double minutes = row->checkpoint_interval_s / 60;
       lo = std::min(lo, minutes), hi = std::max(hi, minutes);
-      script += std::to_string(minutes) + " " + std::to_string(row->total_gpu_hours.mean) + " " +
-                std::to_string(half_width(row->total_gpu_hours)) + "\n";
+      script += plot_number(minutes) + " " + plot_number(row->total_gpu_hours.mean) + " " +
+                plot_number(half_width(row->total_gpu_hours)) + "\n";
     }
     script += "EOD\n";
     plots += std::string(plots.empty() ? "plot " : ", ") + "$s" + std::to_string(s) +
@@ -270,11 +291,11 @@ std::string capacity_html(const CapacityAnalysis& analysis) {
   if (analysis.young_daly_s > 0) {
     const double yd = analysis.young_daly_s / 60;
     lo = std::min(lo, yd), hi = std::max(hi, yd);
-    script += "set arrow from " + std::to_string(yd) + ", graph 0 to " + std::to_string(yd) +
-              ", graph 1 nohead dt 2 lc rgb '#808080'\nset label 'Young/Daly' at " + std::to_string(yd) +
+    script += "set arrow from " + plot_number(yd) + ", graph 0 to " + plot_number(yd) +
+              ", graph 1 nohead dt 2 lc rgb '#808080'\nset label 'Young/Daly' at " + plot_number(yd) +
               ", graph 0.95 offset 0.5,0 font ',9'\n";
   }
-  script += "set logscale x\nset xrange [" + std::to_string(lo / 1.5) + ":" + std::to_string(hi * 1.5) + "]\n";
+  script += x_axis(lo, hi);
   script += "set xlabel 'checkpoint interval (min)'\nset ylabel 'GPU-hours lost (failures + checkpoints)'\n";
   script += "set key outside bottom center horizontal font ',9'\nset grid lc rgb '#e0e0e0'\n";
   return body + html::figure(render_svg(script + plots + "\n", {760, 420}, "capacity-"),

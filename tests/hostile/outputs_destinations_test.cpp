@@ -156,5 +156,17 @@ TEST_F(Destinations, ReportAndCalibrateRefuseDevicesFoldersAndForeignFiles) {
             0);
 }
 
+// Issue 31, case 23: a checkpoint grid of 1 ns and 2 ns printed both as 0
+// minutes on a log axis, and gnuplot failed the command (exit 1).
+TEST_F(Destinations, PlanCapacityPlotsAnExtremeCheckpointGrid) {
+  write(dir_ / "plan.yaml",
+        "name: extreme\nscenarios: [tiny.yaml]\nseeds: {first: 1, count: 1}\n"
+        "grid:\n  job.checkpoint_interval: [1ns, 2ns]\n");
+  const Result r = shell(binary() + " plan capacity " + (dir_ / "plan.yaml").string() + " --no-progress --out " +
+                         (dir_ / "extreme").string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(slurp(dir_ / "extreme" / "report.html").find("<svg"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hostile_outputs
