@@ -17,7 +17,7 @@ Scenario parse(int hosts, const std::string& duration, const std::string& entry,
   const std::string text = "name: rates\nseed: " + std::to_string(seed) + "\nduration: " + duration +
                            "\ncluster: {spines: 8, leaves: 256, hosts: " + std::to_string(hosts) +
                            ", gpus_per_host: 8, rnics_per_host: 8}\n"
-                           "job: {gpus: 64, parallelism: {tp: 8, dp: 8}, compute_per_iteration: 1s, "
+                           "job: {gpus: 64, parallelism: {tp: 8, dp: 8}, compute_per_iteration: 1m, "
                            "gradient_bytes: 1GB}\nfaults:\n" +
                            entry;
   return parse_scenario(text, "s.yaml", builtin_detectors());

@@ -33,7 +33,7 @@ constexpr double kBytesPerIteration = 192;
 // bytes in that run, 110 in one of 100 days (476 MB).
 constexpr double kResultBytesPerIteration = 128;
 // The packet engine's cost: 4 KiB frames (sim/packet/roce_params.hpp), and
-// about 6 ns-3 events per frame (README, Network engines: one ring step of
+// about 6 ns-3 events per frame (docs/engines.md: one ring step of
 // the packet demo, 59,400 frames, ran 356,000 events).
 constexpr double kFrameBytes = 4096;
 constexpr double kEventsPerFrame = 6;
@@ -220,10 +220,10 @@ void check_scenario_limits(const Source& source, const MapView& top, const Scena
                     " events, more than the limit of " + number(kMaxPacketEvents) +
                     " events (half an hour at 2.5 M events/s); scale the bytes or the duration down");
   if (e.bytes > kMaxEstimatedBytes)
-    source.fail(top.field("cluster").key_mark, "the run would need about " + number(e.bytes / (1 << 20)) + " MiB (" +
-                                                   number(e.components) + " components, " + number(e.iterations) +
-                                                   " iterations a run), more than the limit of " +
-                                                   number(kMaxEstimatedBytes / (1 << 20)) + " MiB");
+    source.fail(top.field("cluster").key_mark,
+                "the run would need about " + number(e.bytes / (1 << 20)) + " MiB, more than the limit of " +
+                    number(kMaxEstimatedBytes / (1 << 20)) + " MiB (" + number(e.components) + " components, " +
+                    number(e.iterations) + " iterations a run)");
   if (e.promtool_bytes > kMaxPromTestBytes)
     source.fail(top.has("detectors") ? top.field("detectors").key_mark : top.mark(),
                 "a prom: detector would hand promtool a test file of about " + number(e.promtool_bytes / (1 << 20)) +

@@ -17,7 +17,7 @@ std::string scenario_text(int hosts, const std::string& duration, const std::str
   return "name: replay\nseed: " + std::to_string(seed) + "\nduration: " + duration +
          "\ncluster: {spines: 8, leaves: 96, hosts: " + std::to_string(hosts) +
          ", gpus_per_host: 8, rnics_per_host: 8}\n"
-         "job: {gpus: 64, parallelism: {tp: 8, dp: 8}, compute_per_iteration: 1s, gradient_bytes: 1GB}\n"
+         "job: {gpus: 64, parallelism: {tp: 8, dp: 8}, compute_per_iteration: 1m, gradient_bytes: 1GB}\n"
          "faults:\n" +
          entry;
 }
