@@ -129,6 +129,7 @@ TEST(HostileInputs, SuiteMergeOfAnEpisodeLinkedToDevZeroIsRefused) {
   const fs::path dir = scratch("merge-zero");
   fs::create_directories(dir / "out" / "episodes" / "e0");
   fs::create_symlink("/dev/zero", dir / "out" / "episodes" / "e0" / "episode.json");
+  write(dir / "out" / ".gauntlet-results", "");  // a folder gauntlet wrote, as --merge requires
   const Result r = gauntlet("suite suites/smoke.yaml --merge --out " + (dir / "out").string(), 20);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("episode.json:1:1: not a regular file"), std::string::npos) << r.err;
@@ -181,6 +182,7 @@ Result gather_with(const std::string& name, const std::string& summary) {
   const fs::path dir = scratch(name);
   const fs::path cell = dir / "capacity-small" / "job.checkpoint_interval=5m,job.spare_hosts=1" / "seed-1";
   fs::create_directories(cell);
+  write(dir / ".gauntlet-results", "");  // a folder gauntlet wrote, as --gather requires
   if (summary.empty())
     fs::create_symlink("/dev/zero", cell / "summary.json");
   else
