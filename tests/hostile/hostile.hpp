@@ -3,39 +3,28 @@
 // would, bounded in time (a hang is a finding, not a stuck test), and keeps
 // its exit code, stdout and stderr. `--gauntlet=PATH` on the test binary's
 // command line runs another build's binary (to see each case fail there).
+// The scratch folders and the reading of outputs are tests/gauntlet_cli.hpp's.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include "tests/gauntlet_cli.hpp"
 
 namespace gauntlet::hostile {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;  // 124: still running at the time limit; 128+N: killed by signal N
-  std::string out;
-  std::string err;
-};
+// Exit code 124: still running at the time limit; 128+N: killed by signal N.
+using Result = cli_test::Result;
+using cli_test::scratch_root;
+using cli_test::slurp;
 
 // The binary under test (main.cpp sets it from --gauntlet=PATH).
 std::string& gauntlet_binary();
-
-inline std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-inline fs::path scratch_root() {
-  return fs::temp_directory_path() / ("gauntlet-hostile-" + std::to_string(::getpid()));
-}
 
 // An empty folder of this test process's own.
 inline fs::path scratch(const std::string& name) {

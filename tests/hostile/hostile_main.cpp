@@ -21,8 +21,5 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg.starts_with("--gauntlet=")) gauntlet::hostile::gauntlet_binary() = arg.substr(11);
   }
-  const int result = RUN_ALL_TESTS();
-  std::error_code ignored;
-  std::filesystem::remove_all(gauntlet::hostile::scratch_root(), ignored);
-  return result;
+  return RUN_ALL_TESTS();  // tests/gauntlet_cli.hpp's environment removes the scratch folders
 }
