@@ -1,6 +1,7 @@
 #include "models/cluster_state.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace gauntlet::models {
 
@@ -20,7 +21,22 @@ void ClusterState::set_gpu_speed(int host, int gpu, double speed) {
   ++version_;
 }
 
-double ClusterState::gpu_speed(int host, int gpu) const { return speed_[gpu_index(host, gpu)]; }
+void ClusterState::set_healthy_speeds(std::vector<double> speeds) {
+  healthy_speed_ = std::move(speeds);
+  ++version_;
+}
+
+void ClusterState::set_pace(double pace) {
+  if (pace == pace_) return;
+  pace_ = pace;
+  ++version_;
+}
+
+double ClusterState::gpu_speed(int host, int gpu) const {
+  const std::size_t i = gpu_index(host, gpu);
+  const double healthy = i < healthy_speed_.size() ? healthy_speed_[i] : 1.0;
+  return speed_[i] * healthy * pace_;
+}
 
 bool ClusterState::gpu_failed(int host, int gpu) const {
   return failed_hosts_.count(host) || failed_gpus_.count({host, gpu});

@@ -19,8 +19,14 @@ class ClusterState {
  public:
   explicit ClusterState(const sim::Topology& topology);
 
-  // A GPU's compute speed relative to nominal (1.0).
+  // A GPU's compute speed relative to nominal (1.0) as faults leave it.
   void set_gpu_speed(int host, int gpu, double speed);
+  // The healthy fleet's part (models/fleet/healthy_gpus.hpp): each GPU's
+  // speed relative to the fleet's median GPU, and the whole fleet's pace of
+  // the moment (the daily cycle). Both multiply the faults' speed.
+  void set_healthy_speeds(std::vector<double> speeds);
+  void set_pace(double pace);
+  // The speed the GPU computes at: the fault's, the healthy GPU's and the pace.
   double gpu_speed(int host, int gpu) const;
 
   void fail_gpu(int host, int gpu) { failed_gpus_.insert({host, gpu}); }
@@ -57,7 +63,9 @@ class ClusterState {
   std::size_t gpu_index(int host, int gpu) const;
 
   const sim::Topology& topology_;
-  std::vector<double> speed_;                                // per (host, gpu) of the cluster
+  std::vector<double> speed_;          // per (host, gpu) of the cluster
+  std::vector<double> healthy_speed_;  // per (host, gpu); empty: all 1
+  double pace_ = 1.0;
   std::vector<sim::EndpointId> fallback_;                    // per endpoint: where its traffic goes
   std::vector<std::pair<int, int>> pending_fallback_clear_;  // (host, nic)
   std::set<std::pair<int, int>> failed_gpus_;

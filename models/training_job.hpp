@@ -102,6 +102,9 @@ class TrainingJob {
   // A GPU's compute speed relative to nominal (1.0); takes effect from the
   // next iteration.
   void set_gpu_speed(int host, int gpu, double speed) { cluster_.set_gpu_speed(host, gpu, speed); }
+  // --- The healthy fleet's variation (models/fleet/), set by the run ---
+  void set_healthy_speeds(std::vector<double> speeds) { cluster_.set_healthy_speeds(std::move(speeds)); }
+  void set_fleet_pace(double pace) { cluster_.set_pace(pace); }
   // Fail-stop: the GPU or host stops; the job hangs in its next collective
   // until the watchdog fires after collective_timeout (or a mitigation acts).
   void fail_gpu(int host, int gpu);

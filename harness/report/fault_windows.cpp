@@ -41,8 +41,11 @@ std::vector<FaultWindowTimes> fault_window_times(const std::vector<FaultEpisode>
                                                  double run_end_s) {
   auto end_of = [&](const FaultEpisode& f) { return std::min(f.end_s.value_or(run_end_s), run_end_s); };
   std::vector<FaultWindowTimes> out;
+  // The healthy fleet's background runs in the fault-free run too: it is
+  // neither a window of its own nor another fault's overlap.
   for (std::size_t i = 0; i < faults.size(); ++i) {
     const FaultEpisode& f = faults[i];
+    if (f.background) continue;
     FaultWindowTimes w;
     w.id = f.id;
     w.type = f.type;
@@ -53,8 +56,8 @@ std::vector<FaultWindowTimes> fault_window_times(const std::vector<FaultEpisode>
     // The stretches before and after, cut back to where no other fault is active.
     double before_from = std::max(0.0, w.start_s - length), after_to = std::min(run_end_s, w.end_s + length);
     for (std::size_t j = 0; j < faults.size(); ++j) {
-      if (j == i) continue;
       const FaultEpisode& g = faults[j];
+      if (j == i || g.background) continue;
       const double g_end = end_of(g);
       if (g.start_s < w.start_s && g_end > w.start_s && w.before_overlaps.empty()) w.before_overlaps = g.id;
       if (g.start_s <= w.end_s && g_end > w.end_s && w.after_overlaps.empty()) w.after_overlaps = g.id;

@@ -9,6 +9,7 @@
 #include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/mitigation/policy.hpp"
 #include "harness/runner/counterfactual_runs.hpp"
+#include "harness/runner/healthy_fleet.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/loader.hpp"
 #include "injectors/faults/fault_catalog.hpp"
@@ -89,6 +90,8 @@ std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const Simulat
     e.affected_job = !e.benign && (during > baseline * kAffectedSlowdown || fewer);
     episodes.push_back(std::move(e));
   }
+  // The healthy fleet's background, benign in ground truth.
+  for (FaultEpisode& e : background_episodes(scenario)) episodes.push_back(std::move(e));
   return episodes;
 }
 

@@ -12,11 +12,13 @@
 #include "harness/runner/detector_session.hpp"
 #include "harness/runner/engine_setup.hpp"
 #include "harness/runner/telemetry_pipeline.hpp"
+#include "harness/runner/healthy_fleet.hpp"
 #include "harness/runner/tenants.hpp"
 #include "harness/scenario/loader.hpp"
 #include "injectors/faults/fault_catalog.hpp"
 #include "injectors/sim/fault_scheduler.hpp"
 #include "injectors/sim/telemetry_effects_from_faults.hpp"
+#include "models/fleet/healthy_gpus.hpp"
 #include "models/benchmark_service.hpp"
 #include "models/calibration.hpp"
 #include "models/collectives/flow_set_archive.hpp"
@@ -29,6 +31,25 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+// Every job computes at its GPUs' healthy speeds, at the fleet's pace of
+// the daily cycle's step, which moves at each step's start.
+void apply_healthy_fleet(const models::HealthyGpus& healthy, const std::vector<models::TrainingJob*>& jobs,
+                         sim::NetworkEngine& engine, sim::Nanos horizon) {
+  if (!healthy.varied()) return;
+  for (models::TrainingJob* job : jobs) {
+    job->set_healthy_speeds(healthy.speeds());
+    job->set_fleet_pace(healthy.pace(0));
+  }
+  auto step = std::make_shared<std::function<void()>>();
+  *step = [&healthy, jobs, &engine, horizon, weak = std::weak_ptr(step)] {
+    for (models::TrainingJob* job : jobs) job->set_fleet_pace(healthy.pace(engine.now()));
+    const sim::Nanos next = healthy.next_step(engine.now());
+    if (auto again = weak.lock(); again && next < horizon) engine.schedule_at(next, [again] { (*again)(); });
+  };
+  const sim::Nanos first = healthy.next_step(0);
+  if (first < horizon) engine.schedule_at(first, [step] { (*step)(); });
+}
+
 // The simulated cluster a run's parts share: its network, its jobs, and the
 // faults acting on them (the scheduler, and what they change in telemetry).
 struct SimulatedCluster {
@@ -37,7 +58,8 @@ struct SimulatedCluster {
         engine(make_engine(scenario, topology)),
         tenants(scenario, topology, *engine, bus),
         job(tenants.observed()),
-        fault_types(fault_types_of(scenario)) {
+        fault_types(fault_types_of(scenario)),
+        healthy(healthy_gpus(scenario, topology)) {
     // Packets and their counters exist only in simulated iterations, so the
     // packet engine simulates every one (the hybrid engine's batches change
     // the network's state, so its jobs simulate every iteration while a
@@ -54,11 +76,17 @@ struct SimulatedCluster {
         scenario.calibration.duration(models::calibration::kTransportTimeout));
     scheduler->communicator().set_network_calibration(scenario.network_table());
     if (request.inject_faults) scheduler->arm(scenario.faults, scenario.duration);
-    if (!request.inject_faults) return;
-    // What faults change in telemetry beyond the data path: clocks, CPU share, skew.
-    effects = injectors::telemetry_effects_from(scenario.faults, *fault_types, topology, scenario.duration);
-    skewed = std::any_of(scenario.faults.begin(), scenario.faults.end(),
-                         [&](const injectors::FaultSpec& f) { return fault_types->spec(f.type).skews_clocks; });
+    apply_healthy_fleet(healthy, tenants.all(), *engine, scenario.duration);
+    if (request.inject_faults) {
+      // What faults change in telemetry beyond the data path: clocks, CPU share, skew.
+      effects = injectors::telemetry_effects_from(scenario.faults, *fault_types, topology, scenario.duration);
+      skewed = std::any_of(scenario.faults.begin(), scenario.faults.end(),
+                           [&](const injectors::FaultSpec& f) { return fault_types->spec(f.type).skews_clocks; });
+    }
+    // The healthy fabric's background, in faulty and fault-free runs alike
+    // (a packet engine corrupts the frames themselves).
+    add_background_effects(background_of(scenario, topology), topology, effects,
+                           scenario.engine == "packet" ? engine->packet_faults() : nullptr);
   }
 
   sim::Topology topology;
@@ -70,14 +98,43 @@ struct SimulatedCluster {
   std::shared_ptr<const injectors::FaultCatalog> fault_types;
   std::optional<injectors::FaultScheduler> scheduler;
   models::TelemetryEffects effects;
-  bool skewed = false;  // some fault skews a host's clock
+  bool skewed = false;          // some fault skews a host's clock
+  models::HealthyGpus healthy;  // the fleet's healthy variation (models/fleet/)
 };
 
 // What the profiler reads of the hardware: the faults' telemetry effects at
 // the engine's now (the same windows the scheduler applies, composed alike).
-models::HardwareState hardware_from(const models::TelemetryEffects* effects, const sim::NetworkEngine* engine) {
-  return {[effects, engine](int host, int gpu) { return effects->clock_factor(host, gpu, engine->now()); },
+// A GPU's clock relative to the nominal one now: its healthy speed, the
+// fleet's pace and any throttle.
+double gpu_clock_now(const models::TelemetryEffects& effects, const models::HealthyGpus& healthy, int gpus_per_host,
+                     int host, int gpu, sim::Nanos now) {
+  const auto index = static_cast<std::size_t>(host * gpus_per_host + gpu);
+  return effects.clock_factor(host, gpu, now) * healthy.speed(index) * healthy.pace(now);
+}
+
+models::HardwareState hardware_from(const models::TelemetryEffects* effects, const models::HealthyGpus* healthy,
+                                    int gpus_per_host, const sim::NetworkEngine* engine) {
+  return {[effects, healthy, gpus_per_host, engine](int host, int gpu) {
+            return gpu_clock_now(*effects, *healthy, gpus_per_host, host, gpu, engine->now());
+          },
           [effects, engine](int host) { return effects->cpu_factor(host, engine->now()); }};
+}
+
+// Flow sets the job replays never reach the engine's transfer listeners;
+// the fabric counters (and the flow tables, if sampled) are told of them
+// here for as long as the returned observation lasts.
+sim::ReplayLedger::Observation count_replayed_flows(sim::NetworkEngine& engine, models::FabricSampler& fabric,
+                                                    models::FlowTableSampler* flow_tables) {
+  return engine.observe_replays([&engine, &fabric, flow_tables](const sim::ReplayedSet& set) {
+    std::map<sim::EndpointId, int> sending;
+    for (const sim::TransferRequest& t : set.transfers) ++sending[t.src];
+    for (std::size_t i = 0; i < set.transfers.size(); ++i) {
+      const sim::TransferRequest& t = set.transfers[i];
+      const sim::Nanos sent = set.delivered[i] - engine.route_latency(t.src, t.dst);
+      fabric.add_replayed(t.src, t.dst, set.start, sent, t.bytes, sending[t.src]);
+      if (flow_tables) flow_tables->add_replayed(t.src, t.dst, set.start, sent, t.bytes);
+    }
+  });
 }
 
 models::BenchmarkSettings benchmark_settings(const sim::Calibration& c) {
@@ -91,12 +148,16 @@ models::BenchmarkSettings benchmark_settings(const sim::Calibration& c) {
 // job while they run (GEMMs at the GPUs' clocks).
 struct RunServices {
   RunServices(const Scenario& scenario, SimulatedCluster& cluster, models::JobControl& console)
-      : profiler(cluster.bus, hardware_from(&cluster.effects, cluster.engine.get()), scenario.seed,
-                 models::ProfilerSettings::from(scenario.calibration)),
+      : profiler(cluster.bus,
+                 hardware_from(&cluster.effects, &cluster.healthy, cluster.topology.shape().gpus_per_host,
+                               cluster.engine.get()),
+                 scenario.seed, models::ProfilerSettings::from(scenario.calibration)),
         benchmarks(*cluster.engine, console, cluster.bus,
                    models::simulated_gpus(cluster.job.cluster(),
-                                          [&effects = cluster.effects, &engine = *cluster.engine](int host, int gpu) {
-                                            return effects.clock_factor(host, gpu, engine.now());
+                                          [&cluster](int host, int gpu) {
+                                            return gpu_clock_now(cluster.effects, cluster.healthy,
+                                                                 cluster.topology.shape().gpus_per_host, host, gpu,
+                                                                 cluster.engine->now());
                                           }),
                    scenario.seed, benchmark_settings(scenario.calibration)) {
     cluster.job.set_change_horizon([&cluster, this] {
@@ -106,7 +167,7 @@ struct RunServices {
       const sim::Nanos skew_edge =
           cluster.skewed ? cluster.effects.next_change(engine.now()) : std::numeric_limits<sim::Nanos>::max();
       return std::min({cluster.scheduler->next_change(), profiler.next_window_end(engine.now()),
-                       engine.next_internal_change(), skew_edge});
+                       engine.next_internal_change(), skew_edge, cluster.healthy.next_step(engine.now())});
     });
   }
   DetectorServices for_detectors() { return {profiler, benchmarks}; }
@@ -164,7 +225,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
                           });
   RunServices services(scenario, cluster, session.console());
   pipeline.emplace(scenario, cluster.topology, *cluster.engine, cluster.bus, cluster.tenants, cluster.effects,
-                   cluster.skewed,
+                   cluster.healthy, cluster.skewed,
                    TelemetryNeeds{.samples = session.reads_samples(),
                                   .flow_tables = session.reads_flow_tables(),
                                   .metrics = request.record_metrics});

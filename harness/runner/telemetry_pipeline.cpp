@@ -33,7 +33,8 @@ sim::ReplayLedger::Observation count_replayed_flows(sim::NetworkEngine& engine, 
 
 TelemetryPipeline::TelemetryPipeline(const Scenario& scenario, const sim::Topology& topology,
                                      sim::NetworkEngine& engine, sim::TelemetryBus& bus, Tenants& tenants,
-                                     const models::TelemetryEffects& effects, bool skewed_clocks, TelemetryNeeds needs)
+                                     const models::TelemetryEffects& effects, const models::HealthyGpus& healthy,
+                                     bool skewed_clocks, TelemetryNeeds needs)
     : scenario_(scenario),
       topology_(topology),
       engine_(engine),
@@ -41,7 +42,7 @@ TelemetryPipeline::TelemetryPipeline(const Scenario& scenario, const sim::Topolo
       tenants_(tenants),
       effects_(effects),
       skewed_clocks_(skewed_clocks),
-      sampler_(topology, effects, models::HardwareSamplerParams::from(scenario.calibration)) {
+      sampler_(topology, effects, models::HardwareSamplerParams::from(scenario.calibration), &healthy) {
   const sim::Calibration& calibration = scenario.calibration;
   if (needs.flow_tables)
     flow_tables_.emplace(engine,

@@ -35,11 +35,12 @@ struct TelemetryNeeds {
 class TelemetryPipeline {
  public:
   // `effects`: what faults change in telemetry beyond the data path;
+  // `healthy`: the fleet's healthy GPUs the samples vary by;
   // `skewed_clocks`: some fault skews a host's clock, so records are stamped
   // by the hosts' clocks. Both must outlive the pipeline, as must the rest.
   TelemetryPipeline(const Scenario& scenario, const sim::Topology& topology, sim::NetworkEngine& engine,
                     sim::TelemetryBus& bus, Tenants& tenants, const models::TelemetryEffects& effects,
-                    bool skewed_clocks, TelemetryNeeds needs);
+                    const models::HealthyGpus& healthy, bool skewed_clocks, TelemetryNeeds needs);
   TelemetryPipeline(const TelemetryPipeline&) = delete;
   TelemetryPipeline& operator=(const TelemetryPipeline&) = delete;
 

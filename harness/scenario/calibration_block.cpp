@@ -5,6 +5,7 @@
 
 #include "harness/mitigation/ladder_calibration.hpp"
 #include "models/calibration.hpp"
+#include "models/fleet/fleet_calibration.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -69,7 +70,8 @@ double read_value(const Source& source, const Field& field, const Attribute& att
 }  // namespace
 
 const sim::AttributeRegistry& calibration_attributes() {
-  static const sim::AttributeRegistry registry{models::calibration::kAll, kLadderAttributes};
+  static const sim::AttributeRegistry registry{models::calibration::kAll, models::calibration::kFleetAll,
+                                               kLadderAttributes};
   return registry;
 }
 

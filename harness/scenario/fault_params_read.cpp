@@ -1,5 +1,7 @@
 #include "harness/scenario/fault_params_read.hpp"
 
+#include <algorithm>
+
 namespace gauntlet::harness::yaml_read {
 namespace {
 
@@ -41,6 +43,16 @@ void read_param(const Source& source, const Field& field, const ParamInfo& param
     case ParamKind::boolean:
       params.set_flag(param.name, read_bool(source, field));
       break;
+    case ParamKind::choice: {
+      std::string text = read_text(source, field);
+      if (std::find(param.choices.begin(), param.choices.end(), text) == param.choices.end()) {
+        std::string allowed;
+        for (const std::string& c : param.choices) allowed += (allowed.empty() ? "" : ", ") + c;
+        source.fail(field.value_mark, "'" + field.name + "' must be one of " + allowed + ", got '" + text + "'");
+      }
+      params.set_text(param.name, std::move(text));
+      break;
+    }
   }
 }
 

@@ -269,7 +269,7 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
                 "a scenario is a map with keys name, seed, duration, cluster, job, ...; got " + describe(root));
   const MapView top(source, Field{"", root, root.Mark(), root.Mark()});
   top.allow_only({"name", "seed", "duration", "engine", "cluster", "job", "jobs", "detectors_scope", "faults",
-                  "detectors", "mitigation", "calibration", "network_calibration"});
+                  "detectors", "mitigation", "calibration", "network_calibration", "background"});
   Scenario scenario;
   scenario.source_path = source.file_name();
   scenario.fault_types = std::move(fault_types);
@@ -282,6 +282,8 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
     scenario.engine = read_choice(source, top.field("engine"), {"flow", "packet", "hybrid"});
   }
   if (overrides.engine) scenario.engine = *overrides.engine;
+  if (top.has("background"))
+    scenario.background = read_choice(source, top.field("background"), {"realistic", "none"}) == "realistic";
 
   const Field cluster_field = top.require("cluster");
   scenario.cluster = read_cluster(source, cluster_field);

@@ -47,6 +47,10 @@
 //    onset counts one onset per matching component).
 //  - The scenario name names the results directory: letters, digits, '-',
 //    '_' and '.', not starting with '.'.
+//  - background is realistic (the default: the healthy fleet's variation,
+//    background corruption and benign events, models/fleet/) or none (the
+//    clean fleet: identical GPUs at nominal speed, no background; for tests
+//    that pin exact clean values).
 //  - calibration: keys are registered calibration attribute names
 //    (calibration_block.hpp), each value in the attribute's unit and range.
 //  - Detectors must be registered (or named exec:COMMAND, whose parameters

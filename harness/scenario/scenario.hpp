@@ -67,6 +67,8 @@ struct Scenario {
   // Step costs by step name overriding the policy's defaults (falcon-ladder:
   // rebalance, relayout, restart).
   std::map<std::string, sim::Nanos> mitigation_costs;
+  // `background: realistic` (true, the default) or `none` (the clean fleet).
+  bool background = true;
   // Calibration attributes the scenario sets; the others keep their defaults.
   sim::Calibration calibration;
   // The network calibration table the flow engine reads (`network_calibration:

@@ -84,6 +84,7 @@ void write_fault_line(std::ostream& out, const FaultEpisode& fault) {
   j["end_s"] = fault.end_s ? json(*fault.end_s) : json(nullptr);
   j["affected_job"] = fault.affected_job;
   j["benign"] = fault.benign;
+  if (fault.background) j["background"] = true;
   if (!fault.jobs.empty()) j["jobs"] = fault.jobs;
   out << j.dump() << '\n';
 }
@@ -127,6 +128,8 @@ FaultRecords read_fault_records(std::istream& in, const std::string& file_name, 
     }
     // A benign type (a reconfigure) is benign by definition; others only when the file says so.
     f.benign = line.flag(j, "benign", benign_type(f.type));
+    f.background = line.flag(j, "background", false);
+    if (f.background && !f.benign) line.fail("background", "a background condition is benign");
     if (auto t = j.find("t0_unix_s"); t != j.end() && !t->is_null()) {
       const double t0 = line.number(j, "t0_unix_s");
       if (records.t0_unix_s && *records.t0_unix_s != t0)

@@ -153,8 +153,9 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
       const std::size_t fi = by_start[rank];
       const FaultEpisode& f = faults[fi];
       if (f.benign) {
-        in_benign = true;
-        names_benign = names_benign || names(a, f.target);
+        const bool named = names(a, f.target);
+        in_benign = in_benign || !f.background || named;
+        names_benign = names_benign || named;
         continue;
       }
       if (!any) any = fi;

@@ -21,6 +21,10 @@ struct FaultEpisode {
   // impactful ones, and as much a fault as they are
   bool affected_job = true;
   bool benign = false;  // ground truth says "no fault" (a reconfigure, declared background): alerts on it are false
+  // A condition of the healthy fleet's background (a corrupting link, a slow
+  // machine, an application XID, an ECN burst): benign, and reported only by
+  // an alert naming its target (others open meanwhile are not about it).
+  bool background = false;
   // Jobs sharing the cluster: the jobs the fault touched (harness/runner/tenants.hpp);
   // empty for a job alone.
   std::vector<std::string> jobs;

@@ -1,8 +1,25 @@
-// gpu_throttle{slowdown}: a GPU runs `slowdown` slower (power or thermal
-// capping); its clocks show it.
+// gpu_throttle{slowdown, cause}: a GPU runs `slowdown` slower than its own
+// healthy pace; its clock drops by as much from its own healthy clock and
+// NVML's throttle reasons show the cause's bit (thermal causes also heat it).
+#include <cstdint>
+#include <string>
+
 #include "injectors/faults/builtin_faults.hpp"
+#include "models/fleet/throttle_reasons.hpp"
 
 namespace gauntlet::injectors::faults {
+namespace {
+
+// NVML's bit for each cause a scenario may name.
+std::uint32_t reason_bits(const std::string& cause) {
+  namespace r = models::throttle_reason;
+  if (cause == "hw_slowdown") return r::kHwSlowdown;
+  if (cause == "hw_thermal") return r::kHwThermalSlowdown;
+  if (cause == "power_brake") return r::kHwPowerBrakeSlowdown;
+  return r::kSwThermalSlowdown;  // "sw_thermal", the default
+}
+
+}  // namespace
 
 FaultDescriptor gpu_throttle() {
   FaultDescriptor d;
@@ -12,7 +29,13 @@ FaultDescriptor gpu_throttle() {
             .params = {{.name = "slowdown",
                         .kind = ParamKind::fraction,
                         .required = true,
-                        .help = "fraction of the GPU's speed lost"}}};
+                        .help = "fraction of the GPU's speed lost"},
+                       {.name = "cause",
+                        .kind = ParamKind::choice,
+                        .help = "what throttles it, as NVML's throttle reasons report it: sw_thermal (0x20, the "
+                                "default), hw_thermal (0x40), hw_slowdown (0x8), power_brake (0x80)",
+                        .simulated_only = true,
+                        .choices = {"sw_thermal", "hw_thermal", "hw_slowdown", "power_brake"}}}};
   d.simulated = SimulatedFault{
       .apply =
           [](FaultEffectScope& scope) {
@@ -23,7 +46,8 @@ FaultDescriptor gpu_throttle() {
       .telemetry =
           [](const FaultSpec& fault, sim::Nanos end, const sim::Topology&, models::TelemetryEffects& effects) {
             const sim::ComponentId id = *sim::ComponentId::parse(fault.target);
-            effects.add_gpu_throttle(id.host, id.index, fault.start, end, fault.params.number("slowdown"));
+            effects.add_gpu_throttle(id.host, id.index, fault.start, end, fault.params.number("slowdown"),
+                                     reason_bits(fault.params.text("cause")));
           }};
   d.real =
       real::RealDriver{.targets = {sim::ComponentKind::gpu}, .keys = {"method"}, .build = real::gpu_throttle_program};

@@ -48,6 +48,8 @@ std::string_view param_range_text(ParamKind kind) {
       return "a component id of the cluster";
     case ParamKind::boolean:
       return "true or false";
+    case ParamKind::choice:
+      return "one of the listed values";
   }
   return "a value";
 }

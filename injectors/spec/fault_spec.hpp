@@ -67,6 +67,7 @@ enum class ParamKind {
   signed_duration,  // a duration, may be negative
   component,        // a component id of the cluster
   boolean,
+  choice,  // one of the parameter's `choices`
 };
 std::string_view param_range_text(ParamKind kind);
 
@@ -76,7 +77,8 @@ struct ParamInfo {
   bool required = false;
   std::string unit{};  // of the stored value: "" (a ratio), "ns", "Gbit/s"
   std::string help{};
-  bool simulated_only = false;  // means nothing on a real host
+  bool simulated_only = false;         // means nothing on a real host
+  std::vector<std::string> choices{};  // a choice's allowed values; the first is the default
 };
 
 // A value that breaks a rule tying the parameters to each other or to the

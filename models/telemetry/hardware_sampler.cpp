@@ -25,7 +25,8 @@ bool same_values(const telemetry::Record& a, const telemetry::Record& b) {
   if (a.has_gpu()) {
     const auto &x = a.gpu(), &y = b.gpu();
     return x.gpu() == y.gpu() && x.sm_utilization() == y.sm_utilization() && x.clock_mhz() == y.clock_mhz() &&
-           x.temperature_c() == y.temperature_c() && x.power_w() == y.power_w();
+           x.temperature_c() == y.temperature_c() && x.power_w() == y.power_w() &&
+           x.clock_throttle_reasons() == y.clock_throttle_reasons() && x.xid() == y.xid();
   }
   if (a.has_cpu()) return a.cpu().cpu() == b.cpu().cpu() && a.cpu().utilization() == b.cpu().utilization();
   const auto &x = a.nic(), &y = b.nic();
@@ -79,8 +80,17 @@ HardwareSamplerParams HardwareSamplerParams::from(const sim::Calibration& c) {
 }
 
 HardwareSampler::HardwareSampler(const sim::Topology& topology, const TelemetryEffects& effects,
-                                 HardwareSamplerParams params)
-    : topology_(topology), effects_(effects), params_(params) {
+                                 HardwareSamplerParams params, const HealthyGpus* healthy)
+    : topology_(topology), effects_(effects), params_(params), healthy_(healthy) {
+  if (!healthy_) {
+    HealthyGpuParams clean;
+    clean.max_clock_mhz = params.clock_mhz;
+    clean.busy_power_w = params.busy_power_w;
+    clean.busy_temperature_c = params.busy_temperature_c;
+    clean.idle_temperature_c = params.idle_temperature_c;
+    clean_ = std::make_unique<HealthyGpus>(topology.hosts(), topology.shape().gpus_per_host, clean);
+    healthy_ = clean_.get();
+  }
   const auto gpus = static_cast<std::size_t>(topology.hosts() * topology.shape().gpus_per_host);
   const auto hosts = static_cast<std::size_t>(topology.hosts());
   const auto nics = static_cast<std::size_t>(topology.endpoints());
@@ -229,11 +239,15 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
 
 telemetry::Record HardwareSampler::gpu_sample(int host, int gpu, sim::Nanos at, const SampleInputs& inputs) {
   const double clock = effects_.clock_factor(host, gpu, at);
+  const std::uint32_t fault_reasons = effects_.throttle_reasons(host, gpu, at);
   const bool busy = inputs.gpu_busy(host, gpu);
   const auto index = static_cast<std::size_t>(host * topology_.shape().gpus_per_host + gpu);
   const double sm = busy ? params_.sm_busy * effects_.cpu_factor(host, at) * compute_share_[index] : 0.0;
-  double target = busy ? params_.busy_temperature_c : params_.idle_temperature_c;
-  if (busy && clock < 1.0)
+  double target = busy ? healthy_->busy_temperature_c(index, at) : healthy_->idle_temperature_c(index, at);
+  // A thermal throttle is a hot GPU; a throttle of unknown cause (no bits) is
+  // taken as one.
+  const bool thermal = fault_reasons == 0 || (fault_reasons & throttle_reason::kThermal) != 0;
+  if (busy && clock < 1.0 && thermal)
     target +=
         (params_.hot_temperature_c - params_.busy_temperature_c) * std::min(1.0, (1.0 - clock) / params_.hot_slowdown);
   double& temperature = temperature_[index];
@@ -244,15 +258,22 @@ telemetry::Record HardwareSampler::gpu_sample(int host, int gpu, sim::Nanos at, 
                    (1.0 - std::exp(-static_cast<double>(period_) / static_cast<double>(params_.thermal_time_constant)));
   if (std::round(temperature) != std::round(target)) settling_ = true;
 
+  // A throttle takes the clock down from the GPU's own healthy clock; the
+  // power cap no longer holds it then.
+  std::uint32_t reasons = healthy_->throttle_reasons(index, busy);
+  if (fault_reasons != 0) reasons = (reasons & ~throttle_reason::kSwPowerCap) | fault_reasons;
+  const double healthy_clock = busy ? healthy_->loaded_clock_mhz(index, at) : healthy_->idle_clock_mhz();
   telemetry::Record r;
   auto* g = r.mutable_gpu();
   g->set_gpu(names_[index]);
   g->set_time_ns(at);
   g->set_sm_utilization(round_to(sm, 0.001));
-  g->set_clock_mhz(std::round(params_.clock_mhz * clock));
+  g->set_clock_mhz(std::round(healthy_clock * clock));
   g->set_temperature_c(std::round(temperature));
   g->set_power_w(std::round(params_.idle_power_w +
-                            (params_.busy_power_w - params_.idle_power_w) * (sm / params_.sm_busy) * clock));
+                            (healthy_->busy_power_w(index) - params_.idle_power_w) * (sm / params_.sm_busy) * clock));
+  g->set_clock_throttle_reasons(reasons);
+  g->set_xid(effects_.last_xid(host, gpu, at));
   return r;
 }
 
@@ -299,7 +320,7 @@ telemetry::Record HardwareSampler::nic_sample(sim::EndpointId endpoint, sim::Nan
 bool HardwareSampler::quiet(sim::Nanos at, const SampleInputs& inputs) const {
   return previous_ >= 0 && at - previous_ == period_ && !settling_ && !traffic_changed_ &&
          inputs.version == last_version_ && inputs.traffic_flowing == last_flowing_ &&
-         effects_.next_change(previous_) > at;
+         effects_.next_change(previous_) > at && healthy_->step_of(previous_) == healthy_->step_of(at);
 }
 
 void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetry::Batch* out) {

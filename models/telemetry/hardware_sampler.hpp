@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "models/calibration.hpp"
+#include "models/fleet/healthy_gpus.hpp"
 #include "models/telemetry/telemetry_effects.hpp"
 #include "sim/proto/telemetry.pb.h"
 #include "sim/topology.hpp"
@@ -91,7 +92,10 @@ class HardwareSampler {
  public:
   using EndpointOf = std::function<sim::EndpointId(int host, int gpu)>;
 
-  HardwareSampler(const sim::Topology& topology, const TelemetryEffects& effects, HardwareSamplerParams params = {});
+  // `healthy`: the fleet's healthy variation (outliving the sampler); null
+  // samples the clean fleet.
+  HardwareSampler(const sim::Topology& topology, const TelemetryEffects& effects, HardwareSamplerParams params = {},
+                  const HealthyGpus* healthy = nullptr);
 
   // Learns each RNIC's traffic and each GPU's compute share from the latest
   // iteration whose records are in `batch`; `endpoints` gives the RNIC each
@@ -141,6 +145,8 @@ class HardwareSampler {
   const sim::Topology& topology_;
   const TelemetryEffects& effects_;
   HardwareSamplerParams params_;
+  std::unique_ptr<HealthyGpus> clean_;  // the clean fleet, when no variation was given
+  const HealthyGpus* healthy_;
   bool quiet(sim::Nanos at, const SampleInputs& inputs) const;
 
   sim::Nanos previous_ = -1;

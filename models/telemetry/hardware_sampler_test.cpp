@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 
 namespace gauntlet::models {
@@ -51,12 +52,13 @@ struct Expanded {
   const telemetry::GpuSample& gpu(const std::string& id, sim::Nanos at) { return by_component.at(id).at(at).gpu(); }
 };
 
-Expanded run(const sim::Topology& topology, const TelemetryEffects& effects, int seconds) {
-  HardwareSampler sampler(topology, effects);
+Expanded run(const sim::Topology& topology, const TelemetryEffects& effects, int seconds,
+             const HealthyGpus* healthy = nullptr, SampleInputs inputs = all_busy()) {
+  HardwareSampler sampler(topology, effects, {}, healthy);
   Expanded out;
   for (int s = 1; s <= seconds; ++s) {
     telemetry::Batch batch;
-    sampler.sample(s * kSecond, all_busy(), &batch);
+    sampler.sample(s * kSecond, inputs, &batch);
     out.add(batch);
   }
   telemetry::Batch last;
@@ -85,6 +87,54 @@ TEST(HardwareSampler, ThrottledGpuClocksDownAndHeatsTowardSeventyDegrees) {
   // Its neighbours are untouched.
   EXPECT_DOUBLE_EQ(e.gpu("h0.gpu0", 100 * kSecond).clock_mhz(), 1980);
   EXPECT_DOUBLE_EQ(e.gpu("h0.gpu0", 100 * kSecond).temperature_c(), 50);
+}
+
+TEST(HardwareSampler, ThrottleTakesTheClockDownFromTheGpusOwnHealthyClockAndSetsItsCausesBit) {
+  // On a varied fleet a throttled GPU reports 0.8 x its own loaded clock,
+  // not 0.8 x 1980 MHz, and NVML's bit of the throttle's cause (HW slowdown
+  // 0x8) in place of the power cap's; a power brake does not heat it.
+  const sim::Topology topology(cluster(2));
+  const HealthyGpus healthy(2, 4, {}, 21);
+  TelemetryEffects effects;
+  effects.add_gpu_throttle(0, 1, 10 * kSecond, 1000 * kSecond, 0.2, throttle_reason::kHwSlowdown);
+  effects.add_gpu_throttle(1, 2, 10 * kSecond, 1000 * kSecond, 0.2, throttle_reason::kHwPowerBrakeSlowdown);
+  Expanded e = run(topology, effects, 200, &healthy);
+  const double own = healthy.loaded_clock_mhz(1, 0);
+  EXPECT_LT(own, 1980);
+  EXPECT_DOUBLE_EQ(e.gpu("h0.gpu1", 9 * kSecond).clock_mhz(), own);
+  EXPECT_DOUBLE_EQ(e.gpu("h0.gpu1", 20 * kSecond).clock_mhz(), std::round(own * 0.8));
+  EXPECT_EQ(e.gpu("h0.gpu1", 9 * kSecond).clock_throttle_reasons(), healthy.throttle_reasons(1, true));
+  EXPECT_EQ(e.gpu("h0.gpu1", 20 * kSecond).clock_throttle_reasons(), throttle_reason::kHwSlowdown);
+  EXPECT_EQ(e.gpu("h1.gpu2", 20 * kSecond).clock_throttle_reasons(), throttle_reason::kHwPowerBrakeSlowdown);
+  EXPECT_DOUBLE_EQ(e.gpu("h1.gpu2", 200 * kSecond).temperature_c(), std::round(healthy.busy_temperature_c(6, 0)));
+}
+
+TEST(HardwareSampler, VariedFleetGpusDifferAndIdleOnesClockDownAndCool) {
+  const sim::Topology topology(cluster(4));
+  const HealthyGpus healthy(4, 4, {}, 5);
+  SampleInputs half = all_busy();
+  half.gpu_busy = [](int host, int) { return host < 2; };
+  Expanded e = run(topology, TelemetryEffects{}, 5, &healthy, half);
+  std::set<double> busy_clocks;
+  for (int g = 0; g < 4; ++g) busy_clocks.insert(e.gpu("h0.gpu" + std::to_string(g), 5 * kSecond).clock_mhz());
+  EXPECT_GT(busy_clocks.size(), 1u);  // no two-valued fleet: clocks spread
+  const auto& idle = e.gpu("h3.gpu0", 5 * kSecond);
+  EXPECT_EQ(idle.clock_mhz(), 345);
+  EXPECT_EQ(idle.clock_throttle_reasons(), throttle_reason::kGpuIdle);
+  EXPECT_LT(idle.temperature_c(), e.gpu("h0.gpu0", 5 * kSecond).temperature_c() - 5);
+}
+
+TEST(HardwareSampler, XidGaugeHoldsTheLastXid) {
+  const sim::Topology topology(cluster(1));
+  TelemetryEffects effects;
+  effects.add_xid(0, 3, 4 * kSecond, 13);
+  effects.add_xid(0, 3, 7 * kSecond, 43);
+  Expanded e = run(topology, effects, 10);
+  EXPECT_EQ(e.gpu("h0.gpu3", 3 * kSecond).xid(), 0u);
+  EXPECT_EQ(e.gpu("h0.gpu3", 4 * kSecond).xid(), 13u);
+  EXPECT_EQ(e.gpu("h0.gpu3", 6 * kSecond).xid(), 13u);
+  EXPECT_EQ(e.gpu("h0.gpu3", 10 * kSecond).xid(), 43u);
+  EXPECT_EQ(e.gpu("h0.gpu2", 10 * kSecond).xid(), 0u);
 }
 
 TEST(HardwareSampler, CpuContentionDropsEveryGpuOfTheHostAtOnceWithClocksUnchanged) {

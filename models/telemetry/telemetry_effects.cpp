@@ -13,8 +13,16 @@ void TelemetryEffects::add(std::map<std::pair<int, int>, std::vector<Window>>& i
   edges_.push_back(w.end);
 }
 
-void TelemetryEffects::add_gpu_throttle(int host, int gpu, sim::Nanos start, sim::Nanos end, double slowdown) {
-  add(throttle_, {host, gpu}, {start, end, slowdown});
+void TelemetryEffects::add_gpu_throttle(int host, int gpu, sim::Nanos start, sim::Nanos end, double slowdown,
+                                        std::uint32_t reasons) {
+  add(throttle_, {host, gpu}, {start, end, slowdown, reasons});
+}
+void TelemetryEffects::add_xid(int host, int gpu, sim::Nanos at, std::uint32_t code) {
+  auto& log = xids_[{host, gpu}];
+  log.insert(std::upper_bound(log.begin(), log.end(), std::pair{at, code},
+                              [](const auto& a, const auto& b) { return a.first < b.first; }),
+             {at, code});
+  edges_.push_back(at);
 }
 void TelemetryEffects::add_cpu_contention(int host, sim::Nanos start, sim::Nanos end, double slowdown) {
   add(contention_, {host, 0}, {start, end, slowdown});
@@ -49,6 +57,25 @@ double TelemetryEffects::product_of_complements(const std::vector<Window>* windo
 
 double TelemetryEffects::clock_factor(int host, int gpu, sim::Nanos at) const {
   return product_of_complements(find(throttle_, {host, gpu}), at);
+}
+
+std::uint32_t TelemetryEffects::throttle_reasons(int host, int gpu, sim::Nanos at) const {
+  std::uint32_t bits = 0;
+  if (const auto* windows = find(throttle_, {host, gpu}))
+    for (const Window& w : *windows)
+      if (w.covers(at)) bits |= w.bits;
+  return bits;
+}
+
+std::uint32_t TelemetryEffects::last_xid(int host, int gpu, sim::Nanos at) const {
+  auto it = xids_.find({host, gpu});
+  if (it == xids_.end()) return 0;
+  std::uint32_t code = 0;
+  for (const auto& [time, logged] : it->second) {
+    if (time > at) break;
+    code = logged;
+  }
+  return code;
 }
 
 double TelemetryEffects::cpu_factor(int host, sim::Nanos at) const {

@@ -6,6 +6,7 @@
 // models' vocabulary, filled from fault specs by injectors/sim and read by the
 // samplers as pure functions of time, so a sample never depends on when it
 // was computed. Windows are half-open: active at start, not at end.
+#include <cstdint>
 #include <map>
 #include <utility>
 #include <vector>
@@ -17,7 +18,11 @@ namespace gauntlet::models {
 
 class TelemetryEffects {
  public:
-  void add_gpu_throttle(int host, int gpu, sim::Nanos start, sim::Nanos end, double slowdown);
+  // `reasons`: the NVML throttle reason bits the throttle's cause sets.
+  void add_gpu_throttle(int host, int gpu, sim::Nanos start, sim::Nanos end, double slowdown,
+                        std::uint32_t reasons = 0);
+  // The driver logs XID `code` for the GPU at `at` (the gauge keeps it).
+  void add_xid(int host, int gpu, sim::Nanos at, std::uint32_t code);
   void add_cpu_contention(int host, sim::Nanos start, sim::Nanos end, double slowdown);
   void add_background_load(sim::LinkId link, sim::Nanos start, sim::Nanos end, double load);
   void add_link_loss(sim::LinkId link, sim::Nanos start, sim::Nanos end, double rate);
@@ -26,10 +31,12 @@ class TelemetryEffects {
 
   // Overlapping windows compose as the fault scheduler composes them:
   // speed factors multiply, background shares multiply their free capacity.
-  double clock_factor(int host, int gpu, sim::Nanos at) const;    // 1 = nominal clock
-  double cpu_factor(int host, sim::Nanos at) const;               // share of the CPU the job gets
-  double background_load(sim::LinkId link, sim::Nanos at) const;  // fraction of capacity, < 1
-  double link_loss(sim::LinkId link, sim::Nanos at) const;        // per-packet loss probability, each way
+  double clock_factor(int host, int gpu, sim::Nanos at) const;             // 1 = nominal clock
+  std::uint32_t throttle_reasons(int host, int gpu, sim::Nanos at) const;  // the throttles' bits, or-ed
+  std::uint32_t last_xid(int host, int gpu, sim::Nanos at) const;          // 0: none logged by then
+  double cpu_factor(int host, sim::Nanos at) const;                        // share of the CPU the job gets
+  double background_load(sim::LinkId link, sim::Nanos at) const;           // fraction of capacity, < 1
+  double link_loss(sim::LinkId link, sim::Nanos at) const;                 // per-packet loss probability, each way
   bool agent_hung(int host, sim::Nanos at) const;
   sim::Nanos clock_offset(int host, sim::Nanos at) const;
 
@@ -44,6 +51,7 @@ class TelemetryEffects {
     sim::Nanos start = 0;
     sim::Nanos end = 0;
     double value = 0;
+    std::uint32_t bits = 0;
     bool covers(sim::Nanos at) const { return start <= at && at < end; }
   };
   void add(std::map<std::pair<int, int>, std::vector<Window>>& into, std::pair<int, int> key, Window w);
@@ -51,12 +59,13 @@ class TelemetryEffects {
   static const std::vector<Window>* find(const std::map<std::pair<int, int>, std::vector<Window>>& in,
                                          std::pair<int, int> key);
 
-  std::map<std::pair<int, int>, std::vector<Window>> throttle_;    // (host, gpu)
-  std::map<std::pair<int, int>, std::vector<Window>> contention_;  // (host, 0)
-  std::map<std::pair<int, int>, std::vector<Window>> background_;  // (link, 0)
-  std::map<std::pair<int, int>, std::vector<Window>> loss_;        // (link, 0)
-  std::map<std::pair<int, int>, std::vector<Window>> hang_;        // (host, 0)
-  std::map<std::pair<int, int>, std::vector<Window>> skew_;        // (host, 0)
+  std::map<std::pair<int, int>, std::vector<Window>> throttle_;                            // (host, gpu)
+  std::map<std::pair<int, int>, std::vector<Window>> contention_;                          // (host, 0)
+  std::map<std::pair<int, int>, std::vector<Window>> background_;                          // (link, 0)
+  std::map<std::pair<int, int>, std::vector<Window>> loss_;                                // (link, 0)
+  std::map<std::pair<int, int>, std::vector<Window>> hang_;                                // (host, 0)
+  std::map<std::pair<int, int>, std::vector<Window>> skew_;                                // (host, 0)
+  std::map<std::pair<int, int>, std::vector<std::pair<sim::Nanos, std::uint32_t>>> xids_;  // (host, gpu): sorted
   std::vector<sim::LinkId> loaded_links_;
   std::vector<sim::Nanos> edges_;
 };
