@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include "harness/detectors/c4d_detector.hpp"
+#include "harness/detectors/clock_peers_detector.hpp"
+#include "harness/detectors/counter_threshold_detector.hpp"
 #include "harness/detectors/eroica_detector.hpp"
 #include "harness/detectors/falcon_detector.hpp"
 #include "harness/detectors/pingmesh_detector.hpp"
@@ -194,8 +196,10 @@ std::optional<DetectorParams> DetectorRegistry::resolve(const DetectorInfo& info
 DetectorRegistry builtin_detectors() {
   DetectorRegistry registry;
   // Each detector's entry lives beside its code; a new one is one more line.
-  for (DetectorInfo (*info)() : {&TimeoutDetector::info, &FalconDetector::info, &C4dDetector::info,
-                                 &EroicaDetector::info, &SkeletonDetector::info, &PingmeshDetector::info})
+  // The naive baselines every published detector should beat come last.
+  for (DetectorInfo (*info)() :
+       {&TimeoutDetector::info, &FalconDetector::info, &C4dDetector::info, &EroicaDetector::info,
+        &SkeletonDetector::info, &PingmeshDetector::info, &CounterThresholdDetector::info, &ClockPeersDetector::info})
     registry.add(info());
   return registry;
 }

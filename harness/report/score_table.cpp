@@ -26,7 +26,7 @@ std::string score_table(const std::vector<std::string>& detector_order,
                         const std::map<std::string, std::string>& statuses) {
   std::string out;
   char line[320];
-  std::snprintf(line, sizeof line, "%-14s %6s %5s %9s %6s %6s %11s %5s %5s %9s %7s %8s %9s\n", "detector", "alerts",
+  std::snprintf(line, sizeof line, "%-17s %6s %5s %9s %6s %6s %11s %5s %5s %9s %7s %8s %9s\n", "detector", "alerts",
                 "false", "precision", "faults", "recall", "latency_p50", "top1", "top3", "impactful", "latent",
                 "lost_it", "lost_gpuh");
   out += line;
@@ -42,7 +42,7 @@ std::string score_table(const std::vector<std::string>& detector_order,
     std::optional<double> p50, lost, gpuh;
     if (all.detection_latency_s) p50 = all.detection_latency_s->p50;
     if (s.costs) lost = s.costs->lost_iterations, gpuh = s.costs->lost_gpu_hours;
-    std::snprintf(line, sizeof line, "%-14s %6d %5d %9s %6s %6s %11s %5s %5s %9s %7s %8s %9s\n", name.c_str(), s.alerts,
+    std::snprintf(line, sizeof line, "%-17s %6d %5d %9s %6s %6s %11s %5s %5s %9s %7s %8s %9s\n", name.c_str(), s.alerts,
                   s.false_alerts, figure_text(s.precision, "%.2f").c_str(), class_counts(all).c_str(),
                   figure_text(all.recall, "%.2f").c_str(), figure_text(p50, "%.1fs").c_str(),
                   figure_text(all.localization_top1, "%.2f").c_str(),
