@@ -1,5 +1,6 @@
 #include "harness/suite/suite_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -168,18 +169,22 @@ std::string sweep_lines(const SuiteResult& r) {
 
 std::string suite_leaderboard(const SuiteResult& r) {
   std::string out = header_line(r) + "; 95% intervals: Wilson (proportions), bootstrap (latency, rates)\n";
+  // The name column fits the longest detector name and a space, at least 12 wide.
+  std::size_t name_width = 12;
+  for (const DetectorFigures& d : r.detectors) name_width = std::max(name_width, d.name.size() + 1);
+  const int width = static_cast<int>(name_width);
   for (const std::string& fault_class : class_order(r)) {
     const ClassFigures* first = find_class(r.detectors.front(), fault_class);
     out += "\n" + fault_class + " (" + std::to_string(first->episodes) + " episodes)\n";
     char line[512];
-    std::snprintf(line, sizeof line, "%-12s", "detector");
+    std::snprintf(line, sizeof line, "%-*s", width, "detector");
     out += line;
     for (const Column& c : columns()) out += "  " + padded(c.header, column_width(c));
     while (out.back() == ' ') out.pop_back();
     out += "\n";
     for (const DetectorFigures& d : r.detectors) {
       const ClassFigures* c = find_class(d, fault_class);
-      std::snprintf(line, sizeof line, "%-12s", d.name.c_str());
+      std::snprintf(line, sizeof line, "%-*s", width, d.name.c_str());
       out += line;
       for (const Column& column : columns()) out += "  " + padded(column.cell(*c), column_width(column));
       while (!out.empty() && out.back() == ' ') out.pop_back();
@@ -188,7 +193,7 @@ std::string suite_leaderboard(const SuiteResult& r) {
   }
   out += "\nfalse alerts per healthy hour (" + std::to_string(r.healthy_episodes) + " healthy episodes):\n";
   for (const DetectorFigures& d : r.detectors) {
-    out += "  " + padded(d.name, 12) + interval_text(d.false_alerts_per_healthy_hour, "%.2f");
+    out += "  " + padded(d.name, name_width) + interval_text(d.false_alerts_per_healthy_hour, "%.2f");
     if (d.failed_episodes > 0) out += "  (FAILED in " + std::to_string(d.failed_episodes) + " episodes)";
     if (d.background_alerts > 0)
       out += "  (" + std::to_string(d.background_alerts) + " false alerts on background noise)";
