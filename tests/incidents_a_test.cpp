@@ -52,6 +52,9 @@ IncidentRun run_incident(const std::string& file, const RecorderPlan& plan) {
                     return std::make_unique<Recorder>(&log, plan);
                   }});
     harness::Scenario scenario = harness::load_scenario(path, registry);
+    // The seed cases' published figures come from fleets of identical GPUs
+    // as the cases describe them: the clean fleet.
+    scenario.background = false;
     scenario.detectors = {{"incident-recorder", {}, {}}, {"timeout", {}, {}}};
     const harness::SimulationOutcome outcome = harness::simulate(scenario, registry, {});
     return json{{"outcome", outcome.to_json()}, {"log", log}}.dump();
@@ -353,8 +356,14 @@ TEST(IncidentRunOutput, NicDownPrintsTheStepBeforeAndDuringTheFault) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("gauntlet-incidents-a-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  const std::string command = std::string(GAUNTLET_BINARY_DIR) + "/gauntlet run " + GAUNTLET_SOURCE_DIR +
-                              "/scenarios/incidents/nic-down-moe.yaml --no-progress --out " + (dir / "out").string() +
+  // The seed case's 8.4 s step is its clean fleet's (on the realistic one
+  // the job waits for its slowest GPU).
+  {
+    std::ifstream shipped(std::string(GAUNTLET_SOURCE_DIR) + "/scenarios/incidents/nic-down-moe.yaml");
+    std::ofstream(dir / "nic-down-moe.yaml") << shipped.rdbuf() << "\nbackground: none\n";
+  }
+  const std::string command = std::string(GAUNTLET_BINARY_DIR) + "/gauntlet run " +
+                              (dir / "nic-down-moe.yaml").string() + " --no-progress --out " + (dir / "out").string() +
                               " >" + (dir / "stdout").string() + " 2>/dev/null </dev/null";
   const int status = std::system(command.c_str());
   std::ifstream in(dir / "stdout");
