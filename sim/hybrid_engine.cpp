@@ -40,6 +40,7 @@ void add(PacketRnicCounters& to, const PacketRnicCounters& c) {
   to.cnp_handled += c.cnp_handled;
   to.timeouts += c.timeouts;
   to.qp_errors += c.qp_errors;
+  to.ecn_marked_received += c.ecn_marked_received;
 }
 
 }  // namespace

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <optional>
+#include <string>
 
-#include "sim/component_id.hpp"
+#include "harness/metrics/exporter_names.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -27,6 +30,55 @@ std::string escaped(const std::string& value) {
 
 bool same_step(double a, double b) { return a == b || std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)); }
 
+std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+double uniform(std::uint64_t seed, std::uint64_t exporter, std::uint64_t k, std::uint64_t what) {
+  return static_cast<double>(mix(mix(mix(seed ^ exporter) ^ k) ^ what) >> 11) * 0x1.0p-53;
+}
+
+// The exporter a series comes from: the value of its instance (node and
+// switch exporters) or Hostname (dcgm-exporter) label.
+std::uint64_t exporter_of(const std::string& metric, const std::string& labels) {
+  std::string key = metric.starts_with("DCGM_") ? "dcgm:" : metric.starts_with("node_") ? "node:" : "switch:";
+  for (const char* name : {"instance=\"", "Hostname=\""})
+    if (const auto at = labels.find(name); at != std::string::npos) {
+      const auto from = at + std::char_traits<char>::length(name);
+      key += labels.substr(from, labels.find('"', from) - from);
+      break;
+    }
+  return std::hash<std::string>{}(key);
+}
+
+// Appends one scrape's value (or its absence) to the run-length encoding.
+void append(std::vector<SeriesSegment>& segments, std::optional<double> value) {
+  SeriesSegment* last = segments.empty() ? nullptr : &segments.back();
+  if (!value) {
+    if (last && last->missing)
+      ++last->count;
+    else
+      segments.push_back({0, 0, 1, true});
+    return;
+  }
+  if (last && !last->missing) {
+    const double expected = last->start + last->step * static_cast<double>(last->count);
+    if (last->count == 1) {
+      last->step = *value - last->start;
+      ++last->count;
+      return;
+    }
+    if (same_step(*value, expected)) {
+      ++last->count;
+      return;
+    }
+  }
+  segments.push_back({*value, 0, 1});
+}
+
 }  // namespace
 
 std::string render_labels(std::map<std::string, std::string> labels) {
@@ -36,67 +88,30 @@ std::string render_labels(std::map<std::string, std::string> labels) {
 }
 
 void ExporterSeries::add(const std::string& metric, const std::string& labels, const std::string& type, sim::Nanos time,
-                         double value) {
-  Track& track = tracks_[Key{metric, labels}];
+                         double value, double saturate_at) {
+  auto [it, fresh] = tracks_.try_emplace(Key{metric, labels});
+  Track& track = it->second;
+  if (fresh) track.exporter = exporter_of(metric, labels);
   track.type = type;
+  track.saturate_at = saturate_at;
   // Only changes are kept: a value holds until the next one.
   if (!track.samples.empty() && track.samples.back().value == value) return;
   track.samples.push_back({time, value, type == "counter"});
 }
 
 void ExporterSeries::record(const telemetry::Record& record, sim::Nanos time) {
+  const AddSeries add = [this, time](const std::string& metric, const std::string& labels, const std::string& type,
+                                     double value,
+                                     double saturate_at) { this->add(metric, labels, type, time, value, saturate_at); };
   switch (record.body_case()) {
-    case telemetry::Record::kGpu: {
-      const telemetry::GpuSample& g = record.gpu();
-      const auto id = sim::ComponentId::parse(g.gpu());
-      if (!id) return;
-      const std::string labels = render_labels({{"gpu", std::to_string(id->index)},
-                                                {"device", "nvidia" + std::to_string(id->index)},
-                                                {"Hostname", "h" + std::to_string(id->host)},
-                                                {"component", g.gpu()}});
-      add("DCGM_FI_DEV_SM_CLOCK", labels, "gauge", time, g.clock_mhz());
-      add("DCGM_FI_DEV_GPU_TEMP", labels, "gauge", time, g.temperature_c());
-      add("DCGM_FI_DEV_POWER_USAGE", labels, "gauge", time, g.power_w());
-      add("DCGM_FI_DEV_GPU_UTIL", labels, "gauge", time, std::round(100 * g.sm_utilization()));
-      return;
-    }
-    case telemetry::Record::kNic: {
-      const telemetry::NicCounters& n = record.nic();
-      const auto id = sim::ComponentId::parse(n.nic());
-      if (!id) return;
-      const std::string labels = render_labels({{"device", "mlx5_" + std::to_string(id->index)},
-                                                {"port", "1"},
-                                                {"instance", "h" + std::to_string(id->host)},
-                                                {"component", n.nic()}});
-      add("node_infiniband_port_data_transmitted_bytes_total", labels, "counter", time,
-          static_cast<double>(n.tx_bytes()));
-      add("node_infiniband_port_data_received_bytes_total", labels, "counter", time, static_cast<double>(n.rx_bytes()));
-      add("node_infiniband_port_packets_transmitted_total", labels, "counter", time,
-          static_cast<double>(n.tx_packets()));
-      add("node_infiniband_port_packets_received_total", labels, "counter", time, static_cast<double>(n.rx_packets()));
-      add("node_infiniband_rp_cnp_handled_total", labels, "counter", time, static_cast<double>(n.cnp()));
-      add("node_infiniband_state_id", labels, "gauge", time, n.link_up() ? 4 : 1);
-      return;
-    }
-    case telemetry::Record::kPort: {
-      const telemetry::PortCounters& p = record.port();
-      const auto id = sim::ComponentId::parse(p.link());
-      if (!id) return;
-      // The switch that counts the port: a fabric link's downward direction
-      // leaves its spine; everything else is counted at the leaf.
-      const bool at_spine = id->kind == sim::ComponentKind::fabric_link && !p.upward();
-      const std::string counted_at = at_spine ? "spine" + std::to_string(id->spine) : "leaf" + std::to_string(id->leaf);
-      const std::string labels = render_labels({{"instance", counted_at},
-                                                {"ifName", p.link()},
-                                                {"direction", p.upward() ? "up" : "down"},
-                                                {"component", p.link()}});
-      add("ifHCOutOctets", labels, "counter", time, static_cast<double>(p.tx_bytes()));
-      add("ifHCOutUcastPkts", labels, "counter", time, static_cast<double>(p.tx_packets()));
-      add("switch_port_ecn_marked_packets_total", labels, "counter", time, static_cast<double>(p.ecn_marked()));
-      add("switch_port_queue_depth_bytes", labels, "gauge", time, p.queue_depth());
-      add("ifOperStatus", labels, "gauge", time, p.link_up() ? 1 : 2);
-      return;
-    }
+    case telemetry::Record::kGpu:
+      return dcgm_series(record.gpu(), add);
+    case telemetry::Record::kNic:
+      return infiniband_series(record.nic(), add);
+    case telemetry::Record::kPort:
+      return switch_port_series(record.port(), add);
+    case telemetry::Record::kTransport:
+      return infiniband_series(record.transport(), add);
     default:
       return;
   }
@@ -116,55 +131,77 @@ void ExporterSeries::observe(const telemetry::Batch& batch) {
       case telemetry::Record::kPort:
         record(r, r.port().time_ns());
         break;
+      case telemetry::Record::kTransport:
+        record(r, r.transport().time_ns());
+        break;
       default:
         break;
     }
   }
 }
 
+ExporterSeries::Scrape ExporterSeries::scrape_fate(std::uint64_t exporter, std::uint64_t k) const {
+  const double restart_chance = settings_.restarts_per_day * sim::to_seconds(interval_) / 86400;
+  if (restart_chance > 0 && uniform(settings_.seed, exporter, k, 2) < restart_chance) return Scrape::restarted;
+  if (settings_.missed_scrape_rate > 0 && uniform(settings_.seed, exporter, k, 1) < settings_.missed_scrape_rate)
+    return Scrape::missed;
+  return Scrape::taken;
+}
+
+Series ExporterSeries::series_of(const Key& key, const Track& track, sim::Nanos until) const {
+  Series s;
+  s.metric = key.metric;
+  s.labels = key.labels;
+  s.type = track.type;
+  s.first_scrape = static_cast<std::uint64_t>((track.samples.front().time + interval_ - 1) / interval_);
+  // dcgm-exporter answers a scrape with the values of its last collection.
+  const sim::Nanos collection = key.metric.starts_with("DCGM_") ? settings_.dcgm_collection_interval : 0;
+  double total = 0;  // a counter's value: every sample period's amount so far
+  sim::Nanos counted_to = track.samples.front().time - kSamplePeriod;  // the last sample time summed
+  std::size_t next = 0;                                                // the first change not yet in effect
+  double current = 0;
+  double reset_at = 0;  // the counter's value when its exporter last restarted
+  std::uint64_t k = s.first_scrape;
+  for (sim::Nanos at = static_cast<sim::Nanos>(k) * interval_; at <= until; at += interval_, ++k) {
+    const sim::Nanos read_at = collection > 0 ? at / collection * collection : at;
+    // Changes in effect by the read; a counter sums each second's amount.
+    while (next < track.samples.size() && track.samples[next].time <= read_at) {
+      if (track.samples[next].cumulative && next > 0)
+        total += current * static_cast<double>((track.samples[next].time - kSamplePeriod - counted_to) / kSamplePeriod);
+      if (track.samples[next].cumulative) counted_to = track.samples[next].time - kSamplePeriod;
+      current = track.samples[next].value;
+      ++next;
+    }
+    double value = current;
+    if (s.type == "counter") {
+      const sim::Nanos seconds = std::max<sim::Nanos>(0, (read_at - counted_to) / kSamplePeriod);
+      value = total + current * static_cast<double>(seconds);
+    }
+    const Scrape fate = next == 0 ? Scrape::missed : scrape_fate(track.exporter, k);
+    if (fate == Scrape::restarted && s.type == "counter") reset_at = value;
+    if (fate != Scrape::taken) {
+      append(s.segments, std::nullopt);
+      continue;
+    }
+    if (s.type == "counter") {
+      value -= reset_at;
+      if (track.saturate_at > 0) value = std::min(value, track.saturate_at);
+    }
+    append(s.segments, value);
+  }
+  // Leading gaps belong to first_scrape.
+  while (!s.segments.empty() && s.segments.front().missing) {
+    s.first_scrape += s.segments.front().count;
+    s.segments.erase(s.segments.begin());
+  }
+  return s;
+}
+
 std::vector<Series> ExporterSeries::series(sim::Nanos until) const {
   std::vector<Series> out;
   for (const auto& [key, track] : tracks_) {
     if (track.samples.empty()) continue;
-    Series s;
-    s.metric = key.metric;
-    s.labels = key.labels;
-    s.type = track.type;
-    s.first_scrape = static_cast<std::uint64_t>((track.samples.front().time + interval_ - 1) / interval_);
-    double total = 0;  // a counter's value: every sample period's amount so far
-    sim::Nanos counted_to = track.samples.front().time - kSamplePeriod;  // the last sample time summed
-    std::size_t next = 0;                                                // the first change not yet in effect
-    double current = 0;
-    for (sim::Nanos at = static_cast<sim::Nanos>(s.first_scrape) * interval_; at <= until; at += interval_) {
-      // Changes in effect by this scrape; a counter sums each second's amount.
-      while (next < track.samples.size() && track.samples[next].time <= at) {
-        if (track.samples[next].cumulative && next > 0)
-          total +=
-              current * static_cast<double>((track.samples[next].time - kSamplePeriod - counted_to) / kSamplePeriod);
-        if (track.samples[next].cumulative) counted_to = track.samples[next].time - kSamplePeriod;
-        current = track.samples[next].value;
-        ++next;
-      }
-      double value = current;
-      if (s.type == "counter") {
-        const sim::Nanos seconds = (at - counted_to) / kSamplePeriod;  // sample times in (counted_to, at]
-        value = total + current * static_cast<double>(seconds);
-      }
-      if (!s.segments.empty()) {
-        SeriesSegment& last = s.segments.back();
-        const double expected = last.start + last.step * static_cast<double>(last.count);
-        if (last.count == 1) {
-          last.step = value - last.start;
-          ++last.count;
-          continue;
-        }
-        if (same_step(value, expected)) {
-          ++last.count;
-          continue;
-        }
-      }
-      s.segments.push_back({value, 0, 1});
-    }
+    Series s = series_of(key, track, until);
     if (!s.segments.empty()) out.push_back(std::move(s));
   }
   return out;

@@ -1,23 +1,14 @@
 #pragma once
 // The simulated telemetry as the exporters operators run would show it to
-// Prometheus, scraped every scrape interval:
-//  * GPUs as NVIDIA's DCGM exporter names them: DCGM_FI_DEV_SM_CLOCK (MHz),
-//    DCGM_FI_DEV_GPU_TEMP (C), DCGM_FI_DEV_POWER_USAGE (W),
-//    DCGM_FI_DEV_GPU_UTIL (%), labels gpu, device (nvidiaK), Hostname;
-//  * RNICs as node exporter's InfiniBand collector names them (RoCE RNICs
-//    show up there too): node_infiniband_port_data_{transmitted,received}_bytes_total,
-//    node_infiniband_port_packets_{transmitted,received}_total,
-//    node_infiniband_state_id (4 active, 1 down), and the mlx5 hardware
-//    counter of CNPs handled as a sender, node_infiniband_rp_cnp_handled_total;
-//    labels device (mlx5_K), port, instance (the host);
-//  * switch ports as the SNMP exporter's IF-MIB module names them:
-//    ifHCOutOctets, ifHCOutUcastPkts, ifOperStatus (1 up, 2 down), plus
-//    the ECN marks and queue depth that switches export beside them
-//    (switch_port_ecn_marked_packets_total, switch_port_queue_depth_bytes);
-//    labels instance (the switch), ifName (the link), direction.
-// Every series also carries `component`, the gauntlet component id it
-// describes (h5.gpu2, h5.nic3, leaf3~spine1), so that a rule's alert names
-// what it is about.
+// Prometheus, scraped every scrape interval, under the names and labels of
+// exporter_names.hpp, through the monitoring pipeline's flaws
+// (ScrapeSettings): dcgm-exporter returns the values it read at its last
+// collection; a failed scrape leaves a gap in every series of its exporter
+// (Prometheus marks a series stale after 5 minutes without a sample); an
+// exporter restart misses a scrape and starts its counters again from 0
+// (`rate()` and `increase()` take that as a counter reset). Which scrapes
+// fail and when exporters restart is drawn per exporter (its `instance` or
+// `Hostname` label) from the run's seed.
 //
 // Values are kept run-length encoded on the scrape grid (a steady stretch
 // is one segment, a counter growing at a steady rate too), so a month costs
@@ -33,11 +24,21 @@
 
 namespace gauntlet::harness {
 
-// `count` values start, start + step, ..., on consecutive scrapes.
+// `count` values start, start + step, ..., on consecutive scrapes; or,
+// `missing`, `count` scrapes without a sample.
 struct SeriesSegment {
   double start = 0;
   double step = 0;
   std::uint64_t count = 0;
+  bool missing = false;
+};
+
+struct ScrapeSettings {
+  sim::Nanos scrape_interval = 15 * sim::kSecond;
+  sim::Nanos dcgm_collection_interval = 0;  // 0: DCGM fields as fresh as every other
+  double missed_scrape_rate = 0;            // per exporter and scrape
+  double restarts_per_day = 0;              // per exporter
+  std::uint64_t seed = 0;
 };
 
 struct Series {
@@ -50,7 +51,9 @@ struct Series {
 
 class ExporterSeries {
  public:
-  explicit ExporterSeries(sim::Nanos scrape_interval = 15 * sim::kSecond) : interval_(scrape_interval) {}
+  explicit ExporterSeries(sim::Nanos scrape_interval = 15 * sim::kSecond)
+      : ExporterSeries(ScrapeSettings{.scrape_interval = scrape_interval}) {}
+  explicit ExporterSeries(const ScrapeSettings& settings) : settings_(settings), interval_(settings.scrape_interval) {}
 
   // Every sample in the batch, steady blocks expanded onto the scrape grid.
   void observe(const telemetry::Batch& batch);
@@ -70,12 +73,20 @@ class ExporterSeries {
   };
   struct Track {
     std::string type;
+    std::uint64_t exporter = 0;   // a hash of the exporter that publishes it
+    double saturate_at = 0;       // > 0: a counter that stops there
     std::vector<Sample> samples;  // in time order
   };
-  void add(const std::string& metric, const std::string& labels, const std::string& type, sim::Nanos time,
-           double value);
+  void add(const std::string& metric, const std::string& labels, const std::string& type, sim::Nanos time, double value,
+           double saturate_at = 0);
   void record(const telemetry::Record& record, sim::Nanos time);
 
+  // What the pipeline does to the exporter's scrape `k`.
+  enum class Scrape { taken, missed, restarted };
+  Scrape scrape_fate(std::uint64_t exporter, std::uint64_t k) const;
+  Series series_of(const Key& key, const Track& track, sim::Nanos until) const;
+
+  ScrapeSettings settings_;
   sim::Nanos interval_;
   std::map<Key, Track> tracks_;
 };

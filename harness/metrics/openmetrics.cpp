@@ -38,12 +38,17 @@ std::string openmetrics_text(const std::vector<Series>& series, sim::Nanos scrap
     }
     std::uint64_t scrape = s.first_scrape;
     const std::string head = s.metric + "{" + s.labels + "} ";
-    for (const SeriesSegment& segment : s.segments)
+    for (const SeriesSegment& segment : s.segments) {
+      if (segment.missing) {  // a failed scrape leaves no sample
+        scrape += segment.count;
+        continue;
+      }
       for (std::uint64_t i = 0; i < segment.count; ++i, ++scrape) {
         std::snprintf(stamp, sizeof stamp, " %.3f\n",
                       sim::to_seconds(static_cast<sim::Nanos>(scrape) * scrape_interval));
         out += head + number(segment.start + segment.step * static_cast<double>(i)) + stamp;
       }
+    }
   }
   out += "# EOF\n";
   return out;
@@ -53,8 +58,10 @@ std::string expanding_notation(const Series& series) {
   // Scrapes before the series began are absent ('_').
   std::string out = series.first_scrape > 0 ? "_x" + std::to_string(series.first_scrape) : "";
   for (const SeriesSegment& segment : series.segments)
-    out += (out.empty() ? "" : " ") + number(segment.start) + (segment.step >= 0 ? "+" : "") + number(segment.step) +
-           "x" + std::to_string(segment.count - 1);
+    out += (out.empty() ? "" : " ") + (segment.missing
+                                           ? "_x" + std::to_string(segment.count)
+                                           : number(segment.start) + (segment.step >= 0 ? "+" : "") +
+                                                 number(segment.step) + "x" + std::to_string(segment.count - 1));
   return out;
 }
 

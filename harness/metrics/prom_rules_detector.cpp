@@ -274,10 +274,7 @@ std::vector<FiringAlert> parse_promtool_output(const std::string& text) {
 }
 
 PromRulesDetector::PromRulesDetector(std::string name, PromRulesConfig config, sim::Nanos run_duration)
-    : name_(std::move(name)),
-      config_(std::move(config)),
-      run_duration_(run_duration),
-      series_(config_.evaluation_interval) {}
+    : name_(std::move(name)), config_(std::move(config)), run_duration_(run_duration), series_(config_.scrape) {}
 
 void PromRulesDetector::observe(const telemetry::Batch& batch) {
   series_.observe(batch);
@@ -285,11 +282,10 @@ void PromRulesDetector::observe(const telemetry::Batch& batch) {
 }
 
 std::string PromRulesDetector::test_file(const PromRuleFile& rules, sim::Nanos until) const {
-  const std::string interval = sim::format_duration(config_.evaluation_interval);
   std::ostringstream out;
   out << "rule_files: [" << quoted(fs::absolute(config_.rules_path).string()) << "]\n"
-      << "evaluation_interval: " << interval << "\n"
-      << "tests:\n  - interval: " << interval << "\n    input_series:\n";
+      << "evaluation_interval: " << sim::format_duration(config_.evaluation_interval) << "\n"
+      << "tests:\n  - interval: " << sim::format_duration(series_.scrape_interval()) << "\n    input_series:\n";
   // Only the metrics some rule reads: the rest would cost promtool time for nothing.
   for (const Series& s : series_.series(until)) {
     bool read = false;

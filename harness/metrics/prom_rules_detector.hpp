@@ -1,7 +1,8 @@
 #pragma once
 // `prom:RULES.yaml`: an operator's Prometheus alerting rules as a detector.
 // The run's telemetry is kept as the exporters would have shown it
-// (exporter_series.hpp, scraped every 15 s); at the run's end Prometheus's
+// (exporter_series.hpp, through the scenario's monitoring pipeline: scraped
+// every minute and evaluated every minute by default); at the run's end Prometheus's
 // own rule engine evaluates the rules over those series in simulated time
 // (`promtool test rules` from Debian's prometheus package, fed the series in
 // its expanding notation and asked at every evaluation for what fires).
@@ -24,7 +25,10 @@ struct PromRulesConfig {
   std::string rules_path;  // as given after "prom:"
   std::string component_label = "component";
   std::string kind = "fail_slow";  // unless an alert carries a `kind` label of its own
+  // Prometheus's rule evaluation cadence and the pipeline the series come
+  // through (set from the scenario's monitoring.* calibration).
   sim::Nanos evaluation_interval = 15 * sim::kSecond;
+  ScrapeSettings scrape;
 };
 
 // The alerting rules' names and expressions from a Prometheus rule file.

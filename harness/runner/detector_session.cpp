@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "harness/detectors/external_detector.hpp"
+#include "harness/metrics/pipeline_calibration.hpp"
 #include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/runner/probe_wiring.hpp"
 #include "harness/scenario/input_error.hpp"
@@ -53,6 +54,8 @@ std::unique_ptr<Detector> make_detector(const Scenario& scenario, const Detector
     auto config = parse_prom_config(spec.name.substr(std::string(PromRulesDetector::kPrefix).size()), spec.params,
                                     &error, &bad_key);
     if (!config) reject_detector(scenario, spec, "detector '" + spec.name + "': " + error);
+    config->scrape = scrape_settings(scenario.calibration, scenario.seed);
+    config->evaluation_interval = scenario.calibration.duration(calibration::kEvaluationInterval);
     return std::make_unique<PromRulesDetector>(spec.name, *config, scenario.duration);
   }
   const DetectorInfo* info = registry.find(spec.name);

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "harness/metrics/openmetrics.hpp"
+#include "harness/metrics/pipeline_calibration.hpp"
 #include "harness/runner/hybrid_telemetry.hpp"
 #include "harness/runner/tenant_telemetry.hpp"
 #include "models/calibration.hpp"
@@ -47,7 +48,7 @@ TelemetryPipeline::TelemetryPipeline(const Scenario& scenario, const sim::Topolo
   if (needs.flow_tables)
     flow_tables_.emplace(engine,
                          models::FlowTableSamplerParams{.mtu_bytes = calibration.value(models::calibration::kRnicMtu)});
-  if (needs.metrics) exporters_.emplace();
+  if (needs.metrics) exporters_.emplace(scrape_settings(calibration, scenario.seed));
   sampling_ = exporters_ || needs.samples;
   if (!sampling_) return;
   const sim::NetworkEngine::PacketCounting packets = engine.packet_counters();

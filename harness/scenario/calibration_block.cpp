@@ -3,9 +3,11 @@
 #include <set>
 #include <string>
 
+#include "harness/metrics/pipeline_calibration.hpp"
 #include "harness/mitigation/ladder_calibration.hpp"
 #include "models/calibration.hpp"
 #include "models/fleet/fleet_calibration.hpp"
+#include "models/telemetry/counter_calibration.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -71,7 +73,8 @@ double read_value(const Source& source, const Field& field, const Attribute& att
 
 const sim::AttributeRegistry& calibration_attributes() {
   static const sim::AttributeRegistry registry{models::calibration::kAll, models::calibration::kFleetAll,
-                                               kLadderAttributes};
+                                               models::calibration::kCounterAttributes,
+                                               calibration::kPipelineAttributes, kLadderAttributes};
   return registry;
 }
 

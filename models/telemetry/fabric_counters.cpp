@@ -1,6 +1,7 @@
 #include "models/telemetry/fabric_counters.hpp"
 
 #include "models/roce_transport.hpp"
+#include "sim/fec.hpp"
 
 #include <algorithm>
 
@@ -56,106 +57,189 @@ FabricCounterParams FabricCounterParams::from(const sim::Calibration& c, const s
           &table.ecn_profile(c.value(k::kEcnKmin), c.value(k::kEcnKmax), c.value(k::kEcnPmax))};
 }
 
-FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim::Topology& topology,
-                            const TelemetryEffects& effects, sim::Nanos from, sim::Nanos to,
-                            const FabricCounterParams& params) {
-  const std::size_t directions = 2 * static_cast<std::size_t>(topology.links());
-  Tally<PortWindow> ports(directions);
-  Tally<NicWindow> nics(static_cast<std::size_t>(topology.endpoints()));
-  const std::vector<sim::Nanos> changes = effects.change_times();
+namespace {
 
-  // Demand steps per directed link.
-  Tally<std::vector<std::pair<sim::Nanos, double>>> steps(directions);
-  for (const FlowSegment& s : segments) {
-    nics[s.flow->src].tx_bytes += s.bytes;
-    nics[s.flow->dst].rx_bytes += s.bytes;
-    for (int d : s.flow->directions) {
-      ports[d].tx_bytes += s.bytes;
-      if (s.moving()) {
-        steps[d].emplace_back(s.from, s.flow->demand);
-        steps[d].emplace_back(s.to, -s.flow->demand);
-      }
-    }
-  }
-  // Background traffic crosses a loaded link in both directions.
-  for (sim::LinkId link : effects.loaded_links()) {
-    const double capacity = topology.link_bytes_per_second(link);
-    std::vector<sim::Nanos> cuts = cut_points(changes, from, to);
-    std::sort(cuts.begin(), cuts.end());
-    double bytes = 0;
-    for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
-      bytes += effects.background_load(link, cuts[i]) * capacity * sim::to_seconds(cuts[i + 1] - cuts[i]);
-    if (bytes <= 0) continue;
-    for (bool up : {true, false}) ports[directed_link(link, up)].tx_bytes += bytes;
+// One window's measurement, step by step: traffic, background, congestion,
+// CNPs and ECN marks, loss.
+class FabricMeasure {
+ public:
+  FabricMeasure(const sim::Topology& topology, const TelemetryEffects& effects, sim::Nanos from, sim::Nanos to,
+                const FabricCounterParams& params)
+      : topology_(topology),
+        effects_(effects),
+        from_(from),
+        to_(to),
+        params_(params),
+        directions_(2 * static_cast<std::size_t>(topology.links())),
+        ports_(directions_),
+        nics_(static_cast<std::size_t>(topology.endpoints())),
+        steps_(directions_),
+        overloaded_(directions_),
+        changes_(effects.change_times()) {}
+
+  void count_traffic(const std::vector<FlowSegment>& segments);
+  void count_background();
+  void find_congestion();
+  void count_congestion_signals(const std::vector<FlowSegment>& segments);
+  void count_loss(const std::vector<FlowSegment>& segments);
+  FabricWindow result() && {
+    FabricWindow out;
+    out.ports = std::move(ports_).sorted();
+    out.nics = std::move(nics_).sorted();
+    return out;
   }
 
-  // Per direction, the stretches it was overloaded and the CNP rate a
-  // sender crossing it handles in each.
+ private:
+  // A stretch a direction was overloaded, with what a flow crossing it sees.
   struct Congested {
     sim::Nanos from, to;
     double cnp_per_second;
+    double marked_per_packet;
   };
-  Tally<std::vector<Congested>> overloaded(directions);
-  for (auto& [direction, events] : steps.items()) {
+
+  const sim::Topology& topology_;
+  const TelemetryEffects& effects_;
+  sim::Nanos from_, to_;
+  const FabricCounterParams& params_;
+  std::size_t directions_;
+  Tally<PortWindow> ports_;
+  Tally<NicWindow> nics_;
+  Tally<std::vector<std::pair<sim::Nanos, double>>> steps_;  // demand steps per directed link
+  Tally<std::vector<Congested>> overloaded_;
+  std::vector<sim::Nanos> changes_;
+};
+
+void FabricMeasure::count_traffic(const std::vector<FlowSegment>& segments) {
+  for (const FlowSegment& s : segments) {
+    nics_[s.flow->src].tx_bytes += s.bytes;
+    nics_[s.flow->dst].rx_bytes += s.bytes;
+    for (int d : s.flow->directions) {
+      ports_[d].tx_bytes += s.bytes;
+      if (s.moving()) {
+        steps_[d].emplace_back(s.from, s.flow->demand);
+        steps_[d].emplace_back(s.to, -s.flow->demand);
+      }
+    }
+  }
+}
+
+// Background traffic crosses a loaded link in both directions.
+void FabricMeasure::count_background() {
+  for (sim::LinkId link : effects_.loaded_links()) {
+    const double capacity = topology_.link_bytes_per_second(link);
+    std::vector<sim::Nanos> cuts = cut_points(changes_, from_, to_);
+    std::sort(cuts.begin(), cuts.end());
+    double bytes = 0;
+    for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
+      bytes += effects_.background_load(link, cuts[i]) * capacity * sim::to_seconds(cuts[i + 1] - cuts[i]);
+    if (bytes <= 0) continue;
+    for (bool up : {true, false}) ports_[directed_link(link, up)].tx_bytes += bytes;
+  }
+}
+
+// Per direction, the stretches it was overloaded: its queue and marks, and
+// what a sender crossing it sees.
+void FabricMeasure::find_congestion() {
+  for (auto& [direction, events] : steps_.items()) {
     const sim::LinkId link = link_of_direction(direction);
-    const double capacity = topology.link_bytes_per_second(link);
-    for (sim::Nanos t : cut_points(changes, from, to)) events.emplace_back(t, 0.0);
+    const double capacity = topology_.link_bytes_per_second(link);
+    for (sim::Nanos t : cut_points(changes_, from_, to_)) events.emplace_back(t, 0.0);
     std::sort(events.begin(), events.end());
-    PortWindow& port = ports[direction];
+    PortWindow& port = ports_[direction];
     double demand = 0;
     for (std::size_t i = 0; i < events.size(); ++i) {
       demand += events[i].second;
       if (i + 1 == events.size()) break;
       const sim::Nanos a = events[i].first, b = events[i + 1].first;
       if (b <= a) continue;
-      const double offered = demand + effects.background_load(link, a) * capacity;
+      const double offered = demand + effects_.background_load(link, a) * capacity;
       if (offered <= capacity * (1 + 1e-9)) continue;
-      const sim::LoadResponse r = sim::NetworkCalibration::load_response(*params.ecn, offered / capacity);
+      const sim::LoadResponse r = sim::NetworkCalibration::load_response(*params_.ecn, offered / capacity);
       const double dt = sim::to_seconds(b - a);
       port.queue_bytes += sim::to_seconds(r.queueing_delay) * capacity * dt;
-      port.ecn_marked += r.ecn_marked_per_packet * capacity * dt / params.mtu_bytes;
+      port.ecn_marked += r.ecn_marked_per_packet * capacity * dt / params_.mtu_bytes;
       port.overloaded_seconds += dt;
-      overloaded[direction].push_back({a, b, r.cnp_per_second});
+      overloaded_[direction].push_back({a, b, r.cnp_per_second, r.ecn_marked_per_packet});
     }
-    port.queue_bytes /= sim::to_seconds(to - from);
+    port.queue_bytes /= sim::to_seconds(to_ - from_);
   }
+}
 
+// A flow's CNPs (sent by its receiver, handled by its sender) and ECN-marked
+// packets received, from the most congested port on its path.
+void FabricMeasure::count_congestion_signals(const std::vector<FlowSegment>& segments) {
   for (const FlowSegment& s : segments) {
-    double cnp = 0;
+    double cnp = 0, marked = 0;
+    const double span = sim::to_seconds(s.to - s.from);
     for (int d : s.flow->directions)
-      if (const std::vector<Congested>* stretches = overloaded.find(d)) {
-        double here = 0;
-        for (const Congested& c : *stretches)
-          here += c.cnp_per_second *
-                  sim::to_seconds(std::max<sim::Nanos>(0, std::min(c.to, s.to) - std::max(c.from, s.from)));
-        cnp = std::max(cnp, here);
+      if (const std::vector<Congested>* stretches = overloaded_.find(d)) {
+        double cnp_here = 0, marked_here = 0;
+        for (const Congested& c : *stretches) {
+          const double overlap =
+              sim::to_seconds(std::max<sim::Nanos>(0, std::min(c.to, s.to) - std::max(c.from, s.from)));
+          cnp_here += c.cnp_per_second * overlap;
+          if (span > 0) marked_here += c.marked_per_packet * s.bytes / params_.mtu_bytes * overlap / span;
+        }
+        cnp = std::max(cnp, cnp_here);
+        marked = std::max(marked, marked_here);
       }
-    if (cnp > 0) nics[s.flow->src].cnp += std::min(cnp, s.bytes / params.mtu_bytes);
+    if (cnp > 0) {
+      cnp = std::min(cnp, s.bytes / params_.mtu_bytes);
+      nics_[s.flow->src].cnp += cnp;
+      nics_[s.flow->dst].cnp_sent += cnp;
+    }
+    if (marked > 0) nics_[s.flow->dst].ecn_marked_received += marked;
   }
+}
 
-  // Loss: CRC errors where frames are corrupted, go-back-N's cost at the ends.
-  for (auto& [direction, port] : ports.items()) {
-    const double loss = effects.link_loss(link_of_direction(direction), from);
-    if (loss > 0) port.crc_errors += loss * port.tx_bytes / params.mtu_bytes;
+// Loss: CRC errors where frames are corrupted, go-back-N's cost at the ends.
+void FabricMeasure::count_loss(const std::vector<FlowSegment>& segments) {
+  for (sim::LinkId link : effects_.lossy_links()) {
+    const double loss = effects_.link_loss(link, from_);
+    if (loss <= 0) continue;
+    const sim::FecCounts fec =
+        sim::fec_counts(sim::symbol_error_probability_for(loss, params_.mtu_bytes),
+                        topology_.link_bytes_per_second(link) * 8 * sim::to_seconds(to_ - from_));
+    for (bool up : {true, false}) {
+      PortWindow& port = ports_[directed_link(link, up)];
+      port.crc_errors += loss * port.tx_bytes / params_.mtu_bytes;
+      port.fec_corrected += fec.corrected_codewords;
+      port.fec_uncorrectable += fec.uncorrectable_codewords;
+      port.fec_symbol_errors += fec.symbol_errors;
+    }
   }
-  const sim::Nanos round_trip = cross_spine_round_trip(topology);
+  const sim::Nanos round_trip = cross_spine_round_trip(topology_);
   for (const FlowSegment& s : segments) {
     double delivered = 1;
-    for (int d : s.flow->directions) delivered *= 1 - effects.link_loss(link_of_direction(d), s.from);
+    for (int d : s.flow->directions) delivered *= 1 - effects_.link_loss(link_of_direction(d), s.from);
     if (delivered >= 1 || s.flow->directions.empty()) continue;
-    const double rate = topology.link_bytes_per_second(link_of_direction(s.flow->directions.front()));
-    const sim::LossResponse r = params.table->loss_response(
-        1 - delivered, bdp_packets(rate, round_trip, RoceTransportParams{params.mtu_bytes}));
-    const double packets = s.bytes / params.mtu_bytes;
-    NicWindow& src = nics[s.flow->src];
+    const double rate = topology_.link_bytes_per_second(link_of_direction(s.flow->directions.front()));
+    const sim::LossResponse r = params_.table->loss_response(
+        1 - delivered, bdp_packets(rate, round_trip, RoceTransportParams{params_.mtu_bytes}));
+    const double packets = s.bytes / params_.mtu_bytes;
+    NicWindow& src = nics_[s.flow->src];
     src.retransmitted += r.retransmitted_per_packet * packets;
     src.naks_received += r.naks_per_packet * packets;
-    nics[s.flow->dst].naks_sent += r.naks_per_packet * packets;
+    NicWindow& dst = nics_[s.flow->dst];
+    dst.naks_sent += r.naks_per_packet * packets;
+    // Go-back-N: the receiver discards what arrives past a hole, which is
+    // what the sender sends again, less the lost packets themselves.
+    dst.out_of_sequence += std::max(0.0, r.retransmitted_per_packet - (1 - delivered)) * packets;
   }
-  FabricWindow out;
-  out.ports = std::move(ports).sorted();
-  out.nics = std::move(nics).sorted();
-  return out;
+}
+
+}  // namespace
+
+FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim::Topology& topology,
+                            const TelemetryEffects& effects, sim::Nanos from, sim::Nanos to,
+                            const FabricCounterParams& params) {
+  FabricMeasure measure(topology, effects, from, to, params);
+  measure.count_traffic(segments);
+  measure.count_background();
+  measure.find_congestion();
+  measure.count_congestion_signals(segments);
+  measure.count_loss(segments);
+  return std::move(measure).result();
 }
 
 }  // namespace gauntlet::models

@@ -11,14 +11,20 @@
 //   queue      = mean queueing delay x C            (time-averaged over the window)
 //   ECN marks  = marked share x the packets the port sends (C dt / MTU)
 //   CNPs       = the CNP rate x the time a flow crosses the port, per flow
-//                (counted at the sender's RNIC, which handles them).
+//                (sent by the receiver's RNIC, handled by the sender's);
+//   ECN-marked packets a flow's receiver gets = the marked share x its
+//                packets while it crosses the port (the most congested port
+//                on its path counts).
 // Below capacity the packet engine builds no queue and marks nothing: a lone
 // flow at line rate offers exactly C and is not congestion.
 // A lossy link (link_loss) corrupts its share of the frames crossing it
-// each way, counted as CRC errors by the receiving side; a flow whose path
+// each way, counted as CRC errors by the receiving side, whose FEC counts
+// what the symbol errors that lose that share of MTU frames do to every
+// codeword the link carries, traffic or idle (sim/fec.hpp); a flow whose path
 // loses p costs, per packet delivered, the table's retransmissions at its
 // sender and NAKs sent by its receiver (and received by the sender), at the
-// packets in flight of a cross-spine path on its first link.
+// packets in flight of a cross-spine path on its first link; the receiver
+// counts as out of sequence what the sender resends, less the lost packets.
 #include <map>
 #include <vector>
 
@@ -48,15 +54,20 @@ struct PortWindow {
   double ecn_marked = 0;   // packets
   double crc_errors = 0;   // frames the receiving side discarded
   double overloaded_seconds = 0;
+  // The receiving side's FEC counts (sim/fec.hpp) over the window.
+  double fec_corrected = 0, fec_uncorrectable = 0, fec_symbol_errors = 0;
 };
 
 struct NicWindow {
   double tx_bytes = 0;
   double rx_bytes = 0;
-  double cnp = 0;            // CNPs handled as a sender
-  double retransmitted = 0;  // packets resent as a sender
-  double naks_sent = 0;      // as a receiver
-  double naks_received = 0;  // as a sender
+  double cnp = 0;                  // CNPs handled as a sender
+  double retransmitted = 0;        // packets resent as a sender
+  double naks_sent = 0;            // as a receiver
+  double naks_received = 0;        // as a sender
+  double cnp_sent = 0;             // as a receiver (notification point)
+  double ecn_marked_received = 0;  // as a receiver
+  double out_of_sequence = 0;      // as a receiver: packets past a hole, discarded
 };
 
 struct FabricWindow {

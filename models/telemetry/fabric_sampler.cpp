@@ -26,6 +26,16 @@ namespace {
 
 constexpr std::size_t kKnownFlowSets = 16;
 
+}  // namespace
+
+FabricSampler::PortRate FabricSampler::port_rate(const PortWindow& p, double seconds) {
+  return {p.tx_bytes / seconds,         p.ecn_marked / seconds,    p.queue_bytes,
+          p.crc_errors / seconds,       p.fec_corrected / seconds, p.fec_uncorrectable / seconds,
+          p.fec_symbol_errors / seconds};
+}
+
+namespace {
+
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   return h;
@@ -84,22 +94,20 @@ void FabricSampler::observe_traffic(const telemetry::Batch& batch) {
 FabricSampler::Rates FabricSampler::rates_of(const FabricWindow& window, double seconds) const {
   Rates out;
   for (const auto& [direction, p] : window.ports)
-    if (p.tx_bytes > 0 || p.ecn_marked > 0)
-      out.ports[direction] = {p.tx_bytes / seconds, p.ecn_marked / seconds, p.queue_bytes, p.crc_errors / seconds};
+    if (p.tx_bytes > 0 || p.ecn_marked > 0 || p.fec_corrected > 0 || p.fec_uncorrectable > 0)
+      out.ports[direction] = port_rate(p, seconds);
   out.cnp.assign(cnp_rate_.size(), 0.0);
   for (const auto& [endpoint, n] : window.nics) {
     out.cnp[static_cast<std::size_t>(endpoint)] = n.cnp / seconds;
-    if (n.retransmitted > 0 || n.naks_sent > 0 || n.naks_received > 0)
-      out.transport[endpoint] = {n.retransmitted / seconds, n.naks_sent / seconds, n.naks_received / seconds};
+    if (n.retransmitted > 0 || n.naks_sent > 0 || n.naks_received > 0 || n.cnp_sent > 0 || n.ecn_marked_received > 0)
+      out.transport[endpoint] = {n.retransmitted / seconds,   n.naks_sent / seconds, n.naks_received / seconds,
+                                 n.out_of_sequence / seconds, n.cnp_sent / seconds,  n.ecn_marked_received / seconds};
   }
   return out;
 }
 
 void FabricSampler::set_rates(Rates rates) {
-  const auto same_port = [](const auto& a, const auto& b) {
-    return a.first == b.first && a.second.tx_bytes == b.second.tx_bytes && a.second.ecn_marked == b.second.ecn_marked &&
-           a.second.queue_bytes == b.second.queue_bytes && a.second.crc_errors == b.second.crc_errors;
-  };
+  const auto same_port = [](const auto& a, const auto& b) { return a.first == b.first && a.second == b.second; };
   const bool same = rates.cnp == cnp_rate_ && rates.transport == transport_rates_ &&
                     rates.ports.size() == iteration_rates_.size() &&
                     std::equal(rates.ports.begin(), rates.ports.end(), iteration_rates_.begin(), same_port);
@@ -131,18 +139,34 @@ sim::Nanos FabricSampler::queueing_delay(sim::LinkId link) const {
   return queueing_delays_[static_cast<std::size_t>(link)];
 }
 
-void FabricSampler::write_transport(sim::Nanos at, telemetry::Batch* out) {
+void FabricSampler::write_transport(sim::Nanos at, bool flowing, telemetry::Batch* out) {
   const sim::Topology& topology = engine_.topology();
-  for (const auto& [endpoint, rate] : transport_rates_) {
-    auto* r = out->add_records()->mutable_transport();
-    r->set_nic(sim::ComponentId::make_nic(topology.host_of(endpoint), topology.nic_of(endpoint)).str());
-    r->set_time_ns(at);
-    r->set_retransmitted_packets(static_cast<std::uint64_t>(std::llround(rate.retransmitted)));
-    r->set_naks_sent(static_cast<std::uint64_t>(std::llround(rate.naks_sent)));
-    r->set_naks_received(static_cast<std::uint64_t>(std::llround(rate.naks_received)));
-    r->set_cnp_handled(static_cast<std::uint64_t>(std::llround(cnp_rate(endpoint))));
-    published_bytes_ += r->ByteSizeLong();
-  }
+  const auto count = [](double per_second) { return static_cast<std::uint64_t>(std::llround(per_second)); };
+  std::vector<sim::EndpointId> published;
+  if (flowing)
+    for (const auto& [endpoint, rate] : transport_rates_) {
+      auto* r = out->add_records()->mutable_transport();
+      r->set_nic(sim::ComponentId::make_nic(topology.host_of(endpoint), topology.nic_of(endpoint)).str());
+      r->set_time_ns(at);
+      r->set_retransmitted_packets(count(rate.retransmitted));
+      r->set_naks_sent(count(rate.naks_sent));
+      r->set_naks_received(count(rate.naks_received));
+      r->set_out_of_sequence(count(rate.out_of_sequence));
+      r->set_cnp_sent(count(rate.cnp_sent));
+      r->set_ecn_marked_received(count(rate.ecn_marked_received));
+      r->set_cnp_handled(count(cnp_rate(endpoint)));
+      published_bytes_ += r->ByteSizeLong();
+      published.push_back(endpoint);
+    }
+  // Counters that stop counting say so once, as the packet engine's do.
+  for (sim::EndpointId endpoint : transport_published_)
+    if (!std::binary_search(published.begin(), published.end(), endpoint)) {
+      auto* r = out->add_records()->mutable_transport();
+      r->set_nic(sim::ComponentId::make_nic(topology.host_of(endpoint), topology.nic_of(endpoint)).str());
+      r->set_time_ns(at);
+      published_bytes_ += r->ByteSizeLong();
+    }
+  transport_published_ = std::move(published);
 }
 
 FabricSampler::PortValue FabricSampler::value_of(int direction, bool flowing) const {
@@ -154,6 +178,9 @@ FabricSampler::PortValue FabricSampler::value_of(int direction, bool flowing) co
   v.tx_packets = static_cast<std::uint64_t>(std::ceil(static_cast<double>(v.tx_bytes) / params_.counters.mtu_bytes));
   v.ecn_marked = static_cast<std::uint64_t>(std::llround(rate->ecn_marked));
   v.crc_errors = static_cast<std::uint64_t>(std::llround(rate->crc_errors));
+  v.fec_corrected = static_cast<std::uint64_t>(std::llround(rate->fec_corrected));
+  v.fec_uncorrectable = static_cast<std::uint64_t>(std::llround(rate->fec_uncorrectable));
+  v.fec_symbol_errors = static_cast<std::uint64_t>(std::llround(rate->fec_symbol_errors));
   v.queue_depth = std::round(rate->queue_bytes);
   return v;
 }
@@ -169,6 +196,9 @@ void FabricSampler::write_record(telemetry::Record* r, int direction, const Port
   p->set_ecn_marked(v.ecn_marked);
   p->set_link_up(v.link_up);
   p->set_crc_errors(v.crc_errors);
+  p->set_fec_corrected(v.fec_corrected);
+  p->set_fec_uncorrectable(v.fec_uncorrectable);
+  p->set_fec_symbol_errors(v.fec_symbol_errors);
 }
 
 void FabricSampler::measure_second(sim::Nanos at, bool traffic_flowing) {
@@ -188,7 +218,11 @@ void FabricSampler::measure_second(sim::Nanos at, bool traffic_flowing) {
   idle_rates_.clear();
   const double seconds = sim::to_seconds(at - from);
   for (const auto& [direction, p] : window.ports)
-    if (p.tx_bytes > 0) idle_rates_[direction] = {p.tx_bytes / seconds, p.ecn_marked / seconds, p.queue_bytes, 0};
+    if (p.tx_bytes > 0 || p.fec_corrected > 0 || p.fec_uncorrectable > 0) {
+      PortRate rate = port_rate(p, seconds);
+      rate.crc_errors = 0;  // no job traffic to corrupt
+      idle_rates_[direction] = rate;
+    }
   index_rates(idle_rates_, &idle_lookup_);
 }
 
@@ -215,7 +249,7 @@ void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch
     directions.erase(std::unique(directions.begin(), directions.end()), directions.end());
     for (int direction : directions) {
       const PortValue v = value_of(direction, traffic_flowing);
-      const bool idle = v.tx_bytes == 0 && v.ecn_marked == 0;
+      const bool idle = v.idle();
       auto it = ports_.find(direction);
       if (it != ports_.end() && it->second.last == v) {
         if (it->second.repeat_from < 0) it->second.repeat_from = at;
@@ -232,7 +266,7 @@ void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch
         ports_[direction].last = v;
     }
   }
-  if (traffic_flowing) write_transport(at, out);
+  if (traffic_flowing || !transport_published_.empty()) write_transport(at, traffic_flowing, out);
   if (at % params_.hold == 0) {
     for (auto& [direction, port] : ports_) close(direction, port, at);
     all_repeating_ = false;

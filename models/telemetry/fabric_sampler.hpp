@@ -90,12 +90,16 @@ class FabricSampler {
   struct PortRate {
     double tx_bytes = 0, ecn_marked = 0, queue_bytes = 0;  // per second; queue as occupancy
     double crc_errors = 0;
+    double fec_corrected = 0, fec_uncorrectable = 0, fec_symbol_errors = 0;
+    bool operator==(const PortRate&) const = default;
   };
   struct PortValue {
     std::uint64_t tx_bytes = 0, tx_packets = 0, ecn_marked = 0, crc_errors = 0;
+    std::uint64_t fec_corrected = 0, fec_uncorrectable = 0, fec_symbol_errors = 0;
     double queue_depth = 0;
     bool link_up = true;
     bool operator==(const PortValue&) const = default;
+    bool idle() const { return tx_bytes == 0 && ecn_marked == 0 && fec_corrected == 0 && fec_uncorrectable == 0; }
   };
   // A repeating port's block runs from repeat_from to the latest sample: a
   // port either repeats or changes at every sample.
@@ -104,9 +108,11 @@ class FabricSampler {
     sim::Nanos repeat_from = -1;
   };
 
-  // An RNIC's go-back-N counters per second (a lossy path's).
+  // An RNIC's transport counters per second: go-back-N's on a lossy path,
+  // the notification point's under congestion.
   struct TransportRate {
     double retransmitted = 0, naks_sent = 0, naks_received = 0;
+    double out_of_sequence = 0, cnp_sent = 0, ecn_marked_received = 0;
     bool operator==(const TransportRate&) const = default;
   };
   struct Rates {
@@ -114,8 +120,9 @@ class FabricSampler {
     std::vector<double> cnp;                             // per endpoint
     std::map<sim::EndpointId, TransportRate> transport;  // endpoints with any
   };
-  void write_transport(sim::Nanos at, telemetry::Batch* out);
+  void write_transport(sim::Nanos at, bool flowing, telemetry::Batch* out);
   Rates rates_of(const FabricWindow& window, double seconds) const;
+  static PortRate port_rate(const PortWindow& window, double seconds);
   void set_rates(Rates rates);
   std::uint64_t traffic_key(const telemetry::Batch& batch) const;
   PortValue value_of(int direction, bool flowing) const;
@@ -138,6 +145,9 @@ class FabricSampler {
   std::vector<const PortRate*> iteration_lookup_, idle_lookup_;
   std::vector<double> cnp_rate_;  // per endpoint
   std::map<sim::EndpointId, TransportRate> transport_rates_;
+  // RNICs whose transport counters were published at the last sample: one
+  // that falls quiet publishes a zero record, then nothing.
+  std::vector<sim::EndpointId> transport_published_;
   // queueing_delay per link off iteration_rates_, derived at the first probe
   // after they change: a pingmesh round asks it of a quarter of a million
   // probes' links.

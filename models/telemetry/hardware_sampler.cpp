@@ -19,6 +19,19 @@ void set_time(telemetry::Record& r, sim::Nanos at) {
   if (r.has_nic()) r.mutable_nic()->set_time_ns(at);
 }
 
+bool same_health(const telemetry::GpuSample& x, const telemetry::GpuSample& y) {
+  return x.mem_clock_mhz() == y.mem_clock_mhz() && x.fb_used_mib() == y.fb_used_mib() &&
+         x.fb_free_mib() == y.fb_free_mib() && x.row_remap_failure() == y.row_remap_failure() &&
+         x.ecc_sbe() == y.ecc_sbe() && x.ecc_dbe() == y.ecc_dbe() && x.retired_pages_sbe() == y.retired_pages_sbe() &&
+         x.retired_pages_dbe() == y.retired_pages_dbe() &&
+         x.remapped_rows_correctable() == y.remapped_rows_correctable() &&
+         x.remapped_rows_uncorrectable() == y.remapped_rows_uncorrectable() &&
+         x.nvlink_crc_flit_errors() == y.nvlink_crc_flit_errors() &&
+         x.nvlink_crc_data_errors() == y.nvlink_crc_data_errors() &&
+         x.nvlink_replay_errors() == y.nvlink_replay_errors() &&
+         x.nvlink_recovery_errors() == y.nvlink_recovery_errors() && x.pcie_replays() == y.pcie_replays();
+}
+
 // Equal apart from the sample time.
 bool same_values(const telemetry::Record& a, const telemetry::Record& b) {
   if (a.body_case() != b.body_case()) return false;
@@ -26,7 +39,8 @@ bool same_values(const telemetry::Record& a, const telemetry::Record& b) {
     const auto &x = a.gpu(), &y = b.gpu();
     return x.gpu() == y.gpu() && x.sm_utilization() == y.sm_utilization() && x.clock_mhz() == y.clock_mhz() &&
            x.temperature_c() == y.temperature_c() && x.power_w() == y.power_w() &&
-           x.clock_throttle_reasons() == y.clock_throttle_reasons() && x.xid() == y.xid();
+           x.clock_throttle_reasons() == y.clock_throttle_reasons() && x.xid() == y.xid() &&
+           same_health(x, y);
   }
   if (a.has_cpu()) return a.cpu().cpu() == b.cpu().cpu() && a.cpu().utilization() == b.cpu().utilization();
   const auto &x = a.nic(), &y = b.nic();
@@ -76,6 +90,9 @@ HardwareSamplerParams HardwareSamplerParams::from(const sim::Calibration& c) {
   p.cpu_busy = c.value(k::kCpuBusy);
   p.cpu_contended = c.value(k::kCpuContended);
   p.mtu_bytes = c.value(k::kRnicMtu);
+  p.memory_clock_mhz = c.value(k::kGpuMemoryClock);
+  p.framebuffer_mib = c.value(k::kGpuFramebuffer) / 1048576;
+  p.framebuffer_in_use = c.value(k::kGpuFramebufferInUse);
   return p;
 }
 
@@ -121,20 +138,21 @@ int HardwareSampler::gpu_of(const std::string& name) const {
 double HardwareSampler::tx_rate(sim::EndpointId endpoint) const { return tx_rate_[static_cast<std::size_t>(endpoint)]; }
 double HardwareSampler::rx_rate(sim::EndpointId endpoint) const { return rx_rate_[static_cast<std::size_t>(endpoint)]; }
 
-void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::function<EndpointOf()>& endpoints,
-                                      std::size_t source_index) {
-  // The latest iteration in the batch, from single records or a steady run
-  // (whose records are one iteration repeated every period).
-  const google::protobuf::RepeatedPtrField<telemetry::Record>* source = nullptr;
+struct HardwareSampler::LatestIteration {
+  const google::protobuf::RepeatedPtrField<telemetry::Record>* records = nullptr;
   std::uint64_t iteration = 0, version = 0;
-  sim::Nanos latest_end = -1, duration = 0;
+  sim::Nanos duration = 0;
+};
+
+// The latest iteration in the batch, from single records or a steady run
+// (whose records are one iteration repeated every period).
+HardwareSampler::LatestIteration HardwareSampler::latest_iteration(const telemetry::Batch& batch) {
+  LatestIteration latest;
+  sim::Nanos latest_end = -1;
   for (const auto& r : batch.records())
     if (r.has_iteration() && r.iteration().end_ns() >= latest_end) {
       latest_end = r.iteration().end_ns();
-      iteration = r.iteration().iteration();
-      duration = r.iteration().end_ns() - r.iteration().start_ns();
-      source = &batch.records();
-      version = 0;
+      latest = {&batch.records(), r.iteration().iteration(), 0, r.iteration().end_ns() - r.iteration().start_ns()};
     }
   for (const auto& s : batch.steady())
     for (const auto& r : s.records())
@@ -143,23 +161,17 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
             r.iteration().end_ns() + static_cast<sim::Nanos>(s.last_iteration() - s.first_iteration()) * s.period_ns();
         if (end >= latest_end) {
           latest_end = end;
-          iteration = r.iteration().iteration();
-          duration = s.period_ns();
-          source = &s.records();
-          version = s.records_version();
+          latest = {&s.records(), r.iteration().iteration(), s.records_version(), s.period_ns()};
         }
         break;
       }
-  if (!source || duration <= 0) return;
-  if (sources_.size() <= source_index) sources_.resize(source_index + 1);
-  TrafficSource& own = sources_[source_index];
-  // The same iteration's records over the same period give the same rates.
-  if (version != 0 && version == own.version && duration == own.period) return;
-  own.version = version;
-  own.period = duration;
+  return latest;
+}
+
+void HardwareSampler::learn_compute_shares(const LatestIteration& latest) {
   std::vector<double> share = compute_share_;
-  for (const auto& r : *source) {
-    if (!r.has_iteration() || r.iteration().iteration() != iteration) continue;
+  for (const auto& r : *latest.records) {
+    if (!r.has_iteration() || r.iteration().iteration() != latest.iteration) continue;
     const int gpu = gpu_of(r.iteration().worker());
     const sim::Nanos step = r.iteration().end_ns() - r.iteration().start_ns();
     if (gpu < 0 || step <= 0 || r.iteration().compute_ns() <= 0)
@@ -169,8 +181,10 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
   }
   if (share != compute_share_) traffic_changed_ = true;
   compute_share_ = std::move(share);
-  const EndpointOf endpoint_of = endpoints();
+}
 
+void HardwareSampler::count_wire_bytes(const LatestIteration& latest, const EndpointOf& endpoint_of,
+                                       std::vector<double>* tx, std::vector<double>* rx) const {
   // Ranks per (communicator, op) for the collectives whose wire bytes
   // depend on the communicator's size; records of one communicator come in
   // runs, so the last one looked up is tried first.
@@ -184,16 +198,15 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
     }
     return *last_counts;
   };
-  for (const auto& r : *source)
-    if (r.has_collective() && r.collective().sequence() == iteration) {
+  for (const auto& r : *latest.records)
+    if (r.has_collective() && r.collective().sequence() == latest.iteration) {
       const int op = sized_op(r.collective().op());
       if (op >= 0) ++counts_of(r.collective().communicator())[static_cast<std::size_t>(op)];
     }
   last_name = nullptr;
   const int gpus_per_host = topology_.shape().gpus_per_host;
-  std::vector<double> tx(tx_rate_.size(), 0.0), rx(rx_rate_.size(), 0.0);
-  for (const auto& r : *source) {
-    if (!r.has_collective() || r.collective().sequence() != iteration) continue;
+  for (const auto& r : *latest.records) {
+    if (!r.has_collective() || r.collective().sequence() != latest.iteration) continue;
     const telemetry::CollectiveRecord& c = r.collective();
     const int from = gpu_of(c.worker());
     if (from < 0) continue;
@@ -213,10 +226,25 @@ void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::
       dst = static_cast<std::size_t>(endpoint_of(to / gpus_per_host, to % gpus_per_host));
     else if (other)
       dst = static_cast<std::size_t>(endpoint_of(other->host, other->index));
-    tx[src] += bytes;
-    rx[dst] += bytes;
+    (*tx)[src] += bytes;
+    (*rx)[dst] += bytes;
   }
-  const double seconds = sim::to_seconds(duration);
+}
+
+void HardwareSampler::observe_traffic(const telemetry::Batch& batch, const std::function<EndpointOf()>& endpoints,
+                                      std::size_t source_index) {
+  const LatestIteration latest = latest_iteration(batch);
+  if (!latest.records || latest.duration <= 0) return;
+  if (sources_.size() <= source_index) sources_.resize(source_index + 1);
+  TrafficSource& own = sources_[source_index];
+  // The same iteration's records over the same period give the same rates.
+  if (latest.version != 0 && latest.version == own.version && latest.duration == own.period) return;
+  own.version = latest.version;
+  own.period = latest.duration;
+  learn_compute_shares(latest);
+  std::vector<double> tx(tx_rate_.size(), 0.0), rx(rx_rate_.size(), 0.0);
+  count_wire_bytes(latest, endpoints(), &tx, &rx);
+  const double seconds = sim::to_seconds(latest.duration);
   for (std::size_t e = 0; e < tx.size(); ++e) {
     tx[e] /= seconds;
     rx[e] /= seconds;
@@ -274,7 +302,31 @@ telemetry::Record HardwareSampler::gpu_sample(int host, int gpu, sim::Nanos at, 
                             (healthy_->busy_power_w(index) - params_.idle_power_w) * (sm / params_.sm_busy) * clock));
   g->set_clock_throttle_reasons(reasons);
   g->set_xid(effects_.last_xid(host, gpu, at));
+  set_gpu_health(host, gpu, busy, at, g);
   return r;
+}
+
+void HardwareSampler::set_gpu_health(int host, int gpu, bool busy, sim::Nanos at, telemetry::GpuSample* g) {
+  g->set_mem_clock_mhz(params_.memory_clock_mhz);
+  const double used = busy ? std::round(params_.framebuffer_mib * params_.framebuffer_in_use) : 0.0;
+  g->set_fb_used_mib(used);
+  g->set_fb_free_mib(std::round(params_.framebuffer_mib) - used);
+  if (!effects_.any_gpu_errors()) return;
+  const GpuErrorEvent e = effects_.gpu_errors(host, gpu, at - period_, at);
+  g->set_row_remap_failure(e.row_remap_failure);
+  g->set_ecc_sbe(e.ecc_sbe);
+  g->set_ecc_dbe(e.ecc_dbe);
+  g->set_retired_pages_sbe(e.retired_pages_sbe);
+  g->set_retired_pages_dbe(e.retired_pages_dbe);
+  g->set_remapped_rows_correctable(e.remapped_rows_correctable);
+  g->set_remapped_rows_uncorrectable(e.remapped_rows_uncorrectable);
+  g->set_nvlink_crc_flit_errors(e.nvlink_crc_flit_errors);
+  g->set_nvlink_crc_data_errors(e.nvlink_crc_data_errors);
+  g->set_nvlink_replay_errors(e.nvlink_replay_errors);
+  g->set_nvlink_recovery_errors(e.nvlink_recovery_errors);
+  g->set_pcie_replays(e.pcie_replays);
+  // The counts are this period's: the next sample counts afresh.
+  if (e.counts_anything()) settling_ = true;
 }
 
 telemetry::Record HardwareSampler::cpu_sample(int host, sim::Nanos at, const SampleInputs& inputs) const {

@@ -26,6 +26,9 @@
 // iteration's duration, so counters hold steady while iterations do; zero
 // while the job is stopped.
 // link_up is the RNIC's host link state; a downed RNIC raises no alarm.
+// GPU memory and error fields (DCGM's): the memory clock; the framebuffer a
+// job holds; the error counts faults leave (TelemetryEffects::gpu_errors),
+// each counted in the sample whose period holds it.
 //
 // Compactness: a sample whose values equal the previous one of the same
 // component is a repeat. The first sample after a change is published as a
@@ -42,6 +45,7 @@
 
 #include "models/calibration.hpp"
 #include "models/fleet/healthy_gpus.hpp"
+#include "models/telemetry/counter_calibration.hpp"
 #include "models/telemetry/telemetry_effects.hpp"
 #include "sim/proto/telemetry.pb.h"
 #include "sim/topology.hpp"
@@ -67,6 +71,9 @@ struct HardwareSamplerParams {
   double cpu_busy = calibration::kCpuBusy.default_value;
   double cpu_contended = calibration::kCpuContended.default_value;
   double mtu_bytes = calibration::kRnicMtu.default_value;
+  double memory_clock_mhz = calibration::kGpuMemoryClock.default_value;
+  double framebuffer_mib = calibration::kGpuFramebuffer.default_value / 1048576;
+  double framebuffer_in_use = calibration::kGpuFramebufferInUse.default_value;
 
   static HardwareSamplerParams from(const sim::Calibration& calibration);
 };
@@ -126,6 +133,14 @@ class HardwareSampler {
     sim::Nanos repeat_from = -1, repeat_until = -1;  // open repeat block
   };
   telemetry::Record gpu_sample(int host, int gpu, sim::Nanos at, const SampleInputs& inputs);
+  void set_gpu_health(int host, int gpu, bool busy, sim::Nanos at, telemetry::GpuSample* sample);
+  // observe_traffic's parts: the latest iteration in a batch, the share of
+  // it each GPU computed, and the bytes each RNIC moved in it.
+  struct LatestIteration;
+  static LatestIteration latest_iteration(const telemetry::Batch& batch);
+  void learn_compute_shares(const LatestIteration& latest);
+  void count_wire_bytes(const LatestIteration& latest, const EndpointOf& endpoint_of, std::vector<double>* tx,
+                        std::vector<double>* rx) const;
   telemetry::Record cpu_sample(int host, sim::Nanos at, const SampleInputs& inputs) const;
   telemetry::Record nic_sample(sim::EndpointId endpoint, sim::Nanos at, const SampleInputs& inputs) const;
   void offer(std::size_t index, telemetry::Record sample, sim::Nanos at, telemetry::Batch* out);

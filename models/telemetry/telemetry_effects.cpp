@@ -24,6 +24,11 @@ void TelemetryEffects::add_xid(int host, int gpu, sim::Nanos at, std::uint32_t c
              {at, code});
   edges_.push_back(at);
 }
+void TelemetryEffects::add_gpu_error(int host, int gpu, const GpuErrorEvent& event) {
+  gpu_errors_[{host, gpu}].push_back(event);
+  edges_.push_back(event.at);
+  if (event.xid != 0) add_xid(host, gpu, event.at, event.xid);
+}
 void TelemetryEffects::add_cpu_contention(int host, sim::Nanos start, sim::Nanos end, double slowdown) {
   add(contention_, {host, 0}, {start, end, slowdown});
 }
@@ -33,6 +38,7 @@ void TelemetryEffects::add_background_load(sim::LinkId link, sim::Nanos start, s
 }
 void TelemetryEffects::add_link_loss(sim::LinkId link, sim::Nanos start, sim::Nanos end, double rate) {
   add(loss_, {link, 0}, {start, end, rate});
+  if (std::find(lossy_links_.begin(), lossy_links_.end(), link) == lossy_links_.end()) lossy_links_.push_back(link);
 }
 void TelemetryEffects::add_agent_hang(int host, sim::Nanos start, sim::Nanos end) {
   add(hang_, {host, 0}, {start, end, 1.0});
@@ -76,6 +82,20 @@ std::uint32_t TelemetryEffects::last_xid(int host, int gpu, sim::Nanos at) const
     code = logged;
   }
   return code;
+}
+
+GpuErrorEvent TelemetryEffects::gpu_errors(int host, int gpu, sim::Nanos after, sim::Nanos until) const {
+  GpuErrorEvent out;
+  out.at = until;
+  const auto it = gpu_errors_.find({host, gpu});
+  if (it == gpu_errors_.end()) return out;
+  for (const GpuErrorEvent& e : it->second) {
+    if (e.at > until) continue;
+    if (e.at > after) out.add(e);
+    out.row_remap_failure = out.row_remap_failure || e.row_remap_failure;
+  }
+  out.xid = 0;
+  return out;
 }
 
 double TelemetryEffects::cpu_factor(int host, sim::Nanos at) const {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/telemetry/gpu_errors.hpp"
 #include "sim/network_engine.hpp"
 #include "sim/time.hpp"
 
@@ -23,6 +24,9 @@ class TelemetryEffects {
                         std::uint32_t reasons = 0);
   // The driver logs XID `code` for the GPU at `at` (the gauge keeps it).
   void add_xid(int host, int gpu, sim::Nanos at, std::uint32_t code);
+  // A fault's mark on a GPU's error fields at event.at (ECC counts, and its
+  // XID, which the gauge keeps as add_xid's).
+  void add_gpu_error(int host, int gpu, const GpuErrorEvent& event);
   void add_cpu_contention(int host, sim::Nanos start, sim::Nanos end, double slowdown);
   void add_background_load(sim::LinkId link, sim::Nanos start, sim::Nanos end, double load);
   void add_link_loss(sim::LinkId link, sim::Nanos start, sim::Nanos end, double rate);
@@ -37,10 +41,15 @@ class TelemetryEffects {
   double cpu_factor(int host, sim::Nanos at) const;                        // share of the CPU the job gets
   double background_load(sim::LinkId link, sim::Nanos at) const;           // fraction of capacity, < 1
   double link_loss(sim::LinkId link, sim::Nanos at) const;                 // per-packet loss probability, each way
+  // The GPU's error counts in (after, until], summed; row_remap_failure
+  // holds from its event on.
+  GpuErrorEvent gpu_errors(int host, int gpu, sim::Nanos after, sim::Nanos until) const;
+  bool any_gpu_errors() const { return !gpu_errors_.empty(); }
   bool agent_hung(int host, sim::Nanos at) const;
   sim::Nanos clock_offset(int host, sim::Nanos at) const;
 
   const std::vector<sim::LinkId>& loaded_links() const { return loaded_links_; }
+  const std::vector<sim::LinkId>& lossy_links() const { return lossy_links_; }
   // Every window edge, sorted and unique.
   std::vector<sim::Nanos> change_times() const;
   // The first window edge strictly after `now`, or the far future.
@@ -60,6 +69,7 @@ class TelemetryEffects {
                                          std::pair<int, int> key);
 
   std::map<std::pair<int, int>, std::vector<Window>> throttle_;                            // (host, gpu)
+  std::map<std::pair<int, int>, std::vector<GpuErrorEvent>> gpu_errors_;                  // (host, gpu)
   std::map<std::pair<int, int>, std::vector<Window>> contention_;                          // (host, 0)
   std::map<std::pair<int, int>, std::vector<Window>> background_;                          // (link, 0)
   std::map<std::pair<int, int>, std::vector<Window>> loss_;                                // (link, 0)
@@ -67,6 +77,7 @@ class TelemetryEffects {
   std::map<std::pair<int, int>, std::vector<Window>> skew_;                                // (host, 0)
   std::map<std::pair<int, int>, std::vector<std::pair<sim::Nanos, std::uint32_t>>> xids_;  // (host, gpu): sorted
   std::vector<sim::LinkId> loaded_links_;
+  std::vector<sim::LinkId> lossy_links_;
   std::vector<sim::Nanos> edges_;
 };
 

@@ -395,6 +395,7 @@ PacketRnicCounters PacketEngine::rnic_counters(EndpointId endpoint) const {
   out.cnp_handled = c.cnp_handled;
   out.timeouts = c.timeouts;
   out.qp_errors = c.qp_errors;
+  out.ecn_marked_received = c.ecn_marked_received;
   return out;
 }
 

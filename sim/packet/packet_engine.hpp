@@ -48,6 +48,7 @@ struct PacketRnicCounters {
   std::uint64_t cnp_handled = 0;
   std::uint64_t timeouts = 0;
   std::uint64_t qp_errors = 0;
+  std::uint64_t ecn_marked_received = 0;
 };
 
 // Where packet counters come from: the packet engine, or the hybrid

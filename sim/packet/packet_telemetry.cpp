@@ -1,9 +1,11 @@
 #include "sim/packet/packet_telemetry.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "sim/component_id.hpp"
 #include "sim/contract.hpp"
+#include "sim/fec.hpp"
 
 namespace gauntlet::sim {
 namespace {
@@ -21,7 +23,20 @@ bool only_grew(const PacketRnicCounters& now, const PacketRnicCounters& was) {
          now.rx_packets >= was.rx_packets && now.retransmitted_packets >= was.retransmitted_packets &&
          now.naks_sent >= was.naks_sent && now.naks_received >= was.naks_received &&
          now.out_of_sequence >= was.out_of_sequence && now.cnp_sent >= was.cnp_sent &&
-         now.cnp_handled >= was.cnp_handled && now.timeouts >= was.timeouts && now.qp_errors >= was.qp_errors;
+         now.cnp_handled >= was.cnp_handled && now.timeouts >= was.timeouts && now.qp_errors >= was.qp_errors &&
+         now.ecn_marked_received >= was.ecn_marked_received;
+}
+
+// The receiving side's FEC counts over `bits` of line time: the symbol
+// errors that lose the share of frames the receiver discarded as corrupted.
+void set_fec(double bits, std::uint64_t frames, std::uint64_t corrupted, telemetry::PortCounters* p) {
+  if (corrupted == 0 || frames == 0) return;
+  const double loss = static_cast<double>(corrupted) / static_cast<double>(frames);
+  const double frame_bytes = static_cast<double>(p->tx_bytes()) / static_cast<double>(frames);
+  const FecCounts fec = fec_counts(symbol_error_probability_for(loss, frame_bytes), bits);
+  p->set_fec_corrected(static_cast<std::uint64_t>(std::llround(fec.corrected_codewords)));
+  p->set_fec_uncorrectable(static_cast<std::uint64_t>(std::llround(fec.uncorrectable_codewords)));
+  p->set_fec_symbol_errors(static_cast<std::uint64_t>(std::llround(fec.symbol_errors)));
 }
 
 }  // namespace
@@ -66,6 +81,9 @@ void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
         p->set_pause_received(now.pause_received - was.pause_received);
         p->set_drops(now.drops - was.drops);
         p->set_crc_errors(now.crc_errors - was.crc_errors);
+        p->set_pause_duration_us(static_cast<std::uint64_t>((now.paused_ns - was.paused_ns) / 1000));
+        set_fec(topology.link_bytes_per_second(link) * 8 * to_seconds(span), now.tx_packets - was.tx_packets,
+                now.crc_errors - was.crc_errors, p);
         published_bytes_ += static_cast<std::uint64_t>(p->ByteSizeLong());
       }
       const double bytes_per_second = static_cast<double>(now.tx_bytes - was.tx_bytes) / to_seconds(span);
@@ -82,7 +100,8 @@ void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
     const bool counted = now.retransmitted_packets != was.retransmitted_packets || now.naks_sent != was.naks_sent ||
                          now.naks_received != was.naks_received || now.out_of_sequence != was.out_of_sequence ||
                          now.cnp_sent != was.cnp_sent || now.cnp_handled != was.cnp_handled ||
-                         now.timeouts != was.timeouts || now.qp_errors != was.qp_errors;
+                         now.timeouts != was.timeouts || now.qp_errors != was.qp_errors ||
+                         now.ecn_marked_received != was.ecn_marked_received;
     if (counted || state.active) {
       auto* r = out->add_records()->mutable_transport();
       r->set_nic(ComponentId::make_nic(topology.host_of(e), topology.nic_of(e)).str());
@@ -95,6 +114,7 @@ void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
       r->set_cnp_handled(now.cnp_handled - was.cnp_handled);
       r->set_timeouts(now.timeouts - was.timeouts);
       r->set_qp_errors(now.qp_errors - was.qp_errors);
+      r->set_ecn_marked_received(now.ecn_marked_received - was.ecn_marked_received);
       published_bytes_ += static_cast<std::uint64_t>(r->ByteSizeLong());
     }
     const double cnp_rate = static_cast<double>(now.cnp_handled - was.cnp_handled) / to_seconds(span);

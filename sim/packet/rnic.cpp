@@ -188,6 +188,7 @@ void Rnic::on_receive(ns3::Ptr<ns3::Packet> packet, const RoceHeader& h) {
 void Rnic::on_data(const RoceHeader& h) {
   ReceiveQp& r = receiving_[h.qp];
   const Nanos now = sim_now();
+  if (h.ecn_ce) ++counters_.ecn_marked_received;
   if (h.ecn_ce && (r.last_cnp < 0 || now - r.last_cnp >= params_.dcqcn.cnp_interval)) {
     r.last_cnp = now;
     ++counters_.cnp_sent;

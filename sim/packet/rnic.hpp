@@ -22,11 +22,12 @@ struct RnicCounters {
   std::uint64_t retransmitted_packets = 0;  // data packets sent again (go-back-N)
   std::uint64_t naks_sent = 0;
   std::uint64_t naks_received = 0;
-  std::uint64_t out_of_sequence = 0;  // data packets received past a hole
-  std::uint64_t cnp_sent = 0;         // as a notification point (receiver)
-  std::uint64_t cnp_handled = 0;      // as a reaction point (sender)
-  std::uint64_t timeouts = 0;         // retransmission timeouts
-  std::uint64_t qp_errors = 0;        // QPs that exhausted their retries
+  std::uint64_t out_of_sequence = 0;      // data packets received past a hole
+  std::uint64_t cnp_sent = 0;             // as a notification point (receiver)
+  std::uint64_t cnp_handled = 0;          // as a reaction point (sender)
+  std::uint64_t timeouts = 0;             // retransmission timeouts
+  std::uint64_t qp_errors = 0;            // QPs that exhausted their retries
+  std::uint64_t ecn_marked_received = 0;  // data packets received marked CE
 };
 
 class Rnic {
