@@ -32,9 +32,12 @@ std::string incident_text(const std::string& file) {
 }
 
 // The incident's telemetry as the recorder keeps it, with `calibration`
-// (YAML lines, may be empty) appended to the scenario.
+// (YAML lines, may be empty) appended to the scenario. On the clean fleet:
+// the figures below are the calibration's exact values, which the healthy
+// fleet's spread would move.
 json recorded_run(const std::string& file, const std::string& calibration) {
-  const std::string text = incident_text(file) + (calibration.empty() ? "" : "calibration:\n" + calibration);
+  const std::string text =
+      incident_text(file) + "\nbackground: none\n" + (calibration.empty() ? "" : "calibration:\n" + calibration);
   return json::parse(sim::run_isolated([&] {
     json log = json::object();
     harness::DetectorRegistry registry = harness::builtin_detectors();

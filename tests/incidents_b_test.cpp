@@ -86,6 +86,8 @@ ScenarioRun run_scenario(const std::string& relative_path, bool inject_faults = 
                   }});
     harness::Scenario scenario = harness::load_scenario(path, registry);
     scenario.detectors = {{"counter-recorder", {}, {}}};
+    // The clean fleet: the counts below are the seed incidents' exact traffic.
+    scenario.background = false;
     harness::SimulationRequest request;
     request.inject_faults = inject_faults;
     const harness::SimulationOutcome outcome = harness::simulate(scenario, registry, request);

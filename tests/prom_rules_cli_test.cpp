@@ -13,12 +13,16 @@ using namespace gauntlet::cli_test;
 
 bool have_promtool() { return std::system("command -v promtool >/dev/null 2>&1") == 0; }
 
-// "SM clock below 80% of its peers' median for a minute", as an operator writes it.
+// "A busy GPU's SM clock below 80% of its peers' median for a minute", as
+// an operator writes it: idle GPUs clock down (a spare host's GPUs sit near
+// 345 MHz), so a rule without the utilization clause pages on each idle one.
 const char* kRules = R"(groups:
   - name: gpu
     rules:
       - alert: GpuClockBelowPeers
-        expr: DCGM_FI_DEV_SM_CLOCK < 0.8 * scalar(quantile(0.5, DCGM_FI_DEV_SM_CLOCK))
+        expr: >-
+          DCGM_FI_DEV_SM_CLOCK < 0.8 * scalar(quantile(0.5, DCGM_FI_DEV_SM_CLOCK))
+            and DCGM_FI_DEV_GPU_UTIL > 50
         for: 1m
         labels: {severity: page}
 )";

@@ -44,6 +44,7 @@ TEST(TraceReplay, ADayOfTheInfiniteHbdTraceTakesItsServersDown) {
   std::string line;
   while (std::getline(truth, line)) {
     const auto fault = nlohmann::json::parse(line);
+    if (fault.value("background", false)) continue;  // the healthy fleet's, not the trace's
     ++types[fault["type"].get<std::string>()];
     open_at_start += fault["start_s"].get<double>() == 0;
     const std::string target = fault["target"];
@@ -78,24 +79,36 @@ TEST(TraceReplay, FittedRatesDriveIsolationsAsC4dReportsThem) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
   std::map<std::string, double> onset_of;
+  std::set<std::string> slow_machines;  // the healthy fleet's (MegaScale's 0.5%, 10% slow)
   for (const auto& fault : summary["faults"]) {
     const std::string type = fault["type"];
+    if (fault.value("background", false)) {  // the healthy fleet's, not the trace's
+      const std::string target = fault["target"];
+      if (type == "slow_machine") slow_machines.insert(target.substr(0, target.find('.')));
+      continue;
+    }
     EXPECT_TRUE(type == "gpu_fail" || type == "node_crash") << type;
     onset_of[fault["target"].get<std::string>()] = fault["start_s"].get<double>();
   }
   ASSERT_FALSE(onset_of.empty());
   // C4D finds a failed worker within tens of seconds and the job restarts
   // without it: every isolation names a failed component, under a minute
-  // after its onset, and none is false.
+  // after its onset. Its only false isolations are of the fleet's slow
+  // machines, which it flags as stragglers (benign in ground truth).
   const auto& c4d = summary["detectors"]["c4d"];
   ASSERT_FALSE(c4d["mitigation_actions"].empty());
+  int slow_isolations = 0;
   for (const auto& action : c4d["mitigation_actions"]) {
     const std::string component = action["components"][0];
+    if (slow_machines.count(component)) {
+      ++slow_isolations;
+      continue;
+    }
     ASSERT_TRUE(onset_of.count(component)) << component << " isolated without a fault";
     EXPECT_GE(action["time_s"].get<double>(), onset_of.at(component));
     EXPECT_LT(action["time_s"].get<double>(), onset_of.at(component) + 60);
   }
-  EXPECT_EQ(c4d["false_isolations"].get<int>(), 0);
+  EXPECT_EQ(c4d["false_isolations"].get<int>(), slow_isolations);
 }
 
 }  // namespace

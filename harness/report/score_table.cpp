@@ -1,5 +1,6 @@
 #include "harness/report/score_table.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace gauntlet::harness {
@@ -24,11 +25,14 @@ std::string score_table(const RunReport& report) {
 std::string score_table(const std::vector<std::string>& detector_order,
                         const std::map<std::string, DetectorScore>& scores,
                         const std::map<std::string, std::string>& statuses) {
-  std::string out;
+  // The name column fits the longest name (an exec: command line can be long).
+  std::size_t width = 14;
+  for (const std::string& name : detector_order) width = std::max(width, name.size());
+  const auto name_cell = [width](const std::string& name) { return name + std::string(width - name.size() + 1, ' '); };
+  std::string out = name_cell("detector");
   char line[320];
-  std::snprintf(line, sizeof line, "%-17s %6s %5s %9s %6s %6s %11s %5s %5s %9s %7s %8s %9s\n", "detector", "alerts",
-                "false", "precision", "faults", "recall", "latency_p50", "top1", "top3", "impactful", "latent",
-                "lost_it", "lost_gpuh");
+  std::snprintf(line, sizeof line, "%6s %5s %9s %6s %6s %11s %5s %5s %9s %7s %8s %9s\n", "alerts", "false", "precision",
+                "faults", "recall", "latency_p50", "top1", "top3", "impactful", "latent", "lost_it", "lost_gpuh");
   out += line;
   for (const std::string& name : detector_order) {
     const auto status = statuses.find(name);
@@ -42,8 +46,9 @@ std::string score_table(const std::vector<std::string>& detector_order,
     std::optional<double> p50, lost, gpuh;
     if (all.detection_latency_s) p50 = all.detection_latency_s->p50;
     if (s.costs) lost = s.costs->lost_iterations, gpuh = s.costs->lost_gpu_hours;
-    std::snprintf(line, sizeof line, "%-17s %6d %5d %9s %6s %6s %11s %5s %5s %9s %7s %8s %9s\n", name.c_str(), s.alerts,
-                  s.false_alerts, figure_text(s.precision, "%.2f").c_str(), class_counts(all).c_str(),
+    out += name_cell(name);
+    std::snprintf(line, sizeof line, "%6d %5d %9s %6s %6s %11s %5s %5s %9s %7s %8s %9s\n", s.alerts, s.false_alerts,
+                  figure_text(s.precision, "%.2f").c_str(), class_counts(all).c_str(),
                   figure_text(all.recall, "%.2f").c_str(), figure_text(p50, "%.1fs").c_str(),
                   figure_text(all.localization_top1, "%.2f").c_str(),
                   figure_text(all.localization_top3, "%.2f").c_str(), class_counts(s.impactful).c_str(),

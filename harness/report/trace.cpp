@@ -11,8 +11,9 @@ using json = nlohmann::ordered_json;
 
 constexpr int kIterationsTid = 1;
 constexpr int kFaultsTid = 2;
-constexpr int kActionsTid = 3;
-constexpr int kFirstAlertTid = 4;
+constexpr int kBackgroundTid = 3;  // the healthy fleet's benign conditions, apart from the faults
+constexpr int kActionsTid = 4;
+constexpr int kFirstAlertTid = 5;
 
 double micros(sim::Nanos t) { return static_cast<double>(t) / 1e3; }
 
@@ -60,17 +61,20 @@ void iteration_events(const std::vector<models::IterationSpan>& timeline, int pi
 }
 
 void fault_events(const std::vector<FaultEpisode>& faults, double sim_seconds, int pid, json& events) {
+  bool background = false;
   for (const FaultEpisode& f : faults) {
+    background = background || f.background;
     const double end_s = std::max(f.end_s.value_or(sim_seconds), f.start_s);
     events.push_back({{"name", f.type + (f.target.empty() ? "" : " " + f.target)},
-                      {"cat", "fault"},
+                      {"cat", f.background ? "background" : "fault"},
                       {"ph", "X"},
                       {"pid", pid},
-                      {"tid", kFaultsTid},
+                      {"tid", f.background ? kBackgroundTid : kFaultsTid},
                       {"ts", f.start_s * 1e6},
                       {"dur", (end_s - f.start_s) * 1e6},
                       {"args", {{"id", f.id}, {"affected_job", f.affected_job}, {"benign", f.benign}}}});
   }
+  if (background) events.push_back(metadata("thread_name", pid, kBackgroundTid, "background (benign)"));
 }
 
 void action_events(const std::vector<MitigationAction>& actions, int pid, json& events) {

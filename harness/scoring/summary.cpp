@@ -114,8 +114,10 @@ std::string summary_json(const Summary& summary) {
                       {"class", fault_class(f)},
                       {"affected_job", f.affected_job},
                       {"benign", f.benign}});
-  for (std::size_t i = 0; i < summary.faults.size(); ++i)
+  for (std::size_t i = 0; i < summary.faults.size(); ++i) {
     if (!summary.faults[i].jobs.empty()) faults[i]["jobs"] = summary.faults[i].jobs;
+    if (summary.faults[i].background) faults[i]["background"] = true;  // as faults.jsonl marks it
+  }
   j["faults"] = std::move(faults);
   if (!summary.tenants.is_null()) j["tenants"] = summary.tenants;
   if (!summary.overall.is_null()) j["overall"] = summary.overall;

@@ -64,7 +64,8 @@ TEST(HealthyGpus, OutliersReachButNeverPassOneAndAHalfTimesTheMedian) {
   double slowest = 0;
   int outliers = 0, gpus = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    const auto& runtimes = HealthyGpus(128, kGpusPerHost, {}, seed).fleet_runtimes();
+    const HealthyGpus fleet(128, kGpusPerHost, {}, seed);
+    const auto& runtimes = fleet.fleet_runtimes();
     const double median = quantile(runtimes, 0.5);
     for (double r : runtimes) {
       slowest = std::max(slowest, r / median);
@@ -84,7 +85,8 @@ TEST(HealthyGpus, ScreeningLeavesAJobsSlowestGpuAFewPercentBelowTheMedian) {
   // figures' modelling note), not at the fleet's 1.5x outlier.
   std::vector<double> slowest;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
-    const auto& runtimes = HealthyGpus(16, kGpusPerHost, {}, seed).screened_runtimes();
+    const HealthyGpus fleet(16, kGpusPerHost, {}, seed);
+    const auto& runtimes = fleet.screened_runtimes();
     for (double r : runtimes) ASSERT_LE(r, 1.05);
     slowest.push_back(*std::max_element(runtimes.begin(), runtimes.end()));
   }

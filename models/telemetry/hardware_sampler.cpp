@@ -39,8 +39,7 @@ bool same_values(const telemetry::Record& a, const telemetry::Record& b) {
     const auto &x = a.gpu(), &y = b.gpu();
     return x.gpu() == y.gpu() && x.sm_utilization() == y.sm_utilization() && x.clock_mhz() == y.clock_mhz() &&
            x.temperature_c() == y.temperature_c() && x.power_w() == y.power_w() &&
-           x.clock_throttle_reasons() == y.clock_throttle_reasons() && x.xid() == y.xid() &&
-           same_health(x, y);
+           x.clock_throttle_reasons() == y.clock_throttle_reasons() && x.xid() == y.xid() && same_health(x, y);
   }
   if (a.has_cpu()) return a.cpu().cpu() == b.cpu().cpu() && a.cpu().utilization() == b.cpu().utilization();
   const auto &x = a.nic(), &y = b.nic();

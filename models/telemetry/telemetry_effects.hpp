@@ -69,7 +69,7 @@ class TelemetryEffects {
                                          std::pair<int, int> key);
 
   std::map<std::pair<int, int>, std::vector<Window>> throttle_;                            // (host, gpu)
-  std::map<std::pair<int, int>, std::vector<GpuErrorEvent>> gpu_errors_;                  // (host, gpu)
+  std::map<std::pair<int, int>, std::vector<GpuErrorEvent>> gpu_errors_;                   // (host, gpu)
   std::map<std::pair<int, int>, std::vector<Window>> contention_;                          // (host, 0)
   std::map<std::pair<int, int>, std::vector<Window>> background_;                          // (link, 0)
   std::map<std::pair<int, int>, std::vector<Window>> loss_;                                // (link, 0)
