@@ -6,11 +6,6 @@
 
 namespace gauntlet::models {
 
-std::string overlay_address_text(std::uint32_t address) {
-  return std::to_string(address >> 24) + "." + std::to_string((address >> 16) & 0xff) + "." +
-         std::to_string((address >> 8) & 0xff) + "." + std::to_string(address & 0xff);
-}
-
 std::string_view stop_reason_name(StopReason reason) {
   switch (reason) {
     case StopReason::gpu_failed:

@@ -30,7 +30,12 @@ struct VSwitchRule {
   auto operator<=>(const VSwitchRule&) const = default;
 };
 
-std::string overlay_address_text(std::uint32_t address);  // dotted quad
+// Dotted quad (also the flow records' addresses; header-only so the
+// telemetry models need not link the container model).
+inline std::string overlay_address_text(std::uint32_t address) {
+  return std::to_string(address >> 24) + "." + std::to_string((address >> 16) & 0xff) + "." +
+         std::to_string((address >> 8) & 0xff) + "." + std::to_string(address & 0xff);
+}
 
 class OverlayDirectory {
  public:

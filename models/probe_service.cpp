@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "sim/component_id.hpp"
+#include "sim/ecmp.hpp"
 
 namespace gauntlet::models {
 
@@ -25,6 +26,7 @@ ProbeService::ProbeService(sim::NetworkEngine& engine, sim::TelemetryBus& bus, s
     : engine_(engine),
       bus_(bus),
       rng_(sim::RngStreams(seed).stream("probes")),
+      pings_rng_(sim::RngStreams(seed).stream("probes/pings")),
       cost_(cost),
       slot_free_(static_cast<std::size_t>(engine.topology().endpoints()),
                  std::vector<sim::Nanos>(static_cast<std::size_t>(std::max(1, cost.concurrency)), 0)) {}
@@ -60,6 +62,7 @@ ProbeOutcome ProbeService::evaluate(const ProbeOrder& order, sim::Rng& rng) cons
   ProbeOutcome out;
   out.rtt = finished.rtt;
   out.lost = finished.lost;
+  out.pings_lost = finished.pings_lost;
   for (const Hop& hop : hops) out.path.push_back(hop_name(hop));
   return out;
 }
@@ -72,6 +75,20 @@ double ProbeService::hop_loss(const Hop& hop, sim::Nanos at) const {
   for (const Window& w : it->second)
     if (at >= w.from && at < w.to) delivered *= 1.0 - w.rate;
   return 1.0 - delivered;
+}
+
+int ProbeService::pings_lost(double ping_loss) const {
+  const int pings = cost_.pings_per_probe;
+  if (ping_loss >= 1) return pings;
+  if (ping_loss <= 0) return 1;  // lost only because the draw said so: one ping
+  // The first lost ping, given that one is: a geometric truncated at the
+  // train's length, by inversion; then each later ping on its own.
+  const double log_kept = std::log1p(-ping_loss);
+  const double any_lost = -std::expm1(pings * log_kept);
+  const double u = pings_rng_.uniform();
+  int first = static_cast<int>(std::ceil(std::log1p(-u * any_lost) / log_kept));
+  first = std::clamp(first, 1, pings);
+  return 1 + static_cast<int>(pings_rng_.binomial(static_cast<std::uint64_t>(pings - first), ping_loss));
 }
 
 namespace {
@@ -127,17 +144,22 @@ void ProbeService::evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finishe
     const VirtualFunction* dst_vf = overlay_ ? overlay_->attached_vf(order.dst) : nullptr;
     if (overlay_ && !dst_vf) {
       out->lost = true;
+      out->pings_lost = cost_.pings_per_probe;
       return;
     }
     if (dst_vf) {
       const std::optional<sim::EndpointId> underlay = overlay_->rule(order.src, dst_vf->overlay_address);
       if (underlay && *underlay != order.dst) {  // a rule left pointing at the peer's old host
         out->lost = true;
+        out->pings_lost = cost_.pings_per_probe;
         return;
       }
     }
   }
-  for (sim::LinkId link : engine_.route(order.src, order.dst)) {
+  const std::vector<sim::LinkId> route = order.source_port == 0
+                                             ? engine_.route(order.src, order.dst)
+                                             : engine_.route_from_port(order.src, order.dst, order.source_port);
+  for (sim::LinkId link : route) {
     const sim::PathState& s = engine_.link_state(link);
     hops->push_back({link, false});
     up = up && s.up;
@@ -155,6 +177,7 @@ void ProbeService::evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finishe
   const double train_delivered = std::pow(delivered, cost_.pings_per_probe);
   out->lost = !up || rng.uniform() >= train_delivered;
   out->rtt = out->lost ? 0 : rtt;
+  if (out->lost) out->pings_lost = up ? pings_lost(1 - delivered) : cost_.pings_per_probe;
 }
 
 void ProbeService::submit(const std::string& detector, const std::vector<ProbeOrder>& orders) {
@@ -204,6 +227,10 @@ void ProbeService::run_wave(sim::Nanos at) {
         r->set_sent_ns(at);
         r->set_rtt_ns(f.rtt);
         r->set_lost(f.lost);
+        r->set_source_port(q.order.source_port != 0 ? q.order.source_port
+                                                    : sim::connection_source_port(q.order.src, q.order.dst));
+        r->set_pings(static_cast<std::uint32_t>(cost_.pings_per_probe));
+        r->set_pings_lost(static_cast<std::uint32_t>(f.pings_lost));
         r->mutable_path()->Reserve(static_cast<int>(f.hops_end - f.hops_begin));
         for (std::size_t h = f.hops_begin; h < f.hops_end; ++h) r->add_path(hop_name(results->hops[h]));
       });

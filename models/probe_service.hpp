@@ -52,12 +52,17 @@ struct ProbeOrder {
   sim::EndpointId src = 0;
   sim::EndpointId dst = 0;
   bool overlay = false;
+  // The UDP source port the pings leave from, which ECMP hashes to a spine
+  // (sim/ecmp.hpp); 0: the src-dst connection's own, so the probe crosses
+  // the path the pair's traffic takes.
+  std::uint16_t source_port = 0;
 };
 
 // What one probe saw; rtt is 0 when lost (as in telemetry::ProbeResult).
 struct ProbeOutcome {
   sim::Nanos rtt = 0;
   bool lost = false;
+  int pings_lost = 0;             // of the train's pings
   std::vector<std::string> path;  // component ids crossed, src side first
 };
 
@@ -123,6 +128,7 @@ class ProbeService {
     std::size_t queued = 0;  // into the wave's orders
     sim::Nanos rtt = 0;
     bool lost = false;
+    int pings_lost = 0;
     std::size_t hops_begin = 0, hops_end = 0;  // into the wave's hops
   };
   struct WaveResults {
@@ -134,6 +140,9 @@ class ProbeService {
   // marks where they end in `out`); the loss windows are looked up by id too.
   void evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finished* out, std::vector<Hop>* hops) const;
   double hop_loss(const Hop& hop, sim::Nanos at) const;
+  // How many of a lost train's pings were lost, each lost with probability
+  // `ping_loss`: at least one.
+  int pings_lost(double ping_loss) const;
   const std::string& hop_name(const Hop& hop) const;
   const std::string& nic_name(sim::EndpointId endpoint) const;
   void run_wave(sim::Nanos at);
@@ -142,6 +151,9 @@ class ProbeService {
   sim::NetworkEngine& engine_;
   sim::TelemetryBus& bus_;
   sim::Rng rng_;
+  // Draws the count of a lost train's lost pings; a stream of its own keeps
+  // rng_'s draws (which trains are lost) as they were.
+  mutable sim::Rng pings_rng_;
   ProbeCost cost_;
   const OverlayDirectory* overlay_ = nullptr;
   QueueingDelay queueing_delay_;

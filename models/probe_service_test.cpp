@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "sim/flow/flow_engine.hpp"
@@ -137,6 +139,47 @@ TEST(ProbeService, SilentAgentsSendNoHeartbeats) {
     os << total << ' ' << h4;
   });
   EXPECT_EQ(out, "62 2");  // 16 agents at 0, 10, 20, 30 s, less h4 at 20 and 30 s
+}
+
+// A probe may pick its UDP source port, and with it the spine ECMP hashes
+// it to: ports on the spine behind a lossy link see it (and name it in their
+// path), ports on the other spine do not. Per-ping counts follow the links'
+// loss: each ping and its reply cross a link losing 20%, so 36% of pings are
+// lost and a 20-ping train loses 7.2 on average.
+TEST(ProbeService, SourcePortChoosesTheSpineAndPingsCountTheLoss) {
+  std::string out = isolated([](const sim::Topology& t, sim::FlowEngine& engine, sim::TelemetryBus&,
+                                ProbeService& probes, std::ostringstream& os) {
+    const int a = t.endpoint(0, 3), b = t.endpoint(8, 3);
+    probes.add_loss("leaf3~spine0", 0, sim::kHour, 0.2);
+    std::uint16_t via_lossy = 0, via_clean = 0;
+    for (std::uint16_t port = 0xC000; (via_lossy == 0 || via_clean == 0) && port < 0xC100; ++port) {
+      const auto route = engine.route_from_port(a, b, port);
+      (route[1] == t.fabric_link(t.leaf_of(a), 0) ? via_lossy : via_clean) = port;
+    }
+    sim::Rng rng(3);
+    int lost_lossy = 0, lost_clean = 0, pings_lost = 0;
+    bool named = false;
+    constexpr int kProbes = 500;
+    for (int i = 0; i < kProbes; ++i) {
+      const ProbeOutcome lossy = probes.evaluate({a, b, false, via_lossy}, rng);
+      const ProbeOutcome clean = probes.evaluate({a, b, false, via_clean}, rng);
+      lost_lossy += lossy.lost, lost_clean += clean.lost;
+      pings_lost += lossy.pings_lost;
+      named = named || std::count(lossy.path.begin(), lossy.path.end(), "leaf3~spine0") == 1;
+    }
+    os << (via_lossy != 0) << ' ' << (via_clean != 0) << ' ' << lost_lossy << ' ' << lost_clean << ' '
+       << static_cast<double>(pings_lost) / kProbes << ' ' << named;
+  });
+  std::istringstream in(out);
+  int found_lossy = 0, found_clean = 0, lost_lossy = 0, lost_clean = 0, named = 0;
+  double mean_pings_lost = 0;
+  in >> found_lossy >> found_clean >> lost_lossy >> lost_clean >> mean_pings_lost >> named;
+  ASSERT_TRUE(found_lossy && found_clean);
+  EXPECT_EQ(lost_clean, 0);
+  EXPECT_EQ(lost_lossy, 500);  // 1 - 0.64^20 of the trains: all but one in 7,500
+  EXPECT_TRUE(named);
+  // Binomial(20, 0.36) per train: mean 7.2, standard error 2.15 / sqrt(500).
+  EXPECT_NEAR(mean_pings_lost, 20 * 0.36, 5 * std::sqrt(20 * 0.36 * 0.64 / 500));
 }
 
 }  // namespace

@@ -300,6 +300,10 @@ const PathState& HybridEngine::endpoint_state(EndpointId endpoint) const {
   return impl_->flow.endpoint_state(endpoint);
 }
 std::vector<LinkId> HybridEngine::route(EndpointId src, EndpointId dst) const { return impl_->flow.route(src, dst); }
+
+std::vector<LinkId> HybridEngine::route_from_port(EndpointId src, EndpointId dst, std::uint16_t source_port) const {
+  return impl_->flow.route_from_port(src, dst, source_port);
+}
 Nanos HybridEngine::route_latency(EndpointId src, EndpointId dst) const { return impl_->flow.route_latency(src, dst); }
 void HybridEngine::run_until(Nanos until) { impl_->flow.run_until(until); }
 // Both counts only grow, so their sum changes whenever either does.

@@ -172,6 +172,13 @@ class NetworkEngine {
 
   // The links a transfer from src to dst crosses now, and its one-way latency.
   virtual std::vector<LinkId> route(EndpointId src, EndpointId dst) const = 0;
+  // The links a flow from src to dst leaving from UDP source port
+  // `source_port` crosses now (ECMP hashes on it; sim/ecmp.hpp). An engine
+  // that does not hash on ports routes it as the connection.
+  virtual std::vector<LinkId> route_from_port(EndpointId src, EndpointId dst, std::uint16_t source_port) const {
+    (void)source_port;
+    return route(src, dst);
+  }
   virtual Nanos route_latency(EndpointId src, EndpointId dst) const = 0;
 
   // Runs every timer and transfer completion up to and including `until`.

@@ -1,5 +1,6 @@
 #include "sim/rng.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace gauntlet::sim {
@@ -29,6 +30,29 @@ std::uint64_t Rng::below(std::uint64_t bound) {
   do x = engine_();
   while (x >= limit);
   return x % bound;
+}
+
+std::uint64_t Rng::binomial(std::uint64_t n, double p) {
+  if (n == 0 || p <= 0) return 0;
+  if (p >= 1) return n;
+  if (p > 0.5) return n - binomial(n, 1 - p);
+  const double mean = static_cast<double>(n) * p;
+  if (mean < 30) {
+    // Inversion: the gaps between successes are geometric.
+    const double log_q = std::log1p(-p);
+    std::uint64_t successes = 0;
+    double trial = 0;
+    for (;;) {
+      trial += std::floor(std::log1p(-uniform()) / log_q) + 1;
+      if (trial > static_cast<double>(n)) return successes;
+      ++successes;
+    }
+  }
+  // Box-Muller from two uniforms.
+  const double u1 = 1 - uniform(), u2 = uniform();
+  const double normal = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+  const double draw = std::round(mean + normal * std::sqrt(mean * (1 - p)));
+  return static_cast<std::uint64_t>(std::clamp(draw, 0.0, static_cast<double>(n)));
 }
 
 Rng RngStreams::stream(std::string_view name, std::uint64_t run) const { return Rng(mix_seed(seed_, name, run)); }

@@ -17,6 +17,10 @@ class Rng {
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
   double exponential(double mean);
   std::uint64_t below(std::uint64_t bound);  // uniform in [0, bound), bound > 0
+  // Successes in n trials of probability p: counted one by one while the
+  // mean of the smaller tail is under 30, else the normal approximation
+  // (rounded, within [0, n]); written out for the same reason as uniform().
+  std::uint64_t binomial(std::uint64_t n, double p);
 
  private:
   std::mt19937_64 engine_;

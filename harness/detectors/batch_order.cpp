@@ -28,6 +28,8 @@ sim::Nanos record_time(const telemetry::Record& r) {
       return r.probe().sent_ns();
     case telemetry::Record::kContainer:
       return r.container().time_ns();
+    case telemetry::Record::kFlow:
+      return r.flow().end_ns();
     default:
       return 0;
   }

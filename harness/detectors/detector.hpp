@@ -2,6 +2,7 @@
 // A detector sees telemetry batches in simulated-time order and raises alerts.
 // It never sees model internals: the same detector scores a simulated run and
 // a real canary run.
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,6 +37,9 @@ struct ProbeRequest {
   std::string src;  // RNIC endpoint, h<N>.nic<K>
   std::string dst;
   bool overlay = false;  // through the container overlay (vSwitch, flow table), else the bare underlay
+  // UDP source port the pings leave from: ECMP hashes it to a spine. 0: the
+  // src-dst connection's own, the path the pair's traffic takes.
+  std::uint16_t source_port = 0;
 };
 
 struct ProfilingRequest {
@@ -70,6 +74,9 @@ class Detector {
   // (FlowTableSample, FlowTableRun). Off unless asked for: nothing is
   // measured for a run nobody reads them in.
   virtual bool reads_flow_tables() const { return false; }
+  // Whether the detector reads IPFIX-style flow records (FlowRecord). Off
+  // unless asked for: no connection is metered for a run nobody reads them in.
+  virtual bool reads_flow_records() const { return false; }
   // Whether the detector reads the per-second hardware and fabric samples
   // (GpuSample, CpuSample, NicCounters, RnicTransportCounters, PortCounters
   // and their SteadySamples). A run none of whose readers do takes none: a

@@ -118,6 +118,9 @@ std::string reply_problem(const protocol::DetectorReply& reply,
       return "probe request '" + p.src() + "' -> '" + p.dst() + "' does not name two RNICs";
     if (!cluster_has(p.src()) || !cluster_has(p.dst()))
       return "probe request '" + p.src() + "' -> '" + p.dst() + "' names an RNIC that is not in the cluster";
+    if (p.source_port() > 65535)
+      return "probe request '" + p.src() + "' -> '" + p.dst() + "' asks for source port " +
+             std::to_string(p.source_port()) + " (a UDP port is at most 65535)";
   }
   for (const auto& p : reply.profiling())
     if (p.duration_ns() < 0) return "profiling request with a negative duration";

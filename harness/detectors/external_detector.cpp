@@ -90,8 +90,16 @@ std::optional<ExternalConfig> parse_external_config(const std::map<std::string, 
   for (const auto& [key, value] : params) {
     if (key == "name") continue;
     *bad_key = key;
+    if (key == "flow_records") {
+      if (value != "true" && value != "false") {
+        *error = "exec: detector parameter 'flow_records': '" + value + "' is not true or false";
+        return std::nullopt;
+      }
+      config.flow_records = value == "true";
+      continue;
+    }
     if (key != "reply_timeout") {
-      *error = "unknown parameter '" + key + "' for an exec: detector (known: reply_timeout)";
+      *error = "unknown parameter '" + key + "' for an exec: detector (known: flow_records, reply_timeout)";
       return std::nullopt;
     }
     std::string why;
@@ -198,7 +206,8 @@ void ExternalDetector::apply(const protocol::DetectorReply& reply, sim::Nanos no
     for (const auto& s : a.suspects()) alert.suspects.push_back({s.id(), s.score()});
     raise(std::move(alert));
   }
-  for (const auto& p : reply.probes()) request_probe({p.src(), p.dst(), p.overlay()});
+  for (const auto& p : reply.probes())
+    request_probe({p.src(), p.dst(), p.overlay(), static_cast<std::uint16_t>(p.source_port())});
   for (const auto& p : reply.profiling())
     request_profiling({p.duration_ns(), {p.workers().begin(), p.workers().end()}});
   for (const auto& b : reply.benchmarks()) request_benchmark({b.kind(), {b.targets().begin(), b.targets().end()}});

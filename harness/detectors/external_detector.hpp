@@ -33,6 +33,7 @@ class DetectorProcess;
 
 struct ExternalConfig {
   sim::Nanos reply_timeout = 10 * sim::kSecond;  // wall time per batch
+  bool flow_records = false;                     // the detector asked for FlowRecords
 };
 
 // Limits on one reply; past them the detector is failed, not trimmed.
@@ -90,6 +91,8 @@ class ExternalDetector : public Detector {
   void observe(const telemetry::Batch& batch) override;
   // Sees everything a reference detector may read.
   bool reads_flow_tables() const override { return true; }
+  // Flow records cost a metering pass per connection: only when asked for.
+  bool reads_flow_records() const override { return config_.flow_records; }
 
   bool failed() const { return !failure_.empty(); }
   // "ok", or "failed: <reason>".

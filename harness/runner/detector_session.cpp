@@ -121,6 +121,11 @@ bool DetectorSession::reads_flow_tables() const {
                      [](const ActiveDetector& d) { return d.detector->reads_flow_tables(); });
 }
 
+bool DetectorSession::reads_flow_records() const {
+  return std::any_of(detectors_.begin(), detectors_.end(),
+                     [](const ActiveDetector& d) { return d.detector->reads_flow_records(); });
+}
+
 std::unique_ptr<models::ProbeService> DetectorSession::make_prober() const {
   auto prober = std::make_unique<models::ProbeService>(engine_, bus_, scenario_.seed,
                                                        models::ProbeCost::from(scenario_.calibration));

@@ -46,6 +46,7 @@ class DetectorSession {
   bool empty() const { return detectors_.empty(); }
   bool reads_samples() const;
   bool reads_flow_tables() const;
+  bool reads_flow_records() const;
   // The policy reads the job's measurements (measure() feeds them).
   bool measures() const { return measures_; }
   models::JobControl& console() { return console_; }

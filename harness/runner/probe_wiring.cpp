@@ -21,7 +21,7 @@ std::vector<models::ProbeOrder> probe_orders(const std::vector<ProbeRequest>& re
   std::vector<models::ProbeOrder> out;
   for (const ProbeRequest& r : requests) {
     const auto src = endpoint(r.src), dst = endpoint(r.dst);
-    if (src && dst && *src != *dst) out.push_back({*src, *dst, r.overlay});
+    if (src && dst && *src != *dst) out.push_back({*src, *dst, r.overlay, r.source_port});
   }
   return out;
 }

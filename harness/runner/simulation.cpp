@@ -228,6 +228,7 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
                    cluster.healthy, cluster.skewed,
                    TelemetryNeeds{.samples = session.reads_samples(),
                                   .flow_tables = session.reads_flow_tables(),
+                                  .flow_records = session.reads_flow_records(),
                                   .metrics = request.record_metrics});
   std::optional<CollectiveSampler> collectives = collective_sampler(scenario, request, job);
   // Without detectors, exporters or a policy that measures, the collective

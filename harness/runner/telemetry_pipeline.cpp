@@ -49,16 +49,20 @@ TelemetryPipeline::TelemetryPipeline(const Scenario& scenario, const sim::Topolo
     flow_tables_.emplace(engine,
                          models::FlowTableSamplerParams{.mtu_bytes = calibration.value(models::calibration::kRnicMtu)});
   if (needs.metrics) exporters_.emplace(scrape_settings(calibration, scenario.seed));
-  sampling_ = exporters_ || needs.samples;
+  sampling_ = exporters_ || needs.samples || needs.flow_records;
   if (!sampling_) return;
   const sim::NetworkEngine::PacketCounting packets = engine.packet_counters();
   if (packets.source && packets.every_transfer) {
     packet_counters_.emplace(*packets.source);
     return;
   }
-  fabric_.emplace(engine, effects,
-                  models::FabricSamplerParams{
-                      .counters = models::FabricCounterParams::from(calibration, scenario.network_table())});
+  fabric_.emplace(
+      engine, effects,
+      models::FabricSamplerParams{.counters = models::FabricCounterParams::from(calibration, scenario.network_table()),
+                                  .flows = needs.flow_records});
+  // Flow records meter the flow model's per-connection rates (the packet
+  // engine, returned above, has none yet).
+  if (needs.flow_records) flow_records_.emplace(topology, models::FlowRecordParams::from(calibration, scenario.seed));
   replays_counted_ = count_replayed_flows(engine, *fabric_, flow_tables_ ? &*flow_tables_ : nullptr);
   if (packets.source) batch_counters_.emplace(*packets.source);
 }
@@ -90,9 +94,11 @@ void TelemetryPipeline::sample(sim::Nanos t, telemetry::Batch* batch) {
   if (fabric_) fabric_->sample(t, inputs.traffic_flowing, batch);
   if (batch_counters_) merge_packet_counts(counted, batch);
   if (flow_tables_) flow_tables_->sample(t, batch);
+  if (flow_records_) flow_records_->meter(t, fabric_->flow_rates(), &tenants_.observed().containers(), batch);
   if (t == scenario_.duration) {  // the last repeats
     sampler_.flush(batch);
     if (fabric_) fabric_->flush(batch);
+    if (flow_records_) flow_records_->flush(t, batch);
   }
 }
 
@@ -134,10 +140,10 @@ sim::Nanos TelemetryPipeline::queueing_delay(sim::LinkId link) const {
 }
 
 long long TelemetryPipeline::published_bytes() const {
-  return static_cast<long long>(bus_.published_bytes() + sampler_.published_bytes() +
-                                (fabric_ ? fabric_->published_bytes() : 0) +
-                                (packet_counters_ ? packet_counters_->published_bytes() : 0) +
-                                (flow_tables_ ? flow_tables_->published_bytes() : 0));
+  return static_cast<long long>(
+      bus_.published_bytes() + sampler_.published_bytes() + (fabric_ ? fabric_->published_bytes() : 0) +
+      (packet_counters_ ? packet_counters_->published_bytes() : 0) +
+      (flow_tables_ ? flow_tables_->published_bytes() : 0) + (flow_records_ ? flow_records_->published_bytes() : 0));
 }
 
 std::string TelemetryPipeline::openmetrics(sim::Nanos until) const {

@@ -7,7 +7,8 @@
 //   2. the run's services read those raw records (profiler, measurements);
 //   3. complete(t, batch): the samplers' records (GPU, CPU and RNIC
 //      samples; switch port and RNIC counters, from the flow model or
-//      counted off packets; RNIC flow tables), stamped by the hosts' clocks,
+//      counted off packets; RNIC flow tables; flow records), stamped by the
+//      hosts' clocks,
 //      shown to the exporters, and cut to the tenant's hosts.
 // The samplers run only when something reads them (TelemetryNeeds).
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "harness/runner/tenants.hpp"
 #include "harness/scenario/scenario.hpp"
 #include "models/telemetry/fabric_sampler.hpp"
+#include "models/telemetry/flow_records.hpp"
 #include "models/telemetry/flow_table_sampler.hpp"
 #include "models/telemetry/hardware_sampler.hpp"
 #include "sim/network_engine.hpp"
@@ -27,9 +29,10 @@
 namespace gauntlet::harness {
 
 struct TelemetryNeeds {
-  bool samples = false;      // some detector reads GPU, CPU, RNIC or fabric samples
-  bool flow_tables = false;  // some detector reads RNIC flow tables
-  bool metrics = false;      // the telemetry as OpenMetrics (--metrics-out)
+  bool samples = false;       // some detector reads GPU, CPU, RNIC or fabric samples
+  bool flow_tables = false;   // some detector reads RNIC flow tables
+  bool flow_records = false;  // some detector reads flow records (metered off the flow model's rates)
+  bool metrics = false;       // the telemetry as OpenMetrics (--metrics-out)
 };
 
 class TelemetryPipeline {
@@ -76,9 +79,10 @@ class TelemetryPipeline {
   // counted off the packets under the packet engine.
   std::optional<models::FabricSampler> fabric_;
   std::optional<sim::PacketTelemetry> packet_counters_;
-  std::optional<sim::PacketTelemetry> batch_counters_;   // the hybrid engine's packet batches
-  std::optional<models::FlowTableSampler> flow_tables_;  // measured only when a detector reads them
-  std::optional<ExporterSeries> exporters_;              // what exporters would show Prometheus
+  std::optional<sim::PacketTelemetry> batch_counters_;      // the hybrid engine's packet batches
+  std::optional<models::FlowTableSampler> flow_tables_;     // measured only when a detector reads them
+  std::optional<models::FlowRecordExporter> flow_records_;  // likewise
+  std::optional<ExporterSeries> exporters_;                 // what exporters would show Prometheus
   bool sampling_ = false;
   sim::ReplayLedger::Observation replays_counted_;  // declared last: ends before the samplers it feeds
 };

@@ -35,6 +35,9 @@ int sampled_host(const telemetry::Record& r) {
     case telemetry::Record::kTransport:
       component = &r.transport().nic();
       break;
+    case telemetry::Record::kFlow:
+      component = &r.flow().exporter();
+      break;
     default:
       return -1;
   }

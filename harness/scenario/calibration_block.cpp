@@ -8,6 +8,7 @@
 #include "models/calibration.hpp"
 #include "models/fleet/fleet_calibration.hpp"
 #include "models/telemetry/counter_calibration.hpp"
+#include "models/telemetry/flow_calibration.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -72,9 +73,12 @@ double read_value(const Source& source, const Field& field, const Attribute& att
 }  // namespace
 
 const sim::AttributeRegistry& calibration_attributes() {
-  static const sim::AttributeRegistry registry{models::calibration::kAll, models::calibration::kFleetAll,
+  static const sim::AttributeRegistry registry{models::calibration::kAll,
+                                               models::calibration::kFleetAll,
                                                models::calibration::kCounterAttributes,
-                                               calibration::kPipelineAttributes, kLadderAttributes};
+                                               models::calibration::kFlowAttributes,
+                                               calibration::kPipelineAttributes,
+                                               kLadderAttributes};
   return registry;
 }
 

@@ -101,7 +101,8 @@ DetectorSpec read_detector(const Source& source, const Field& item, const Detect
     if (!parse_external_config(spec.params, &error, &bad_key)) {
       YAML::Mark at = name_field.value_mark;
       for (const Field& field : param_fields)
-        if (key_of(field) == bad_key) at = key_of(field) == "reply_timeout" ? field.value_mark : field.key_mark;
+        if (key_of(field) == bad_key)
+          at = key_of(field) == "reply_timeout" || key_of(field) == "flow_records" ? field.value_mark : field.key_mark;
       source.fail(at, "detector '" + spec.name + "': " + error);
     }
     return spec;

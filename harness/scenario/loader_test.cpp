@@ -321,6 +321,8 @@ std::vector<BadCase> bad_cases() {
        "unknown parameter 'bogus' for an exec: detector"},
       {"bad exec: reply timeout", kHead + "detectors:\n  - {name: \"exec:./d\", reply_timeout: 0s}\n", 16, 39,
        "must be positive"},
+      {"bad exec: flow_records", kHead + "detectors:\n  - {name: \"exec:./d\", flow_records: yes}\n", 16, 38,
+       "'flow_records': 'yes' is not true or false"},
       {"unparsable exec: command", kHead + "detectors: [\"exec:./d 'x\"]\n", 15, 13, "unclosed ' quote"},
       {"empty exec: command", kHead + "detectors: [\"exec:\"]\n", 15, 13, "empty command"},
   };

@@ -55,6 +55,12 @@ void restamp(const Clocks& clocks, telemetry::Record& r) {
     case telemetry::Record::kProbe:
       r.mutable_probe()->set_sent_ns(clocks.read(r.probe().src(), r.probe().sent_ns()));
       break;
+    case telemetry::Record::kFlow: {
+      auto* f = r.mutable_flow();  // the exporting RNIC's host stamps it
+      f->set_start_ns(clocks.read(f->exporter(), f->start_ns()));
+      f->set_end_ns(clocks.read(f->exporter(), f->end_ns()));
+      break;
+    }
     case telemetry::Record::kProfile: {
       auto* p = r.mutable_profile();
       p->set_window_start_ns(clocks.read(p->worker(), p->window_start_ns()));

@@ -82,6 +82,9 @@ class FabricMeasure {
   void find_congestion();
   void count_congestion_signals(const std::vector<FlowSegment>& segments);
   void count_loss(const std::vector<FlowSegment>& segments);
+  // Each connection's bytes and resends (after count_loss, which leaves
+  // each segment's resends in resent_).
+  void count_flows(const std::vector<FlowSegment>& segments, FabricWindow* out) const;
   FabricWindow result() && {
     FabricWindow out;
     out.ports = std::move(ports_).sorted();
@@ -107,6 +110,7 @@ class FabricMeasure {
   Tally<std::vector<std::pair<sim::Nanos, double>>> steps_;  // demand steps per directed link
   Tally<std::vector<Congested>> overloaded_;
   std::vector<sim::Nanos> changes_;
+  std::vector<double> resent_;  // per segment, filled by count_loss
 };
 
 void FabricMeasure::count_traffic(const std::vector<FlowSegment>& segments) {
@@ -209,7 +213,9 @@ void FabricMeasure::count_loss(const std::vector<FlowSegment>& segments) {
     }
   }
   const sim::Nanos round_trip = cross_spine_round_trip(topology_);
-  for (const FlowSegment& s : segments) {
+  resent_.assign(segments.size(), 0.0);
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const FlowSegment& s = segments[i];
     double delivered = 1;
     for (int d : s.flow->directions) delivered *= 1 - effects_.link_loss(link_of_direction(d), s.from);
     if (delivered >= 1 || s.flow->directions.empty()) continue;
@@ -219,6 +225,7 @@ void FabricMeasure::count_loss(const std::vector<FlowSegment>& segments) {
     const double packets = s.bytes / params_.mtu_bytes;
     NicWindow& src = nics_[s.flow->src];
     src.retransmitted += r.retransmitted_per_packet * packets;
+    resent_[i] = r.retransmitted_per_packet * packets;
     src.naks_received += r.naks_per_packet * packets;
     NicWindow& dst = nics_[s.flow->dst];
     dst.naks_sent += r.naks_per_packet * packets;
@@ -228,18 +235,36 @@ void FabricMeasure::count_loss(const std::vector<FlowSegment>& segments) {
   }
 }
 
+void FabricMeasure::count_flows(const std::vector<FlowSegment>& segments, FabricWindow* out) const {
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const FlowSegment& s = segments[i];
+    if (s.bytes <= 0) continue;
+    FlowWindow& flow = out->flows[{s.flow->src, s.flow->dst}];
+    flow.bytes += s.bytes;
+    flow.retransmitted += resent_[i];
+    if (s.to >= flow.last_seen) {
+      flow.last_seen = s.to;
+      flow.directions = s.flow->directions;
+    }
+  }
+}
+
 }  // namespace
 
 FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim::Topology& topology,
                             const TelemetryEffects& effects, sim::Nanos from, sim::Nanos to,
-                            const FabricCounterParams& params) {
+                            const FabricCounterParams& params, bool per_flow) {
   FabricMeasure measure(topology, effects, from, to, params);
   measure.count_traffic(segments);
   measure.count_background();
   measure.find_congestion();
   measure.count_congestion_signals(segments);
   measure.count_loss(segments);
-  return std::move(measure).result();
+  FabricWindow flows;
+  if (per_flow) measure.count_flows(segments, &flows);
+  FabricWindow out = std::move(measure).result();
+  out.flows = std::move(flows.flows);
+  return out;
 }
 
 }  // namespace gauntlet::models

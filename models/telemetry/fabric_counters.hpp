@@ -70,13 +70,25 @@ struct NicWindow {
   double out_of_sequence = 0;      // as a receiver: packets past a hole, discarded
 };
 
+// One connection's traffic over the window (its RNICs' queue pairs toward
+// one peer share a 5-tuple), for flow records.
+struct FlowWindow {
+  double bytes = 0;
+  double retransmitted = 0;     // packets its sender resent
+  std::vector<int> directions;  // its route, as directed links, when it last moved
+  sim::Nanos last_seen = -1;
+};
+
 struct FabricWindow {
   std::map<int, PortWindow> ports;            // by directed link
   std::map<sim::EndpointId, NicWindow> nics;  // by endpoint
+  // By (src, dst); measured only when asked for.
+  std::map<std::pair<sim::EndpointId, sim::EndpointId>, FlowWindow> flows;
 };
 
+// `per_flow`: also fill FabricWindow::flows.
 FabricWindow measure_fabric(const std::vector<FlowSegment>& segments, const sim::Topology& topology,
                             const TelemetryEffects& effects, sim::Nanos from, sim::Nanos to,
-                            const FabricCounterParams& params = {});
+                            const FabricCounterParams& params = {}, bool per_flow = false);
 
 }  // namespace gauntlet::models

@@ -80,7 +80,7 @@ void FabricSampler::observe_traffic(const telemetry::Batch& batch) {
   if (segments.empty() && known != known_.end()) {
     rates = known->second;  // a replayed flow set
   } else {
-    rates = rates_of(measure_fabric(segments, engine_.topology(), effects_, from, to, params_.counters),
+    rates = rates_of(measure_fabric(segments, engine_.topology(), effects_, from, to, params_.counters, params_.flows),
                      sim::to_seconds(to - from));
     if (!segments.empty() && known == known_.end()) {
       known_.emplace_back(key, rates);
@@ -103,12 +103,15 @@ FabricSampler::Rates FabricSampler::rates_of(const FabricWindow& window, double 
       out.transport[endpoint] = {n.retransmitted / seconds,   n.naks_sent / seconds, n.naks_received / seconds,
                                  n.out_of_sequence / seconds, n.cnp_sent / seconds,  n.ecn_marked_received / seconds};
   }
+  out.flows.reserve(window.flows.size());
+  for (const auto& [pair, f] : window.flows)
+    out.flows.push_back({pair.first, pair.second, f.directions, f.bytes / seconds, f.retransmitted / seconds});
   return out;
 }
 
 void FabricSampler::set_rates(Rates rates) {
   const auto same_port = [](const auto& a, const auto& b) { return a.first == b.first && a.second == b.second; };
-  const bool same = rates.cnp == cnp_rate_ && rates.transport == transport_rates_ &&
+  const bool same = rates.cnp == cnp_rate_ && rates.transport == transport_rates_ && rates.flows == flow_rates_ &&
                     rates.ports.size() == iteration_rates_.size() &&
                     std::equal(rates.ports.begin(), rates.ports.end(), iteration_rates_.begin(), same_port);
   if (same) return;
@@ -117,8 +120,14 @@ void FabricSampler::set_rates(Rates rates) {
   queueing_delays_stale_ = true;
   cnp_rate_ = std::move(rates.cnp);
   transport_rates_ = std::move(rates.transport);
+  flow_rates_ = std::move(rates.flows);
   ++version_;
   measured_ = true;
+}
+
+const std::vector<FlowRate>& FabricSampler::flow_rates() const {
+  static const std::vector<FlowRate> kNone;
+  return flowing_now_ ? flow_rates_ : kNone;
 }
 
 double FabricSampler::cnp_rate(sim::EndpointId endpoint) const { return cnp_rate_[static_cast<std::size_t>(endpoint)]; }

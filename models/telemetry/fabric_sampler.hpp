@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "models/telemetry/fabric_counters.hpp"
+#include "models/telemetry/flow_records.hpp"
 #include "models/telemetry/telemetry_effects.hpp"
 #include "models/telemetry/traffic_ledger.hpp"
 #include "sim/network_engine.hpp"
@@ -48,6 +49,8 @@ struct FabricSamplerParams {
   // and a change is published at once anyway; blocks only confirm repeats.
   sim::Nanos hold = 10 * sim::kMinute;
   FabricCounterParams counters;
+  // Also measure each connection's rates, for flow records.
+  bool flows = false;
 };
 
 class FabricSampler {
@@ -76,6 +79,10 @@ class FabricSampler {
   // Closes every open repeat block into `out` (end of the run).
   void flush(telemetry::Batch* out);
 
+  // Each connection's rates in the second measure_second settled last (none
+  // while the job does not iterate), by (src, dst); empty unless
+  // FabricSamplerParams::flows.
+  const std::vector<FlowRate>& flow_rates() const;
   // CNPs per second the RNIC handles as a sender now.
   double cnp_rate(sim::EndpointId endpoint) const;
   // Mean queueing delay the last measured iterations left on the link, both
@@ -119,6 +126,7 @@ class FabricSampler {
     std::map<int, PortRate> ports;                       // by directed link
     std::vector<double> cnp;                             // per endpoint
     std::map<sim::EndpointId, TransportRate> transport;  // endpoints with any
+    std::vector<FlowRate> flows;                         // by (src, dst), when measured
   };
   void write_transport(sim::Nanos at, bool flowing, telemetry::Batch* out);
   Rates rates_of(const FabricWindow& window, double seconds) const;
@@ -145,6 +153,7 @@ class FabricSampler {
   std::vector<const PortRate*> iteration_lookup_, idle_lookup_;
   std::vector<double> cnp_rate_;  // per endpoint
   std::map<sim::EndpointId, TransportRate> transport_rates_;
+  std::vector<FlowRate> flow_rates_;
   // RNICs whose transport counters were published at the last sample: one
   // that falls quiet publishes a zero record, then nothing.
   std::vector<sim::EndpointId> transport_published_;

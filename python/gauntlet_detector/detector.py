@@ -40,9 +40,12 @@ class Detector:
         """Called with every telemetry Batch; returns the alerts to raise (or None)."""
         return None
 
-    def probe(self, src, dst, overlay=False):
-        """Asks for one probe from RNIC src to RNIC dst; its ProbeResult arrives in a later batch."""
-        self._reply.probes.add(src=src, dst=dst, overlay=overlay)
+    def probe(self, src, dst, overlay=False, source_port=0):
+        """Asks for one probe from RNIC src to RNIC dst; its ProbeResult arrives in a later batch.
+
+        source_port (1-65535) picks the UDP source port, and so the spine ECMP hashes the pings to;
+        0 keeps the src-dst connection's own port (the path the pair's traffic takes)."""
+        self._reply.probes.add(src=src, dst=dst, overlay=overlay, source_port=source_port)
 
     def profile(self, duration_s, workers=()):
         """Switches function-level profiling on; ProfileSummary records arrive when the window ends."""

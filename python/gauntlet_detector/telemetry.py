@@ -116,5 +116,5 @@ def port_rates(batch, period_ns=NS_PER_S):
 
 
 def records(batch, kind):
-    """The plain records of one kind (probe, benchmark, profile, job, container, heartbeat, ...)."""
+    """The plain records of one kind (probe, flow, benchmark, profile, job, container, heartbeat, ...)."""
     return [getattr(r, kind) for r in batch.records if r.WhichOneof("body") == kind]

@@ -394,6 +394,10 @@ const PathState& FlowEngine::endpoint_state(EndpointId endpoint) const {
 
 std::vector<LinkId> FlowEngine::route(EndpointId src, EndpointId dst) const { return impl_->router.route(src, dst); }
 
+std::vector<LinkId> FlowEngine::route_from_port(EndpointId src, EndpointId dst, std::uint16_t source_port) const {
+  return impl_->router.route(src, dst, source_port);
+}
+
 Nanos FlowEngine::route_latency(EndpointId src, EndpointId dst) const {
   Nanos total = endpoint_state(src).extra_latency + endpoint_state(dst).extra_latency;
   for (LinkId link : route(src, dst)) total += impl_->topology.shape().link_latency + link_state(link).extra_latency;

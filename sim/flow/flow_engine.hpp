@@ -38,6 +38,7 @@ class FlowEngine final : public NetworkEngine {
   const PathState& link_state(LinkId link) const override;
   const PathState& endpoint_state(EndpointId endpoint) const override;
   std::vector<LinkId> route(EndpointId src, EndpointId dst) const override;
+  std::vector<LinkId> route_from_port(EndpointId src, EndpointId dst, std::uint16_t source_port) const override;
   Nanos route_latency(EndpointId src, EndpointId dst) const override;
   void run_until(Nanos until) override;
   std::uint64_t state_version() const override;

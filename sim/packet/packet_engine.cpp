@@ -202,9 +202,8 @@ TransferId PacketEngine::start_transfer(EndpointId src, EndpointId dst, double b
   const bool fresh = impl_->transfers.emplace(id, std::move(pending)).second;
   GAUNTLET_INVARIANT(fresh, "transfer " + std::to_string(id) + " started twice");
   // The QPs of one RNIC pair share a UDP source port, so ECMP's 5-tuple hash
-  // keeps them on the connection's spine (EcmpRouter hashes the pair).
-  const auto sport = static_cast<std::uint16_t>(0xC000 | ((src * 131 + dst) & 0x3FFF));
-  impl_->fabric.rnic(src).post_send(static_cast<std::uint32_t>(id), dst, bytes, sport);
+  // keeps them on the connection's spine.
+  impl_->fabric.rnic(src).post_send(static_cast<std::uint32_t>(id), dst, bytes, connection_source_port(src, dst));
   return id;
 }
 
@@ -236,6 +235,10 @@ const PathState& PacketEngine::endpoint_state(EndpointId endpoint) const {
 }
 
 std::vector<LinkId> PacketEngine::route(EndpointId src, EndpointId dst) const { return impl_->router.route(src, dst); }
+
+std::vector<LinkId> PacketEngine::route_from_port(EndpointId src, EndpointId dst, std::uint16_t source_port) const {
+  return impl_->router.route(src, dst, source_port);
+}
 
 Nanos PacketEngine::route_latency(EndpointId src, EndpointId dst) const {
   Nanos total = endpoint_state(src).extra_latency + endpoint_state(dst).extra_latency;
