@@ -10,6 +10,7 @@
 #include "harness/detectors/counter_threshold_detector.hpp"
 #include "harness/detectors/eroica_detector.hpp"
 #include "harness/detectors/falcon_detector.hpp"
+#include "harness/detectors/flow_vote_detector.hpp"
 #include "harness/detectors/pingmesh_detector.hpp"
 #include "harness/detectors/skeleton_detector.hpp"
 #include "harness/detectors/timeout_detector.hpp"
@@ -197,9 +198,9 @@ DetectorRegistry builtin_detectors() {
   DetectorRegistry registry;
   // Each detector's entry lives beside its code; a new one is one more line.
   // The naive baselines every published detector should beat come last.
-  for (DetectorInfo (*info)() :
-       {&TimeoutDetector::info, &FalconDetector::info, &C4dDetector::info, &EroicaDetector::info,
-        &SkeletonDetector::info, &PingmeshDetector::info, &CounterThresholdDetector::info, &ClockPeersDetector::info})
+  for (DetectorInfo (*info)() : {&TimeoutDetector::info, &FalconDetector::info, &C4dDetector::info,
+                                 &EroicaDetector::info, &SkeletonDetector::info, &PingmeshDetector::info,
+                                 &CounterThresholdDetector::info, &ClockPeersDetector::info, &FlowVoteDetector::info})
     registry.add(info());
   return registry;
 }

@@ -87,15 +87,20 @@ class FlowLog : public Detector {
   json* log_;
 };
 
-json run(const std::string& calibration = "") {
-  return json::parse(sim::run_isolated([calibration] {
-    json log = {{"flows", json::array()}, {"tx", json::object()}};
+json run(const std::string& calibration = "", const std::string& detectors = "[flows]") {
+  return json::parse(sim::run_isolated([calibration, detectors] {
+    json log = {{"flows", json::array()}, {"tx", json::object()}, {"alerts", json::array()}};
     DetectorRegistry registry = builtin_detectors();
     registry.add({"flows", "keeps flow records and RNIC byte counters", {}, [&log](const DetectorContext&) {
                     return std::make_unique<FlowLog>(&log);
                   }});
-    const Scenario scenario = parse_scenario(scenario_text(calibration), "flow-records.yaml", registry);
-    simulate(scenario, registry, SimulationRequest{});
+    std::string text = scenario_text(calibration);
+    text.replace(text.find("detectors: [flows]"), 18, "detectors: " + detectors);
+    const Scenario scenario = parse_scenario(text, "flow-records.yaml", registry);
+    const SimulationOutcome outcome = simulate(scenario, registry, SimulationRequest{});
+    for (const auto& [name, detector] : outcome.detectors)
+      for (const Alert& a : detector.alerts)
+        log["alerts"].push_back({{"detector", name}, {"time", a.time_s}, {"top", a.suspects.front().id}});
     return log.dump();
   }));
 }
@@ -156,6 +161,18 @@ TEST(FlowRecordsRun, FlowsOverTheLossyLinkRetransmitAndTheVoteNamesIt) {
   const auto top =
       std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   EXPECT_EQ(top->first, "leaf0~spine0");
+}
+
+// The reference detector flow_vote is that vote: its alerts come after the
+// loss began and name the lossy uplink first.
+TEST(FlowRecordsRun, FlowVoteDetectorBlamesTheLossyUplink) {
+  const json log = run("", "[flow_vote]");
+  ASSERT_FALSE(log["alerts"].empty());
+  for (const json& alert : log["alerts"]) {
+    EXPECT_EQ(alert["detector"], "flow_vote");
+    EXPECT_EQ(alert["top"], "leaf0~spine0") << alert.dump();
+    EXPECT_GT(alert["time"].get<double>(), 20);
+  }
 }
 
 // At 1:N each RNIC's bytes are Binomial(P, 1/N) kept packets times N of
