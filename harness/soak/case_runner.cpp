@@ -10,6 +10,7 @@
 #include "harness/scenario/loader.hpp"
 #include "harness/soak/invariants.hpp"
 #include "harness/soak/scenario_generator.hpp"
+#include "sim/component_id.hpp"
 #include "sim/isolated_run.hpp"
 
 namespace gauntlet::harness::soak {
@@ -36,6 +37,8 @@ CaseReport check_scenario_text(const std::string& yaml, const DetectorRegistry& 
     return report;
   }
   report.faults = scenario.faults.size();
+  report.engine = scenario.engine;
+  for (const injectors::FaultSpec& f : scenario.faults) report.fault_types.push_back(f.type);
 
   SimulationRequest faulty;
   faulty.record_metrics = true;
@@ -78,7 +81,9 @@ CaseReport check_scenario_text(const std::string& yaml, const DetectorRegistry& 
           alert_problems(run, counterfactual, first_onset, SimulationRequest{}.observe_interval, scenario.duration));
   std::set<std::string> skewed_hosts;
   for (const injectors::FaultSpec& f : scenario.faults)
-    if (f.type == "clock_skew") skewed_hosts.insert(f.target);
+    if (const auto id = sim::ComponentId::parse(f.target);
+        id && id->host >= 0 && scenario.fault_types->spec(f.type).skews_clocks)
+      skewed_hosts.insert(sim::ComponentId::make_host(id->host).str());
   add_all(report.problems, "", byte_balance_problems(run.openmetrics, skewed_hosts));
   return report;
 }

@@ -23,6 +23,10 @@ struct CaseReport {
   std::vector<std::string> problems;  // empty: every invariant held
   std::uint64_t iterations = 0;       // in the faulty run
   std::size_t faults = 0;
+  // What the case reached, for the fuzzer's summary: its engine (empty if
+  // the scenario was refused) and the type of each fault.
+  std::string engine;
+  std::vector<std::string> fault_types;
 };
 
 CaseReport run_case(std::uint64_t seed, std::uint64_t case_number, const DetectorRegistry& registry, int parallel);

@@ -5,6 +5,8 @@
 //   scenario-fuzz --seed 7 --case 12 --print one case, its scenario printed
 //   scenario-fuzz --scenario FILE.yaml       the same checks on a scenario file
 // A failing case prints the one command that reproduces it; exit 1 then.
+// The last lines say what the cases reached: cases by engine, faults by
+// type and engine (harness/soak/case_summary.hpp).
 #include <boost/program_options.hpp>
 
 #include <chrono>
@@ -16,6 +18,7 @@
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/input_file.hpp"
 #include "harness/soak/case_runner.hpp"
+#include "harness/soak/case_summary.hpp"
 
 namespace po = boost::program_options;
 
@@ -67,11 +70,14 @@ int main(int argc, char** argv) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
   unsigned long long ran = 0, failed = 0, iterations = 0, faults = 0;
+  const gauntlet::injectors::FaultCatalog catalog = gauntlet::injectors::builtin_fault_catalog();
+  gauntlet::harness::soak::CaseSummary summary(catalog);
   for (unsigned long long k = one_case ? only_case.value : 0;; ++k) {
     if (one_case ? ran == 1 : timed ? elapsed_s() >= 60.0 * static_cast<double>(minutes.value) : k >= cases.value)
       break;
     const gauntlet::harness::soak::CaseReport report = gauntlet::harness::soak::run_case(seed.value, k, registry, jobs);
     ++ran;
+    summary.add(report);
     iterations += report.iterations;
     faults += report.faults;
     if (vm.count("print")) std::printf("--- case %llu\n%s", k, report.scenario_yaml.c_str());
@@ -88,5 +94,6 @@ int main(int argc, char** argv) {
       "%llu failed\n",
       seed.value, ran, faults, iterations, seconds, seconds > 0 ? 60.0 * static_cast<double>(ran) / seconds : 0.0,
       failed);
+  std::printf("%s", summary.text().c_str());
   return failed == 0 ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 
 #include "sim/component_id.hpp"
 #include "sim/rng.hpp"
+#include "sim/time.hpp"
 #include "sim/topology.hpp"
 
 namespace gauntlet::harness::soak {
@@ -52,6 +53,45 @@ Shape draw_shape(Draw& draw, bool needs_spare) {
   return s;
 }
 
+// The engine a case runs on and the scale it affords. The packet engine, and
+// the hybrid's batches while a packet fault lasts, simulate every packet:
+// their cases move kilobytes per step over seconds, where flow-level cases
+// move hundreds of megabytes over minutes, so each case stays a few seconds.
+struct Scale {
+  std::string engine = "flow";
+  int duration_s = 0;
+  int compute_ms_low = 200, compute_ms_high = 2000, compute_ms_step = 100;
+  std::string gradient_unit = "MB";
+  int gradient_low = 100, gradient_high = 2000, gradient_step = 100;
+  std::string checkpoint_unit = "m";
+  int checkpoint_low = 1, checkpoint_high = 5;
+  int restart_s_low = 10, restart_s_high = 60;
+  // Faults start in [fault_at_low, duration - fault_margin] and end at least
+  // fault_tail before the run does.
+  int fault_at_low = 20, fault_margin = 40, fault_tail = 5, fault_length_low = 15, fault_length_high = 120;
+
+  bool packets() const { return engine != "flow"; }
+};
+
+Scale draw_scale(Draw& draw) {
+  Scale s;
+  const int roll = draw.between(0, 9);
+  if (roll < 6) {
+    s.duration_s = 60 * draw.between(2, 6);
+    return s;
+  }
+  s.engine = roll < 8 ? "packet" : "hybrid";
+  s.duration_s = draw.between(6, 15);
+  s.compute_ms_low = 50, s.compute_ms_high = 200, s.compute_ms_step = 10;
+  s.gradient_unit = "KB", s.gradient_low = 64, s.gradient_high = 512, s.gradient_step = 64;
+  s.checkpoint_unit = "s", s.checkpoint_low = 3, s.checkpoint_high = 8;
+  s.restart_s_low = 1, s.restart_s_high = 3;
+  s.fault_at_low = 1, s.fault_margin = 3, s.fault_tail = 1, s.fault_length_low = 1, s.fault_length_high = 6;
+  return s;
+}
+
+int stepped(Draw& draw, int low, int high, int step) { return draw.between(low / step, high / step) * step; }
+
 std::vector<std::string> names_of(const sim::Topology& topology, ComponentKind kind) {
   std::vector<std::string> names;
   for (std::string& name : topology.component_names())
@@ -59,60 +99,75 @@ std::vector<std::string> names_of(const sim::Topology& topology, ComponentKind k
   return names;
 }
 
+// A fault drawn from a catalog entry: a target of one of the kinds its type
+// takes (on the job's hosts, for host components), a sample of each required
+// parameter and of some optional ones, checked by the type's own rules.
 struct FaultDraw {
-  std::string target;    // empty for an untargeted type
-  std::string params;    // ", key: value" for each parameter
-  bool possible = true;  // false: the cluster has nothing this type could target
+  std::string target;  // empty for an untargeted type
+  std::string params;  // ", key: value" for each parameter
+  bool possible = false;
 };
 
-FaultDraw draw_fault(Draw& draw, const std::string& type, const sim::Topology& topology, int job_hosts) {
-  const auto any = [&](ComponentKind kind) { return names_of(topology, kind); };
-  const auto on_job = [&](ComponentKind kind) {
-    std::vector<std::string> names = names_of(topology, kind);
-    std::erase_if(names, [&](const std::string& n) { return sim::ComponentId::parse(n)->host >= job_hosts; });
-    return names;
-  };
-  const auto words = [&](std::vector<std::string> choices) { return draw.pick(choices); };
+FaultDraw draw_fault(Draw& draw, const injectors::FaultTypeInfo& info, const sim::Topology& topology, int job_hosts,
+                     sim::Nanos length) {
   FaultDraw f;
-  std::vector<std::string> targets;
-  if (type == "link_loss") {
-    targets = any(draw.chance(0.5) ? ComponentKind::fabric_link : ComponentKind::host_link);
-    f.params = ", rate: " + words({"0.001", "0.01", "0.05", "0.2"});
-  } else if (type == "port_flap") {
-    targets = on_job(ComponentKind::host_link);
-    f.params = ", period: " + std::to_string(draw.between(5, 30)) + "s, down: " + words({"200ms", "1s", "3s"});
-  } else if (type == "stale_flow_table") {
-    targets = on_job(ComponentKind::flow_table);
-    f.params = ", extra_latency: " + std::to_string(draw.between(5, 120)) + "us, cap_gbps: " + words({"50", "100"}) +
-               ", loss: 0.0005";
-  } else if (type == "gpu_throttle") {
-    targets = on_job(ComponentKind::gpu);
-    f.params = ", slowdown: " + words({"0.1", "0.3", "0.5"});
-  } else if (type == "nic_down") {
-    if (topology.shape().rnics_per_host > 1) targets = on_job(ComponentKind::nic);  // it needs a fallback RNIC
-  } else if (type == "congestion") {
-    targets = any(ComponentKind::spine);
-    f.params = ", load: " + words({"0.3", "0.5", "0.8"});
-  } else if (type == "cpu_contention") {
-    targets = on_job(ComponentKind::cpu);
-    f.params = ", slowdown: " + words({"0.1", "0.2"});
-  } else if (type == "gpu_fail") {
-    targets = on_job(ComponentKind::gpu);
-  } else if (type == "node_crash") {
-    targets = on_job(ComponentKind::host);
-  } else if (type == "agent_hang") {
-    targets = on_job(ComponentKind::agent);
-  } else if (type == "clock_skew") {
-    targets = on_job(ComponentKind::host);
-    f.params = ", offset: " + words({"5ms", "-20ms", "50ms"});
-  } else {
-    return f;  // reconfigure: no target
+  injectors::FaultSpec spec;
+  spec.type = info.name;
+  spec.duration = length;
+  if (!info.targets.empty()) {
+    std::vector<std::string> targets = names_of(topology, draw.pick(info.targets));
+    std::erase_if(targets, [&](const std::string& n) { return sim::ComponentId::parse(n)->host >= job_hosts; });
+    if (targets.empty()) return f;
+    f.target = spec.target = draw.pick(targets);
   }
-  if (targets.empty())
-    f.possible = false;
-  else
-    f.target = draw.pick(targets);
+  for (const injectors::ParamInfo& p : info.params) {
+    if (p.samples.empty() || (!p.required && draw.chance(0.5))) {
+      if (p.required) return f;  // a type the fuzzer cannot fill in
+      continue;
+    }
+    const std::string& value = draw.pick(p.samples);
+    f.params += ", " + p.name + ": " + value;
+    if (p.kind == injectors::ParamKind::duration || p.kind == injectors::ParamKind::signed_duration)
+      spec.params.set_duration(p.name, sim::parse_duration(value).value_or(0));
+    else if (p.kind == injectors::ParamKind::fraction || p.kind == injectors::ParamKind::positive_number)
+      spec.params.set_number(p.name, std::stod(value));
+    else if (p.kind == injectors::ParamKind::choice)
+      spec.params.set_text(p.name, value);
+  }
+  f.possible = !info.check || !info.check(spec);
   return f;
+}
+
+// Each target takes at most one fault, so no two overlap on one component
+// and none follows a fail-stop on its host by accident. Types the engine
+// cannot act out (packet-level ones on the flow engine) are not drawn.
+std::string faults_yaml(Draw& draw, const injectors::FaultCatalog& catalog, const sim::Topology& topology,
+                        int job_hosts, const Scale& scale) {
+  std::vector<const injectors::FaultTypeInfo*> types;
+  for (const injectors::FaultDescriptor& d : catalog.all())
+    if (d.simulated && (scale.packets() || !d.spec.needs_packets)) types.push_back(&d.spec);
+  std::set<std::string> targets_used;
+  std::set<int> hosts_used;
+  const int faults = draw.between(0, 3);
+  std::ostringstream y;
+  y << "faults:" << (faults == 0 ? " []" : "") << "\n";
+  for (int i = 0; i < faults; ++i) {
+    const injectors::FaultTypeInfo& info = *draw.pick(types);
+    const int at = draw.between(scale.fault_at_low, scale.duration_s - scale.fault_margin);
+    const int length = std::min(draw.between(scale.fault_length_low, scale.fault_length_high),
+                                scale.duration_s - at - scale.fault_tail);
+    const FaultDraw fault = draw_fault(draw, info, topology, job_hosts, length * sim::kSecond);
+    if (!fault.possible) continue;
+    const auto id = sim::ComponentId::parse(fault.target);
+    const int host = id ? id->host : -1;
+    if (!fault.target.empty() && (targets_used.contains(fault.target) || (host >= 0 && hosts_used.contains(host))))
+      continue;
+    targets_used.insert(fault.target);
+    if (host >= 0) hosts_used.insert(host);
+    y << "  - {type: " << info.name << (fault.target.empty() ? "" : ", target: " + fault.target) << fault.params
+      << ", at: " << at << "s, duration: " << length << "s}\n";
+  }
+  return y.str();
 }
 
 // A tenant on hosts [first, end): its own parallelism, collectives and
@@ -138,89 +193,88 @@ std::string tenant_yaml(Draw& draw, const std::string& name, int first, int end,
   return y.str();
 }
 
-}  // namespace
-
-std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number) {
-  Draw draw(sim::mix_seed(seed, "scenario-fuzz", case_number));
-  const std::vector<std::string> policies = {"none", "none", "isolate-restart", "falcon-ladder"};
-  const std::string mitigation = draw.pick(policies);
-  const Shape shape = draw_shape(draw, mitigation != "none");
-  const sim::ClusterShape& c = shape.cluster;
-  const sim::Topology topology(c);
-  const int job_hosts = c.hosts - shape.spare_hosts;
-  const int gpus = job_hosts * c.gpus_per_host;
-  const int tp = draw.chance(0.5) ? c.gpus_per_host : 1;
-  const int pp = (gpus / tp) % 2 == 0 && draw.chance(0.3) ? 2 : 1;
-  const int dp = gpus / (tp * pp);
-  const int duration_s = 60 * draw.between(2, 6);
-
+std::string cluster_yaml(const sim::ClusterShape& c) {
   std::ostringstream y;
-  y << "name: fuzz-" << seed << "-" << case_number << "\n"
-    << "seed: " << draw.between(1, 1000) << "\n"
-    << "duration: " << duration_s << "s\n"
-    << "cluster:\n"
+  y << "cluster:\n"
     << "  spines: " << c.spines << "\n  leaves: " << c.leaves << "\n  hosts: " << c.hosts
     << "\n  gpus_per_host: " << c.gpus_per_host << "\n  rnics_per_host: " << c.rnics_per_host
     << "\n  rail_optimized: " << (c.rail_optimized ? "true" : "false") << "\n  host_link_gbps: " << c.host_link_gbps
     << "\n  fabric_link_gbps: " << c.fabric_link_gbps << "\n  link_latency: " << c.link_latency / sim::kMicrosecond
-    << "us\n"
-    << "job:\n  name: fuzzjob\n  gpus: " << gpus << "\n  parallelism: {tp: " << tp << ", pp: " << pp << ", dp: " << dp
+    << "us\n";
+  return y.str();
+}
+
+// The job on every host but the spares, its volumes at the scale's units.
+std::string job_yaml(Draw& draw, const Shape& shape, const Scale& scale) {
+  const sim::ClusterShape& c = shape.cluster;
+  const int gpus = (c.hosts - shape.spare_hosts) * c.gpus_per_host;
+  const int tp = draw.chance(0.5) ? c.gpus_per_host : 1;
+  const int pp = (gpus / tp) % 2 == 0 && draw.chance(0.3) ? 2 : 1;
+  const int dp = gpus / (tp * pp);
+  std::ostringstream y;
+  y << "job:\n  name: fuzzjob\n  gpus: " << gpus << "\n  parallelism: {tp: " << tp << ", pp: " << pp << ", dp: " << dp
     << ", ep: 1}\n"
-    << "  compute_per_iteration: " << draw.between(2, 20) * 100 << "ms\n"
-    << "  gradient_bytes: " << draw.between(1, 20) * 100 << "MB\n"
-    << "  checkpoint_interval: " << draw.between(1, 5) << "m\n"
-    << "  restart_cost: " << draw.between(1, 6) * 10 << "s\n";
-  if (pp > 1) y << "  activation_bytes: " << draw.between(1, 50) << "MB\n";
+    << "  compute_per_iteration: " << stepped(draw, scale.compute_ms_low, scale.compute_ms_high, scale.compute_ms_step)
+    << "ms\n"
+    << "  gradient_bytes: " << stepped(draw, scale.gradient_low, scale.gradient_high, scale.gradient_step)
+    << scale.gradient_unit << "\n"
+    << "  checkpoint_interval: " << draw.between(scale.checkpoint_low, scale.checkpoint_high) << scale.checkpoint_unit
+    << "\n"
+    << "  restart_cost: " << stepped(draw, scale.restart_s_low, scale.restart_s_high, scale.restart_s_low) << "s\n";
+  if (pp > 1) y << "  activation_bytes: " << draw.between(1, 50) << scale.gradient_unit << "\n";
   if (shape.spare_hosts > 0) y << "  spare_hosts: " << shape.spare_hosts << "\n";
-  // Some cases split the hosts between two tenants instead; drawn from a
-  // stream of their own, so the single-job cases stay as they were.
-  Draw tenant_draw(sim::mix_seed(seed, "scenario-fuzz-tenants", case_number));
-  if (mitigation == "none" && job_hosts >= 4 && tenant_draw.chance(0.25)) {  // two hosts each: both use the fabric
-    std::string text = y.str();
-    text.erase(text.find("job:\n"));
-    y.str(text);
-    y.seekp(0, std::ios_base::end);
-    y << "jobs:\n"
-      << tenant_yaml(tenant_draw, "victim", 0, job_hosts / 2, c)
-      << tenant_yaml(tenant_draw, "neighbour", job_hosts / 2, job_hosts, c);
-  }
+  return y.str();
+}
 
-  // Each target takes at most one fault, so no two overlap on one component
-  // and none follows a fail-stop on its host by accident.
-  const std::vector<std::string> types = {"link_loss",  "port_flap",  "stale_flow_table", "gpu_throttle",
-                                          "nic_down",   "congestion", "cpu_contention",   "gpu_fail",
-                                          "node_crash", "agent_hang", "clock_skew",       "reconfigure"};
-  std::set<std::string> targets_used;
-  std::set<int> hosts_used;
-  const int faults = draw.between(0, 3);
-  y << "faults:" << (faults == 0 ? " []" : "") << "\n";
-  for (int i = 0; i < faults; ++i) {
-    const std::string& type = draw.pick(types);
-    const FaultDraw fault = draw_fault(draw, type, topology, job_hosts);
-    if (!fault.possible) continue;
-    const auto id = sim::ComponentId::parse(fault.target);
-    const int host = id ? id->host : -1;
-    if (!fault.target.empty() && (targets_used.contains(fault.target) || (host >= 0 && hosts_used.contains(host))))
-      continue;
-    targets_used.insert(fault.target);
-    if (host >= 0) hosts_used.insert(host);
-    const int at = draw.between(20, duration_s - 40);
-    const int length = std::min(draw.between(15, 120), duration_s - at - 5);
-    y << "  - {type: " << type << (fault.target.empty() ? "" : ", target: " + fault.target) << fault.params
-      << ", at: " << at << "s";
-    if (type != "reconfigure") y << ", duration: " << length << "s";
-    y << "}\n";
-  }
-
+std::string detectors_yaml(Draw& draw, const std::string& mitigation) {
   const std::vector<std::string> all_detectors = {"timeout", "falcon", "c4d", "eroica", "skeleton", "pingmesh"};
   std::vector<std::string> detectors;
   for (const std::string& d : all_detectors)
     if (draw.chance(0.4)) detectors.push_back(d);
   if (detectors.empty()) detectors.push_back(draw.pick(all_detectors));
+  std::ostringstream y;
   y << "detectors: [";
   for (std::size_t i = 0; i < detectors.size(); ++i) y << (i ? ", " : "") << detectors[i];
   y << "]\nmitigation: " << mitigation << "\n";
   return y.str();
+}
+
+}  // namespace
+
+std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number,
+                                 const injectors::FaultCatalog& catalog) {
+  Draw draw(sim::mix_seed(seed, "scenario-fuzz", case_number));
+  const std::vector<std::string> policies = {"none", "none", "isolate-restart", "falcon-ladder"};
+  const std::string mitigation = draw.pick(policies);
+  const Shape shape = draw_shape(draw, mitigation != "none");
+  const sim::Topology topology(shape.cluster);
+  const int job_hosts = shape.cluster.hosts - shape.spare_hosts;
+  Draw engine_draw(sim::mix_seed(seed, "scenario-fuzz-engine", case_number));
+  const Scale scale = draw_scale(engine_draw);
+
+  std::ostringstream y;
+  y << "name: fuzz-" << seed << "-" << case_number << "\n"
+    << "seed: " << draw.between(1, 1000) << "\n"
+    << "duration: " << scale.duration_s << "s\n";
+  if (scale.packets()) y << "engine: " << scale.engine << "\n";
+  y << cluster_yaml(shape.cluster);
+  // Some flow-level cases split the hosts between two tenants instead (two
+  // hosts each: both use the fabric); the hybrid takes one job only.
+  Draw tenant_draw(sim::mix_seed(seed, "scenario-fuzz-tenants", case_number));
+  if (!scale.packets() && mitigation == "none" && job_hosts >= 4 && tenant_draw.chance(0.25)) {
+    y << "jobs:\n"
+      << tenant_yaml(tenant_draw, "victim", 0, job_hosts / 2, shape.cluster)
+      << tenant_yaml(tenant_draw, "neighbour", job_hosts / 2, job_hosts, shape.cluster);
+    job_yaml(draw, shape, scale);  // drawn all the same, so the draws after it do not depend on tenants
+  } else {
+    y << job_yaml(draw, shape, scale);
+  }
+  y << faults_yaml(draw, catalog, topology, job_hosts, scale) << detectors_yaml(draw, mitigation);
+  return y.str();
+}
+
+std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number) {
+  return random_scenario_yaml(seed, case_number, injectors::builtin_fault_catalog());
 }
 
 }  // namespace gauntlet::harness::soak

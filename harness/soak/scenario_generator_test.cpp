@@ -19,17 +19,22 @@ TEST(ScenarioGenerator, TheSameSeedAndCaseGiveTheSameText) {
 }
 
 // Every generated scenario is one the loader accepts, and over a few hundred
-// cases every fault type the flow engine simulates, every detector and
-// every policy shows up.
-TEST(ScenarioGenerator, CasesAreValidAndCoverTheFaultTypesDetectorsAndPolicies) {
+// cases every engine, every fault type the catalog simulates (packet-level
+// ones on the engines that model packets), every detector and every policy
+// shows up.
+TEST(ScenarioGenerator, CasesAreValidAndCoverTheEnginesFaultTypesDetectorsAndPolicies) {
   const DetectorRegistry registry = builtin_detectors();
-  std::set<std::string> fault_types, detectors, policies;
+  std::set<std::string> fault_types, packet_level_types, engines, detectors, policies;
   std::set<int> host_counts;
   for (std::uint64_t k = 0; k < 300; ++k) {
     const std::string yaml = random_scenario_yaml(1, k);
     try {
       const Scenario s = parse_scenario(yaml, "case.yaml", registry);
-      for (const injectors::FaultSpec& f : s.faults) fault_types.insert(f.type);
+      for (const injectors::FaultSpec& f : s.faults) {
+        fault_types.insert(f.type);
+        if (s.engine != "flow") packet_level_types.insert(f.type);
+      }
+      engines.insert(s.engine);
       for (const DetectorSpec& d : s.detectors) detectors.insert(d.name);
       policies.insert(s.mitigation);
       host_counts.insert(s.cluster.hosts);
@@ -38,9 +43,10 @@ TEST(ScenarioGenerator, CasesAreValidAndCoverTheFaultTypesDetectorsAndPolicies) 
     }
   }
   const injectors::FaultCatalog catalog = injectors::builtin_fault_catalog();
-  // Generated scenarios run on the flow engine; packet-level faults need the packet engine.
   for (const injectors::FaultDescriptor& d : catalog.all())
-    if (!d.spec.needs_packets) EXPECT_TRUE(fault_types.contains(d.spec.name)) << d.spec.name;
+    if (d.simulated) EXPECT_TRUE(packet_level_types.contains(d.spec.name)) << d.spec.name;
+  EXPECT_EQ(fault_types.size(), catalog.all().size());
+  EXPECT_EQ(engines, (std::set<std::string>{"flow", "packet", "hybrid"}));
   EXPECT_EQ(detectors.size(), 6u);
   EXPECT_EQ(policies, (std::set<std::string>{"none", "isolate-restart", "falcon-ladder"}));
   EXPECT_GE(host_counts.size(), 4u);

@@ -13,7 +13,8 @@ FaultDescriptor clock_skew() {
                         .kind = ParamKind::signed_duration,
                         .required = true,
                         .unit = "ns",
-                        .help = "added to the host's telemetry timestamps"}},
+                        .help = "added to the host's telemetry timestamps",
+                        .samples = {"5ms", "-20ms", "50ms"}}},
             .skews_clocks = true};
   d.simulated = SimulatedFault{
       .telemetry = [](const FaultSpec& fault, sim::Nanos end, const sim::Topology&, models::TelemetryEffects& effects) {

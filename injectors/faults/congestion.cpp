@@ -69,7 +69,8 @@ FaultDescriptor congestion() {
       .params = {{.name = "load",
                   .kind = ParamKind::fraction,
                   .required = true,
-                  .help = "background load as a fraction of capacity"}}};
+                  .help = "background load as a fraction of capacity",
+                  .samples = {"0.3", "0.5", "0.8"}}}};
   d.simulated = SimulatedFault{.apply = simulate, .telemetry = telemetry};
   return d;
 }

@@ -14,7 +14,8 @@ FaultDescriptor cpu_contention() {
             .params = {{.name = "slowdown",
                         .kind = ParamKind::fraction,
                         .required = true,
-                        .help = "fraction of each GPU's step rate lost"}}};
+                        .help = "fraction of each GPU's step rate lost",
+                        .samples = {"0.1", "0.2"}}}};
   d.simulated = SimulatedFault{
       .apply =
           [](FaultEffectScope& scope) {

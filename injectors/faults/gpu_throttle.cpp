@@ -29,13 +29,15 @@ FaultDescriptor gpu_throttle() {
             .params = {{.name = "slowdown",
                         .kind = ParamKind::fraction,
                         .required = true,
-                        .help = "fraction of the GPU's speed lost"},
+                        .help = "fraction of the GPU's speed lost",
+                        .samples = {"0.1", "0.3", "0.5"}},
                        {.name = "cause",
                         .kind = ParamKind::choice,
                         .help = "what throttles it, as NVML's throttle reasons report it: sw_thermal (0x20, the "
                                 "default), hw_thermal (0x40), hw_slowdown (0x8), power_brake (0x80)",
                         .simulated_only = true,
-                        .choices = {"sw_thermal", "hw_thermal", "hw_slowdown", "power_brake"}}}};
+                        .choices = {"sw_thermal", "hw_thermal", "hw_slowdown", "power_brake"},
+                        .samples = {"sw_thermal", "hw_thermal", "hw_slowdown", "power_brake"}}}};
   d.simulated = SimulatedFault{
       .apply =
           [](FaultEffectScope& scope) {

@@ -48,7 +48,8 @@ FaultDescriptor link_loss() {
             .params = {{.name = "rate",
                         .kind = ParamKind::fraction,
                         .required = true,
-                        .help = "probability that a packet is lost"}}};
+                        .help = "probability that a packet is lost",
+                        .samples = {"0.001", "0.01", "0.05", "0.2"}}}};
   d.simulated = SimulatedFault{
       .apply = simulate,
       .telemetry = telemetry,

@@ -39,19 +39,23 @@ std::optional<ParamProblem> check(const FaultSpec& fault) {
 FaultDescriptor port_flap() {
   using sim::ComponentKind;
   FaultDescriptor d;
-  d.spec = {
-      .name = "port_flap",
-      .summary = "a port going down for `down` every `period`",
-      .targets = {ComponentKind::host_link, ComponentKind::fabric_link, ComponentKind::nic},
-      .params =
-          {{.name = "period", .kind = ParamKind::duration, .required = true, .unit = "ns", .help = "one down/up cycle"},
-           {.name = "down",
-            .kind = ParamKind::duration,
-            .required = true,
-            .unit = "ns",
-            .help = "down time at the start of each cycle"}},
-      .repeats_every = "period",
-      .check = check};
+  d.spec = {.name = "port_flap",
+            .summary = "a port going down for `down` every `period`",
+            .targets = {ComponentKind::host_link, ComponentKind::fabric_link, ComponentKind::nic},
+            .params = {{.name = "period",
+                        .kind = ParamKind::duration,
+                        .required = true,
+                        .unit = "ns",
+                        .help = "one down/up cycle",
+                        .samples = {"5s", "12s", "30s"}},
+                       {.name = "down",
+                        .kind = ParamKind::duration,
+                        .required = true,
+                        .unit = "ns",
+                        .help = "down time at the start of each cycle",
+                        .samples = {"200ms", "1s", "3s"}}},
+            .repeats_every = "period",
+            .check = check};
   d.simulated = SimulatedFault{.apply = simulate};
   d.real =
       real::RealDriver{.targets = {ComponentKind::nic, ComponentKind::host_link}, .build = real::port_flap_program};

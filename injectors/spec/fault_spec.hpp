@@ -79,6 +79,10 @@ struct ParamInfo {
   std::string help{};
   bool simulated_only = false;         // means nothing on a real host
   std::vector<std::string> choices{};  // a choice's allowed values; the first is the default
+  // Values typical of the fault, as a scenario writes them, each valid with
+  // any of the other parameters' samples: the scenario fuzzer draws from
+  // them. Empty: the fuzzer leaves an optional parameter out.
+  std::vector<std::string> samples{};
 };
 
 // A value that breaks a rule tying the parameters to each other or to the
