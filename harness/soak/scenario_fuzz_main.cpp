@@ -4,6 +4,7 @@
 //   scenario-fuzz --seed 7 --minutes 60      cases 0, 1, ... for an hour
 //   scenario-fuzz --seed 7 --case 12 --print one case, its scenario printed
 //   scenario-fuzz --scenario FILE.yaml       the same checks on a scenario file
+//   scenario-fuzz --cases 40 --expect-coverage  fails unless every engine, fault type and check was reached
 // A failing case prints the one command that reproduces it; exit 1 then.
 // The last lines say what the cases reached: cases by engine, faults by
 // type and engine (harness/soak/case_summary.hpp).
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "harness/cli/unsigned_option.hpp"
 #include "harness/scenario/input_error.hpp"
@@ -31,7 +33,8 @@ int main(int argc, char** argv) {
       "minutes", po::value(&minutes), "run cases 0, 1, ... until this much wall time has passed (instead of --cases)")(
       "case", po::value(&only_case), "run this one case only")("print", "print each case's scenario before running it")(
       "scenario", po::value<std::string>(), "check this scenario file instead of generated cases")(
-      "jobs", po::value(&jobs)->default_value(1), "simulations at once (1 to 8)");
+      "jobs", po::value(&jobs)->default_value(1), "simulations at once (1 to 8)")(
+      "expect-coverage", "fail unless the cases reach every engine, catalog fault type and invariant");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, options), vm);
@@ -95,5 +98,8 @@ int main(int argc, char** argv) {
       seed.value, ran, faults, iterations, seconds, seconds > 0 ? 60.0 * static_cast<double>(ran) / seconds : 0.0,
       failed);
   std::printf("%s", summary.text().c_str());
-  return failed == 0 ? 0 : 1;
+  const std::vector<std::string> unreached =
+      vm.count("expect-coverage") ? summary.unreached() : std::vector<std::string>{};
+  for (const std::string& u : unreached) std::printf("NOT REACHED: %s\n", u.c_str());
+  return failed == 0 && unreached.empty() ? 0 : 1;
 }

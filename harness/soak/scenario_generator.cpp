@@ -31,32 +31,12 @@ class Draw {
   sim::Rng rng_;
 };
 
-struct Shape {
-  sim::ClusterShape cluster;
-  int spare_hosts = 0;
-};
-
-Shape draw_shape(Draw& draw, bool needs_spare) {
-  Shape s;
-  sim::ClusterShape& c = s.cluster;
-  c.rnics_per_host = draw.pick(std::vector<int>{1, 2, 4});
-  c.gpus_per_host = c.rnics_per_host * draw.pick(std::vector<int>{1, 2});
-  c.rail_optimized = draw.chance(0.5);
-  const int pods = draw.between(1, 2);
-  c.leaves = c.rail_optimized ? c.rnics_per_host * pods : draw.between(1, 4);
-  c.spines = draw.between(1, 3);
-  s.spare_hosts = needs_spare || draw.chance(0.3) ? 1 : 0;
-  c.hosts = pods * draw.between(2, 4) + s.spare_hosts;
-  c.host_link_gbps = draw.pick(std::vector<double>{100, 200, 400});
-  c.fabric_link_gbps = draw.pick(std::vector<double>{100, 400});
-  c.link_latency = draw.between(1, 5) * sim::kMicrosecond;
-  return s;
-}
-
 // The engine a case runs on and the scale it affords. The packet engine, and
-// the hybrid's batches while a packet fault lasts, simulate every packet:
-// their cases move kilobytes per step over seconds, where flow-level cases
-// move hundreds of megabytes over minutes, so each case stays a few seconds.
+// the hybrid's batches while a packet fault lasts, simulate every frame, a
+// congestion fault's background load included: their cases move kilobytes
+// per step over seconds on a small cluster of slow links, with faults of
+// hundreds of milliseconds, where flow-level cases move hundreds of
+// megabytes over minutes; so each case stays within seconds.
 struct Scale {
   std::string engine = "flow";
   int duration_s = 0;
@@ -67,10 +47,13 @@ struct Scale {
   int checkpoint_low = 1, checkpoint_high = 5;
   int restart_s_low = 10, restart_s_high = 60;
   // Faults start in [fault_at_low, duration - fault_margin] and end at least
-  // fault_tail before the run does.
+  // fault_tail before the run does, all in fault_unit.
+  std::string fault_unit = "s";
   int fault_at_low = 20, fault_margin = 40, fault_tail = 5, fault_length_low = 15, fault_length_high = 120;
 
   bool packets() const { return engine != "flow"; }
+  sim::Nanos unit() const { return fault_unit == "s" ? sim::kSecond : sim::kMillisecond; }
+  int duration_units() const { return duration_s * static_cast<int>(sim::kSecond / unit()); }
 };
 
 Scale draw_scale(Draw& draw) {
@@ -81,12 +64,42 @@ Scale draw_scale(Draw& draw) {
     return s;
   }
   s.engine = roll < 8 ? "packet" : "hybrid";
-  s.duration_s = draw.between(6, 15);
+  // Up to 20 s, so that some cases outlast the exporters' first scrape
+  // (15 s) and have their bytes balanced.
+  s.duration_s = draw.between(6, 20);
   s.compute_ms_low = 50, s.compute_ms_high = 200, s.compute_ms_step = 10;
   s.gradient_unit = "KB", s.gradient_low = 64, s.gradient_high = 512, s.gradient_step = 64;
   s.checkpoint_unit = "s", s.checkpoint_low = 3, s.checkpoint_high = 8;
   s.restart_s_low = 1, s.restart_s_high = 3;
-  s.fault_at_low = 1, s.fault_margin = 3, s.fault_tail = 1, s.fault_length_low = 1, s.fault_length_high = 6;
+  s.fault_unit = "ms";
+  s.fault_at_low = 1000, s.fault_margin = 3000, s.fault_tail = 1000, s.fault_length_low = 100,
+  s.fault_length_high = 500;
+  return s;
+}
+
+struct Shape {
+  sim::ClusterShape cluster;
+  int spare_hosts = 0;
+};
+
+// Packet-level cases keep to one pod of a few hosts, one or two RNICs each,
+// on 10 or 25 Gb/s links: a congested leaf's background load is then a
+// million frames or so, not billions.
+Shape draw_shape(Draw& draw, bool needs_spare, const Scale& scale) {
+  Shape s;
+  sim::ClusterShape& c = s.cluster;
+  const bool small = scale.packets();
+  c.rnics_per_host = draw.pick(small ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 4});
+  c.gpus_per_host = c.rnics_per_host * draw.pick(std::vector<int>{1, 2});
+  c.rail_optimized = draw.chance(0.5);
+  const int pods = small ? 1 : draw.between(1, 2);
+  c.leaves = c.rail_optimized ? c.rnics_per_host * pods : draw.between(1, small ? 2 : 4);
+  c.spines = draw.between(1, small ? 2 : 3);
+  s.spare_hosts = needs_spare || draw.chance(0.3) ? 1 : 0;
+  c.hosts = pods * draw.between(2, 4) + s.spare_hosts;
+  c.host_link_gbps = draw.pick(small ? std::vector<double>{10, 25} : std::vector<double>{100, 200, 400});
+  c.fabric_link_gbps = draw.pick(small ? std::vector<double>{10, 25} : std::vector<double>{100, 400});
+  c.link_latency = draw.between(1, 5) * sim::kMicrosecond;
   return s;
 }
 
@@ -153,10 +166,10 @@ std::string faults_yaml(Draw& draw, const injectors::FaultCatalog& catalog, cons
   y << "faults:" << (faults == 0 ? " []" : "") << "\n";
   for (int i = 0; i < faults; ++i) {
     const injectors::FaultTypeInfo& info = *draw.pick(types);
-    const int at = draw.between(scale.fault_at_low, scale.duration_s - scale.fault_margin);
+    const int at = draw.between(scale.fault_at_low, scale.duration_units() - scale.fault_margin);
     const int length = std::min(draw.between(scale.fault_length_low, scale.fault_length_high),
-                                scale.duration_s - at - scale.fault_tail);
-    const FaultDraw fault = draw_fault(draw, info, topology, job_hosts, length * sim::kSecond);
+                                scale.duration_units() - at - scale.fault_tail);
+    const FaultDraw fault = draw_fault(draw, info, topology, job_hosts, length * scale.unit());
     if (!fault.possible) continue;
     const auto id = sim::ComponentId::parse(fault.target);
     const int host = id ? id->host : -1;
@@ -165,7 +178,7 @@ std::string faults_yaml(Draw& draw, const injectors::FaultCatalog& catalog, cons
     targets_used.insert(fault.target);
     if (host >= 0) hosts_used.insert(host);
     y << "  - {type: " << info.name << (fault.target.empty() ? "" : ", target: " + fault.target) << fault.params
-      << ", at: " << at << "s, duration: " << length << "s}\n";
+      << ", at: " << at << scale.fault_unit << ", duration: " << length << scale.fault_unit << "}\n";
   }
   return y.str();
 }
@@ -246,11 +259,11 @@ std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number,
   Draw draw(sim::mix_seed(seed, "scenario-fuzz", case_number));
   const std::vector<std::string> policies = {"none", "none", "isolate-restart", "falcon-ladder"};
   const std::string mitigation = draw.pick(policies);
-  const Shape shape = draw_shape(draw, mitigation != "none");
-  const sim::Topology topology(shape.cluster);
-  const int job_hosts = shape.cluster.hosts - shape.spare_hosts;
   Draw engine_draw(sim::mix_seed(seed, "scenario-fuzz-engine", case_number));
   const Scale scale = draw_scale(engine_draw);
+  const Shape shape = draw_shape(draw, mitigation != "none", scale);
+  const sim::Topology topology(shape.cluster);
+  const int job_hosts = shape.cluster.hosts - shape.spare_hosts;
 
   std::ostringstream y;
   y << "name: fuzz-" << seed << "-" << case_number << "\n"
