@@ -99,8 +99,10 @@ std::optional<double> parse_t0(const std::string& text) {
   return value;
 }
 
-ScoreInputs read_score_inputs(const ScoreInputOptions& options) {
-  ScoreInputs inputs;
+namespace {
+
+// The ground truth: every fault, and the run's wall-clock start if it gives one.
+void read_truth(const ScoreInputOptions& options, ScoreInputs& inputs) {
   FaultRecords truth;
   {
     std::istringstream in(read_input_file(options.truth_path, sim::kMaxRecordFileBytes));
@@ -113,40 +115,46 @@ ScoreInputs read_score_inputs(const ScoreInputOptions& options) {
   if (truth.faults.empty()) throw InputError(options.truth_path, 1, 1, "no faults in the ground truth");
   inputs.faults = std::move(truth.faults);
   inputs.t0_unix_s = options.t0_unix_s ? options.t0_unix_s : truth.t0_unix_s;
+}
 
+// The alerts in either format; returns whether their times are Unix time.
+bool read_alerts(const ScoreInputOptions& options, ScoreInputs& inputs) {
   const std::string text = read_input_file(options.alerts_path, sim::kMaxRecordFileBytes);
   const bool alertmanager = options.format == AlertFormat::alertmanager ||
                             (options.format == AlertFormat::automatic && looks_like_alertmanager(text));
-  bool wall_clock = false;
   if (alertmanager) {
     AlertRecords records = parse_alertmanager(text, options.alerts_path, options.alertmanager);
     inputs.alerts = std::move(records.alerts);
     inputs.alert_lines = std::move(records.lines);
-    wall_clock = true;
-  } else {
-    std::istringstream in(text);
-    AlertRecords records = read_alert_records(in, options.alerts_path);
-    inputs.alerts = std::move(records.alerts);
-    inputs.alert_lines = std::move(records.lines);
-    wall_clock = options.alert_clock == AlertClock::unix_time;
-    if (options.alert_clock == AlertClock::automatic)
-      wall_clock = !inputs.alerts.empty() && std::all_of(inputs.alerts.begin(), inputs.alerts.end(),
-                                                         [](const Alert& a) { return a.time_s >= kUnixTimeFloorS; });
+    return true;
   }
+  std::istringstream in(text);
+  AlertRecords records = read_alert_records(in, options.alerts_path);
+  inputs.alerts = std::move(records.alerts);
+  inputs.alert_lines = std::move(records.lines);
+  if (options.alert_clock != AlertClock::automatic) return options.alert_clock == AlertClock::unix_time;
+  return !inputs.alerts.empty() && std::all_of(inputs.alerts.begin(), inputs.alerts.end(),
+                                               [](const Alert& a) { return a.time_s >= kUnixTimeFloorS; });
+}
+
+// Alerts in Unix time counted from the truth's start, unless the truth
+// counts in Unix time itself.
+void align_alert_clock(const ScoreInputOptions& options, bool wall_clock, ScoreInputs& inputs) {
   // A truth file that counts in Unix time itself (chaos runs before t0_unix_s
   // was written) shares the alerts' base as it is.
   const bool truth_is_unix =
       !inputs.t0_unix_s && std::all_of(inputs.faults.begin(), inputs.faults.end(),
                                        [](const FaultEpisode& f) { return f.start_s >= kUnixTimeFloorS; });
-  if (wall_clock && !truth_is_unix) {
-    if (!inputs.t0_unix_s)
-      throw InputError(options.alerts_path, 1, 1,
-                       "alerts carry wall-clock times but " + options.truth_path +
-                           " counts from its run's start and gives no t0_unix_s; give --t0 (RFC3339 or Unix seconds)");
-    for (Alert& a : inputs.alerts) a.time_s -= *inputs.t0_unix_s;
-  }
+  if (!wall_clock || truth_is_unix) return;
+  if (!inputs.t0_unix_s)
+    throw InputError(options.alerts_path, 1, 1,
+                     "alerts carry wall-clock times but " + options.truth_path +
+                         " counts from its run's start and gives no t0_unix_s; give --t0 (RFC3339 or Unix seconds)");
+  for (Alert& a : inputs.alerts) a.time_s -= *inputs.t0_unix_s;
+}
 
-  check_detector_count(inputs, options.alerts_path);
+// Notes on alerts that name no component, or one the cluster lacks.
+void note_suspects(const ScoreInputOptions& options, ScoreInputs& inputs) {
   if (!options.cluster_path.empty()) inputs.known_component = cluster_components(options.cluster_path);
   std::vector<std::string> anonymous;
   for (std::size_t i = 0; i < inputs.alerts.size(); ++i) {
@@ -164,23 +172,36 @@ ScoreInputs read_score_inputs(const ScoreInputOptions& options) {
     if (anonymous.size() > 10) note += " ...";
     inputs.notes.push_back(note);
   }
+}
 
-  if (!inputs.alerts.empty()) {
-    // Named variables, not a structured binding: clang before 16 cannot capture those.
-    const std::pair<double, double> span = fault_span(inputs.faults, options.grace_s);
-    const double first = span.first, last = span.second;
-    const bool near_any = std::any_of(inputs.alerts.begin(), inputs.alerts.end(), [&](const Alert& a) {
-      return a.time_s >= first - kMismatchGapS && a.time_s <= last + kMismatchGapS;
-    });
-    if (!near_any) {
-      const auto [lo, hi] = std::minmax_element(inputs.alerts.begin(), inputs.alerts.end(),
-                                                [](const Alert& a, const Alert& b) { return a.time_s < b.time_s; });
-      throw InputError(options.alerts_path, inputs.alert_lines[lo - inputs.alerts.begin()], 1,
-                       "time bases differ: every alert (" + seconds_text(lo->time_s) + " to " +
-                           seconds_text(hi->time_s) + ") is over an hour from every fault (" + seconds_text(first) +
-                           " on) of " + options.truth_path + "; check --t0 and --alerts-clock");
-    }
-  }
+// Some alert within an hour of some fault, or the two clocks differ.
+void check_time_bases(const ScoreInputOptions& options, const ScoreInputs& inputs) {
+  if (inputs.alerts.empty()) return;
+  // Named variables, not a structured binding: clang before 16 cannot capture those.
+  const std::pair<double, double> span = fault_span(inputs.faults, options.grace_s);
+  const double first = span.first, last = span.second;
+  const bool near_any = std::any_of(inputs.alerts.begin(), inputs.alerts.end(), [&](const Alert& a) {
+    return a.time_s >= first - kMismatchGapS && a.time_s <= last + kMismatchGapS;
+  });
+  if (near_any) return;
+  const auto [lo, hi] = std::minmax_element(inputs.alerts.begin(), inputs.alerts.end(),
+                                            [](const Alert& a, const Alert& b) { return a.time_s < b.time_s; });
+  throw InputError(options.alerts_path, inputs.alert_lines[lo - inputs.alerts.begin()], 1,
+                   "time bases differ: every alert (" + seconds_text(lo->time_s) + " to " + seconds_text(hi->time_s) +
+                       ") is over an hour from every fault (" + seconds_text(first) + " on) of " + options.truth_path +
+                       "; check --t0 and --alerts-clock");
+}
+
+}  // namespace
+
+ScoreInputs read_score_inputs(const ScoreInputOptions& options) {
+  ScoreInputs inputs;
+  read_truth(options, inputs);
+  const bool wall_clock = read_alerts(options, inputs);
+  align_alert_clock(options, wall_clock, inputs);
+  check_detector_count(inputs, options.alerts_path);
+  note_suspects(options, inputs);
+  check_time_bases(options, inputs);
   return inputs;
 }
 

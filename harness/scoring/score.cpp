@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <queue>
 #include <set>
 
@@ -103,27 +104,62 @@ FaultOutcome fault_outcome(const FaultEpisode& f, const std::vector<const Alert*
 
 }  // namespace
 
-DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std::vector<Alert>& alerts,
-                             const ScoringOptions& options) {
-  DetectorScore score;
-  score.alerts = static_cast<int>(alerts.size());
+namespace {
 
+// Positions 0..n-1 ordered by `key`, ties in input order.
+template <typename Key>
+std::vector<std::size_t> stable_order(std::size_t n, Key key) {
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  return order;
+}
+
+// The fault an alert reports among those open at its time (`open` holds
+// ranks in `by_start`): the first it names, else the earliest open; none if
+// it blames an expected change (a benign episode) and no fault. `in_benign`
+// says whether the alert came during an expected change: a benign episode
+// open then that is not the fleet's background, or one the alert names.
+std::optional<std::size_t> fault_of_alert(const Alert& a, const std::set<std::size_t>& open,
+                                          const std::vector<std::size_t>& by_start,
+                                          const std::vector<FaultEpisode>& faults, bool& in_benign) {
+  std::optional<std::size_t> named, any;
+  bool names_benign = false;
+  in_benign = false;
+  for (std::size_t rank : open) {
+    const std::size_t fi = by_start[rank];
+    const FaultEpisode& f = faults[fi];
+    if (f.benign) {
+      const bool names_it = names(a, f.target);
+      in_benign = in_benign || !f.background || names_it;
+      names_benign = names_benign || names_it;
+      continue;
+    }
+    if (!any) any = fi;
+    if (!named && names(a, f.target)) named = fi;
+  }
+  // An alert blaming the expected change, and no fault, reports the
+  // background, whatever else is open then.
+  if (!named && names_benign) any.reset();
+  return named ? named : any;
+}
+
+// Each fault's alerts in time order; alerts that match none (or name only
+// components the cluster lacks) are counted false in `score`.
+std::vector<std::vector<const Alert*>> match_alerts(const std::vector<FaultEpisode>& faults,
+                                                    const std::vector<Alert>& alerts, const ScoringOptions& options,
+                                                    DetectorScore& score) {
   auto closes = [&](const FaultEpisode& f) {
     double end = f.end_s                 ? *f.end_s
                  : options.run_end_s > 0 ? options.run_end_s
                                          : std::numeric_limits<double>::infinity();
     return std::max(end, f.start_s) + options.grace_s;
   };
-  // Episodes by start so "earliest open" is the first hit; ties keep input order.
-  std::vector<std::size_t> by_start(faults.size());
-  std::iota(by_start.begin(), by_start.end(), 0);
-  std::stable_sort(by_start.begin(), by_start.end(),
-                   [&](std::size_t a, std::size_t b) { return faults[a].start_s < faults[b].start_s; });
-  // Alerts in time order, so each fault's matches come out in time order.
-  std::vector<std::size_t> by_time(alerts.size());
-  std::iota(by_time.begin(), by_time.end(), 0);
-  std::stable_sort(by_time.begin(), by_time.end(),
-                   [&](std::size_t a, std::size_t b) { return alerts[a].time_s < alerts[b].time_s; });
+  // Episodes by start so "earliest open" is the first hit; alerts in time
+  // order, so each fault's matches come out in time order.
+  const std::vector<std::size_t> by_start =
+      stable_order(faults.size(), [&](std::size_t i) { return faults[i].start_s; });
+  const std::vector<std::size_t> by_time = stable_order(alerts.size(), [&](std::size_t i) { return alerts[i].time_s; });
 
   // The faults open at the current alert's time, by their rank in by_start:
   // alerts come in time order, so a fault joins once its start has passed
@@ -147,31 +183,24 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
       ++score.false_alerts;
       continue;
     }
-    std::optional<std::size_t> named, any;
-    bool in_benign = false, names_benign = false;
-    for (std::size_t rank : open) {
-      const std::size_t fi = by_start[rank];
-      const FaultEpisode& f = faults[fi];
-      if (f.benign) {
-        const bool named = names(a, f.target);
-        in_benign = in_benign || !f.background || named;
-        names_benign = names_benign || named;
-        continue;
-      }
-      if (!any) any = fi;
-      if (!named && names(a, f.target)) named = fi;
-    }
-    // An alert blaming the expected change, and no fault, reports the
-    // background, whatever else is open then.
-    if (!named && names_benign) any.reset();
-    if (auto pick = named ? named : any) {
+    bool in_benign = false;
+    if (const auto pick = fault_of_alert(a, open, by_start, faults, in_benign)) {
       matched[*pick].push_back(&a);
     } else {
       ++score.false_alerts;
       if (in_benign) ++score.benign_alerts;
     }
   }
+  return matched;
+}
 
+}  // namespace
+
+DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std::vector<Alert>& alerts,
+                             const ScoringOptions& options) {
+  DetectorScore score;
+  score.alerts = static_cast<int>(alerts.size());
+  const std::vector<std::vector<const Alert*>> matched = match_alerts(faults, alerts, options, score);
   for (std::size_t fi = 0; fi < faults.size(); ++fi) score.faults.push_back(fault_outcome(faults[fi], matched[fi]));
   std::vector<const FaultOutcome*> all, impactful, latent;
   for (const FaultOutcome& o : score.faults) {
