@@ -224,14 +224,19 @@ void FabricSampler::measure_second(sim::Nanos at, bool traffic_flowing) {
   // Background traffic of congestion faults alone, over this second.
   const sim::Nanos from = std::max<sim::Nanos>(0, at - period);
   const FabricWindow window = measure_fabric({}, engine_.topology(), effects_, from, at, params_.counters);
-  idle_rates_.clear();
+  std::map<int, PortRate> rates;
   const double seconds = sim::to_seconds(at - from);
   for (const auto& [direction, p] : window.ports)
     if (p.tx_bytes > 0 || p.fec_corrected > 0 || p.fec_uncorrectable > 0) {
       PortRate rate = port_rate(p, seconds);
       rate.crc_errors = 0;  // no job traffic to corrupt
-      idle_rates_[direction] = rate;
+      rates[direction] = rate;
     }
+  // The RNICs' counters read these rates through host_link_bytes_per_second:
+  // a change must show in version() (a background load ending while the job
+  // is stopped once left the RNICs counting it for the rest of the run).
+  if (rates != idle_rates_) ++version_;
+  idle_rates_ = std::move(rates);
   index_rates(idle_rates_, &idle_lookup_);
 }
 
