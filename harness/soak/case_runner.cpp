@@ -5,7 +5,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "harness/metrics/exporter_series.hpp"
+#include "harness/metrics/pipeline_calibration.hpp"
 #include "harness/runner/simulation.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/loader.hpp"
@@ -80,7 +80,7 @@ void check_runs(const Scenario& scenario, const std::vector<std::string>& result
   report.checked.push_back(kNoEarlyAlerts);
   // The exporters' first scrape comes one scrape interval into the run: a
   // shorter run ends before any counter reaches the OpenMetrics text.
-  if (const sim::Nanos scrape = ExporterSeries{}.scrape_interval(); scenario.duration < scrape) {
+  if (scenario.duration < scrape_settings(scenario.calibration, scenario.seed).scrape_interval) {
     report.skipped.emplace_back(kByteBalance, "shorter than a scrape");
     return;
   }

@@ -11,8 +11,8 @@
 // Any run that fails (a broken GAUNTLET_INVARIANT, an exception) is a
 // problem too, as is a generated scenario the loader refuses.
 // The byte balance needs the exporters' counters at a scrape: a run shorter
-// than the scrape interval (15 s; short packet-engine cases) has none, so
-// that check is skipped for it and counted as skipped, the others still run.
+// than the scenario's scrape interval (monitoring.scrape_interval) has none,
+// so that check is skipped for it and counted as skipped; the others run.
 #include <cstdint>
 #include <string>
 #include <utility>

@@ -51,6 +51,8 @@ struct Scale {
   std::string fault_unit = "s";
   int fault_at_low = 20, fault_margin = 40, fault_tail = 5, fault_length_low = 15, fault_length_high = 120;
 
+  int scrape_s = 0;  // 0: the default monitoring.scrape_interval
+
   bool packets() const { return engine != "flow"; }
   sim::Nanos unit() const { return fault_unit == "s" ? sim::kSecond : sim::kMillisecond; }
   int duration_units() const { return duration_s * static_cast<int>(sim::kSecond / unit()); }
@@ -64,9 +66,11 @@ Scale draw_scale(Draw& draw) {
     return s;
   }
   s.engine = roll < 8 ? "packet" : "hybrid";
-  // Up to 20 s, so that some cases outlast the exporters' first scrape
-  // (15 s) and have their bytes balanced.
   s.duration_s = draw.between(6, 20);
+  // Prometheus's default minute between scrapes is longer than these runs:
+  // most scrape every few seconds, so that their bytes are balanced, and
+  // some keep a scrape longer than the run (the check is skipped then).
+  s.scrape_s = draw.pick(std::vector<int>{5, 5, 10, 30});
   s.compute_ms_low = 50, s.compute_ms_high = 200, s.compute_ms_step = 10;
   s.gradient_unit = "KB", s.gradient_low = 64, s.gradient_high = 512, s.gradient_step = 64;
   s.checkpoint_unit = "s", s.checkpoint_low = 3, s.checkpoint_high = 8;
@@ -270,6 +274,7 @@ std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number,
     << "seed: " << draw.between(1, 1000) << "\n"
     << "duration: " << scale.duration_s << "s\n";
   if (scale.packets()) y << "engine: " << scale.engine << "\n";
+  if (scale.scrape_s > 0) y << "calibration:\n  monitoring.scrape_interval: " << scale.scrape_s << "s\n";
   y << cluster_yaml(shape.cluster);
   // Some flow-level cases split the hosts between two tenants instead (two
   // hosts each: both use the fabric); the hybrid takes one job only.

@@ -44,7 +44,9 @@ TEST(ScenarioGenerator, CasesAreValidAndCoverTheEnginesFaultTypesDetectorsAndPol
   }
   const injectors::FaultCatalog catalog = injectors::builtin_fault_catalog();
   for (const injectors::FaultDescriptor& d : catalog.all())
-    if (d.simulated) EXPECT_TRUE(packet_level_types.contains(d.spec.name)) << d.spec.name;
+    if (d.simulated) {
+      EXPECT_TRUE(packet_level_types.contains(d.spec.name)) << d.spec.name;
+    }
   EXPECT_EQ(fault_types.size(), catalog.all().size());
   EXPECT_EQ(engines, (std::set<std::string>{"flow", "packet", "hybrid"}));
   EXPECT_EQ(detectors.size(), 6u);
