@@ -59,12 +59,16 @@ void FlowVoteDetector::observe(const telemetry::Batch& batch) {
   std::set<std::string> blamed;
   for (const auto& [link, votes] : ranked)
     if (votes >= config_.min_votes) blamed.insert(link);
-  const bool fresh = std::any_of(blamed.begin(), blamed.end(), [&](const auto& l) { return !blamed_.count(l); });
-  if (fresh) {
+  const auto fresh = [&](const std::string& link) { return blamed.count(link) && !blamed_.count(link); };
+  if (std::any_of(blamed.begin(), blamed.end(), [&](const auto& l) { return !blamed_.count(l); })) {
+    // The links that just crossed the threshold first (what changed), then
+    // the others with at least half the top's votes.
     Alert alert{sim::to_seconds(batch.until_ns()), kName, "network", {}};
+    for (const auto& [link, votes] : ranked)
+      if (fresh(link) && alert.suspects.size() < kMaxSuspects) alert.suspects.push_back({link, votes});
     for (const auto& [link, votes] : ranked) {
-      if (votes < ranked.front().second / 2 || alert.suspects.size() == 8) break;
-      alert.suspects.push_back({link, votes});
+      if (votes < ranked.front().second / 2 || alert.suspects.size() == kMaxSuspects) break;
+      if (!fresh(link)) alert.suspects.push_back({link, votes});
     }
     raise(std::move(alert));
   }

@@ -3,10 +3,10 @@
 // Cause of Packet Drops", NSDI 2018) over IPFIX-style flow records. Every
 // flow record that counts retransmitted packets votes 1/h for each of the h
 // links on its path; the votes of the records that ended within `window`
-// rank the links. A link whose votes reach `min_votes` is blamed in a
-// `network` alert, with every link at least half its votes as further
-// suspects; a link alerts again only after its votes fell below the
-// threshold. Like 007 it finds every link that drops the job's packets, a
+// rank the links. Links whose votes newly reach `min_votes` are blamed in a
+// `network` alert, first, then every link with at least half the top's
+// votes (eight suspects at most); a link alerts again only after its votes
+// fell below the threshold. Like 007 it finds every link that drops the job's packets, a
 // link corrupting at a healthy fabric's background rate as readily as a
 // faulty one, and it sees only links the job's flows cross.
 #include <deque>
@@ -29,6 +29,7 @@ class FlowVoteDetector : public Detector {
  public:
   static DetectorInfo info();
   static constexpr const char* kName = "flow_vote";
+  static constexpr std::size_t kMaxSuspects = 8;
   explicit FlowVoteDetector(FlowVoteConfig config) : config_(config) {}
   static FlowVoteConfig config_from(const DetectorParams& params);
 

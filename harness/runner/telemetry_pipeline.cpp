@@ -49,7 +49,8 @@ TelemetryPipeline::TelemetryPipeline(const Scenario& scenario, const sim::Topolo
     flow_tables_.emplace(engine,
                          models::FlowTableSamplerParams{.mtu_bytes = calibration.value(models::calibration::kRnicMtu)});
   if (needs.metrics) exporters_.emplace(scrape_settings(calibration, scenario.seed));
-  sampling_ = exporters_ || needs.samples || needs.flow_records;
+  publish_samples_ = exporters_ || needs.samples;
+  sampling_ = publish_samples_ || needs.flow_records;
   if (!sampling_) return;
   const sim::NetworkEngine::PacketCounting packets = engine.packet_counters();
   if (packets.source && packets.every_transfer) {
@@ -69,7 +70,7 @@ TelemetryPipeline::TelemetryPipeline(const Scenario& scenario, const sim::Topolo
 
 sim::ArenaBatch TelemetryPipeline::drain(sim::Nanos t) {
   sim::ArenaBatch drained = bus_.drain_on_arena(t);
-  if (sampling_ && tenants_.cluster_scope())  // their GPUs and RNICs are sampled from their own records
+  if (publish_samples_ && tenants_.cluster_scope())  // their GPUs and RNICs are sampled from their own records
     tenants_.drain_unobserved(t, [&](std::size_t k, const models::TrainingJob& other, const telemetry::Batch& theirs) {
       sampler_.observe_traffic(
           theirs, [&] { return models::job_endpoints(other, topology_); }, k + 1);
@@ -87,17 +88,22 @@ void TelemetryPipeline::complete(sim::Nanos t, telemetry::Batch* batch) {
 }
 
 void TelemetryPipeline::sample(sim::Nanos t, telemetry::Batch* batch) {
-  sampler_.observe_traffic(*batch, [&] { return models::job_endpoints(tenants_.observed(), topology_); });
+  if (publish_samples_)
+    sampler_.observe_traffic(*batch, [&] { return models::job_endpoints(tenants_.observed(), topology_); });
   telemetry::Batch counted;  // the hybrid engine's batches, merged below
   const models::SampleInputs inputs = counted_inputs(t, batch, &counted);
-  sampler_.sample(t, inputs, batch);
-  if (fabric_) fabric_->sample(t, inputs.traffic_flowing, batch);
-  if (batch_counters_) merge_packet_counts(counted, batch);
+  if (publish_samples_) {
+    sampler_.sample(t, inputs, batch);
+    if (fabric_) fabric_->sample(t, inputs.traffic_flowing, batch);
+    if (batch_counters_) merge_packet_counts(counted, batch);
+  }
   if (flow_tables_) flow_tables_->sample(t, batch);
   if (flow_records_) flow_records_->meter(t, fabric_->flow_rates(), &tenants_.observed().containers(), batch);
   if (t == scenario_.duration) {  // the last repeats
-    sampler_.flush(batch);
-    if (fabric_) fabric_->flush(batch);
+    if (publish_samples_) {
+      sampler_.flush(batch);
+      if (fabric_) fabric_->flush(batch);
+    }
     if (flow_records_) flow_records_->flush(t, batch);
   }
 }

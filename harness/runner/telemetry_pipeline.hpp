@@ -83,8 +83,9 @@ class TelemetryPipeline {
   std::optional<models::FlowTableSampler> flow_tables_;     // measured only when a detector reads them
   std::optional<models::FlowRecordExporter> flow_records_;  // likewise
   std::optional<ExporterSeries> exporters_;                 // what exporters would show Prometheus
-  bool sampling_ = false;
-  sim::ReplayLedger::Observation replays_counted_;  // declared last: ends before the samplers it feeds
+  bool sampling_ = false;                                   // the fabric counters are measured
+  bool publish_samples_ = false;                            // ... and the samples published (not only flow records)
+  sim::ReplayLedger::Observation replays_counted_;          // declared last: ends before the samplers it feeds
 };
 
 }  // namespace gauntlet::harness

@@ -40,6 +40,8 @@ void FlowRecordExporter::meter(sim::Nanos at, const std::vector<FlowRate>& flows
     const VirtualFunction* vf = overlay ? overlay->attached_vf(e) : nullptr;
     return vf ? overlay_address_text(vf->overlay_address) : std::string();
   };
+  // `flows` and the cache are both in (src, dst) order: one pass joins them.
+  auto it = cache_.begin();
   for (const FlowRate& f : flows) {
     if (f.bytes_per_second <= 0) continue;
     const auto packets = static_cast<std::uint64_t>(std::ceil(f.bytes_per_second / params_.mtu_bytes));
@@ -47,14 +49,13 @@ void FlowRecordExporter::meter(sim::Nanos at, const std::vector<FlowRate>& flows
     const std::uint64_t resent = sampled(static_cast<std::uint64_t>(std::llround(f.retransmitted_per_second)));
     if (kept == 0) continue;  // no packet of the flow sampled this second
     const Key key{f.src, f.dst};
-    auto it = cache_.find(key);
-    if (it != cache_.end() && at - it->second.start > params_.active_timeout) {
+    while (it != cache_.end() && it->first < key) ++it;
+    if (it != cache_.end() && it->first == key && at - it->second.start > params_.active_timeout) {
       export_entry(key, it->second, FlowEndReason::active_timeout, out);
-      cache_.erase(it);
-      it = cache_.end();
+      it = cache_.erase(it);
     }
-    if (it == cache_.end()) {
-      it = cache_.emplace(key, Entry{}).first;
+    if (it == cache_.end() || it->first != key) {
+      it = cache_.emplace_hint(it, key, Entry{});
       it->second.start = at - sim::kSecond;
       it->second.src_overlay = overlay_of(f.src);
       it->second.dst_overlay = overlay_of(f.dst);
@@ -66,7 +67,7 @@ void FlowRecordExporter::meter(sim::Nanos at, const std::vector<FlowRate>& flows
                    : static_cast<double>(kept) * f.bytes_per_second / static_cast<double>(packets);
     e.packets += kept;
     e.retransmitted += resent;
-    e.directions = f.directions;
+    if (e.directions != f.directions) e.directions = f.directions;
   }
   for (auto it = cache_.begin(); it != cache_.end();) {
     if (at - it->second.last_active >= params_.idle_timeout) {
