@@ -109,18 +109,23 @@ std::string alert_rows(const RunView& run, double longest, double end_s, const T
   return script;
 }
 
-// Fault windows as shaded rectangles, labelled while there are few.
+// Injected fault windows as shaded rectangles, labelled while there are few
+// (the healthy fleet's background conditions are not shaded: a month of a
+// large fleet holds hundreds of thousands).
 std::string fault_shading(const RunView& run, double end_s, const TimeUnit& unit) {
   std::string script;
   int object = 1;
+  const auto injected =
+      std::count_if(run.faults.begin(), run.faults.end(), [](const FaultEpisode& f) { return !f.background; });
   for (const FaultEpisode& f : run.faults) {
+    if (f.background) continue;
     const double start = f.start_s / unit.seconds;
     double end = f.end_s.value_or(end_s) / unit.seconds;
     if (end <= start) end = start + end_s / unit.seconds / 400;  // keep instantaneous faults visible
     const char* color = f.benign ? "#9ecae1" : f.affected_job ? "#f4a582" : "#d9d9d9";
     script += "set object " + std::to_string(object++) + " rect from " + number(start) + ", graph 0 to " + number(end) +
               ", graph 1 fc rgb '" + color + "' fs transparent solid 0.35 noborder behind\n";
-    if (run.faults.size() <= 12)
+    if (injected <= 12)
       script += "set label " + std::to_string(object) + " " + gnuplot_quote(f.id + " " + f.type) + " at " +
                 number(start) + ", graph 0.04 offset 0.3,0 font ',9' tc rgb '#7f2704' front\n";
   }

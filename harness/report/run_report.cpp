@@ -1,5 +1,7 @@
 #include "harness/report/run_report.hpp"
 
+#include <algorithm>
+
 #include <cstdio>
 
 #include "harness/report/gnuplot.hpp"
@@ -52,12 +54,26 @@ std::string scoreboard(const RunView& run) {
          "credit) over the detected faults; '-': nothing to measure.</p>\n";
 }
 
+std::size_t background_conditions(const RunView& run) {
+  return static_cast<std::size_t>(
+      std::count_if(run.faults.begin(), run.faults.end(), [](const FaultEpisode& f) { return f.background; }));
+}
+
+// The injected faults; the healthy fleet's background conditions (a month
+// of a large fleet holds hundreds of thousands) are counted, not listed.
 std::string fault_table(const RunView& run) {
-  if (run.faults.empty()) return "<p class=\"note\">No faults were injected.</p>\n";
+  const std::size_t background = background_conditions(run);
+  const std::string background_note =
+      background == 0 ? ""
+                      : "<p class=\"note\">The healthy fleet's " + std::to_string(background) +
+                            " background conditions (slow machines, corrupting links, application XIDs, ECN bursts; "
+                            "benign) are listed in faults.jsonl.</p>\n";
+  if (run.faults.size() == background) return "<p class=\"note\">No faults were injected.</p>\n" + background_note;
   std::string out =
       "<table>\n<tr><th class=\"name\">id</th><th class=\"name\">type</th><th class=\"name\">target</th>"
       "<th>start (s)</th><th>end (s)</th><th class=\"name\">effect</th></tr>\n";
   for (const FaultEpisode& f : run.faults) {
+    if (f.background) continue;
     const char* effect = f.benign         ? "benign (alerts on it are false)"
                          : f.affected_job ? "impactful: slowed or stopped the job"
                                           : "latent: no effect on the job";
@@ -66,7 +82,7 @@ std::string fault_table(const RunView& run) {
            td(format("%.1f", f.start_s)) + td(f.end_s ? format("%.1f", *f.end_s) : "end of run") +
            "<td class=\"name\">" + effect + "</td></tr>\n";
   }
-  return out + "</table>\n";
+  return out + "</table>\n" + background_note;
 }
 
 std::string plot_or_note(const std::string& script, const PlotSize& size, const std::string& id,
@@ -87,7 +103,7 @@ std::string run_report_html(const RunView& run) {
                 static_cast<unsigned long long>(run.iterations_fault_free),
                 static_cast<unsigned long long>(run.iterations_faulty),
                 static_cast<long long>(run.iterations_fault_free) - static_cast<long long>(run.iterations_faulty),
-                run.faults.size());
+                run.faults.size() - background_conditions(run));
   body += std::string("<p class=\"meta\">") + meta + "</p>\n";
   body += "<h2>Detector scoreboard</h2>\n" + scoreboard(run);
   body += "<h2>Iteration time</h2>\n" +

@@ -61,9 +61,9 @@ void iteration_events(const std::vector<models::IterationSpan>& timeline, int pi
 }
 
 void fault_events(const std::vector<FaultEpisode>& faults, double sim_seconds, int pid, json& events) {
-  bool background = false;
+  std::size_t background = 0;
   for (const FaultEpisode& f : faults) {
-    background = background || f.background;
+    if (f.background && ++background > kMaxTraceBackground) continue;
     const double end_s = std::max(f.end_s.value_or(sim_seconds), f.start_s);
     events.push_back({{"name", f.type + (f.target.empty() ? "" : " " + f.target)},
                       {"cat", f.background ? "background" : "fault"},
@@ -74,7 +74,10 @@ void fault_events(const std::vector<FaultEpisode>& faults, double sim_seconds, i
                       {"dur", (end_s - f.start_s) * 1e6},
                       {"args", {{"id", f.id}, {"affected_job", f.affected_job}, {"benign", f.benign}}}});
   }
-  if (background) events.push_back(metadata("thread_name", pid, kBackgroundTid, "background (benign)"));
+  if (background == 0) return;
+  json track = metadata("thread_name", pid, kBackgroundTid, "background (benign)");
+  if (background > kMaxTraceBackground) track["args"]["dropped_conditions"] = background - kMaxTraceBackground;
+  events.push_back(std::move(track));
 }
 
 void action_events(const std::vector<MitigationAction>& actions, int pid, json& events) {

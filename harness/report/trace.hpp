@@ -13,7 +13,9 @@
 // iterations is one slice (short spans are drawn iteration by iteration,
 // up to kMaxIterationSlices a run),
 // alerts beyond kMaxTraceAlerts per detector and actions beyond it per run
-// are dropped with a count in the track's metadata, and collectives are
+// are dropped with a count in the track's metadata, so are the healthy
+// fleet's background conditions beyond kMaxTraceBackground a run (a month of
+// a large fleet holds hundreds of thousands), and collectives are
 // those of a bounded sample of ranks and iterations, described under
 // otherData.runs[].collective_sample.
 #include <map>
@@ -30,6 +32,7 @@ inline constexpr std::uint64_t kPerIterationSlicesUpTo = 64;  // spans this shor
 // thousands of iterations, and then each span is one slice.
 inline constexpr std::uint64_t kMaxIterationSlices = 20000;
 inline constexpr std::size_t kMaxTraceAlerts = 20000;
+inline constexpr std::size_t kMaxTraceBackground = 20000;
 
 // One simulated run as the trace shows it.
 struct TraceRun {
