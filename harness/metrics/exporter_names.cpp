@@ -46,7 +46,9 @@ void dcgm_series(const telemetry::GpuSample& g, const AddSeries& add) {
   counter("DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", g.remapped_rows_uncorrectable());
   counter("DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", g.remapped_rows_correctable());
   gauge("DCGM_FI_DEV_ROW_REMAP_FAILURE", g.row_remap_failure() ? 1 : 0);
+  gauge("DCGM_FI_DEV_XID_ERRORS", g.xid());  // the last XID the driver logged (0: none)
   // Fields the default file leaves commented out and operators enable.
+  gauge("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", g.clock_throttle_reasons());  // NVML's bitmask
   counter("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", g.ecc_sbe());
   counter("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", g.ecc_dbe());
   counter("DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", g.ecc_sbe());
