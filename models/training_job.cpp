@@ -87,7 +87,8 @@ void TrainingJob::interrupt() {
   if (steady_) end_steady_run(static_cast<std::uint64_t>((engine_.now() - steady_->start) / steady_->duration));
   if (current_) current_->cancel();
   current_.reset();
-  parked_ = false;  // a held job resumes into the hold again
+  parked_ = false;              // a held job resumes into the hold again
+  pending_corruption_.reset();  // the corrupted step never finished
   ++epoch_;
 }
 
@@ -210,6 +211,21 @@ void TrainingJob::rebuild_placement(const std::vector<int>& hosts) {
 void TrainingJob::fail_gpu(int host, int gpu) {
   cluster_.fail_gpu(host, gpu);
   if (state_ == JobState::running && affected(host, gpu)) hang();
+}
+
+void TrainingJob::fail_gpu(int host, int gpu, const std::string& error) {
+  cluster_.fail_gpu(host, gpu);
+  if ((state_ == JobState::running || state_ == JobState::hung) && affected(host, gpu)) crash(error);
+}
+
+void TrainingJob::crash_on_gpu(int host, int gpu, const std::string& error) {
+  if ((state_ == JobState::running || state_ == JobState::hung) && affected(host, gpu)) crash(error);
+}
+
+void TrainingJob::corrupt_step(int host, int gpu, const StepCorruption& corruption) {
+  if (state_ != JobState::running || !affected(host, gpu)) return;
+  pending_corruption_ = corruption;
+  cut_steady_run();  // the marked step is simulated and published on its own
 }
 
 void TrainingJob::fail_host(int host) {

@@ -49,6 +49,13 @@
 
 namespace gauntlet::models {
 
+// What silent data corruption did to one step's numerics, as the training
+// framework logs it (IterationRecord's nonfinite_gradients and loss_spike).
+struct StepCorruption {
+  bool nonfinite_gradients = false;
+  double loss_spike = 0;  // the step's loss over the recent mean; 0: none
+};
+
 class TrainingJob {
  public:
   using ChangeHorizon = std::function<sim::Nanos()>;  // time of the next scheduled change
@@ -102,12 +109,22 @@ class TrainingJob {
   // A GPU's compute speed relative to nominal (1.0); takes effect from the
   // next iteration.
   void set_gpu_speed(int host, int gpu, double speed) { cluster_.set_gpu_speed(host, gpu, speed); }
+  // Silent data corruption on a GPU: the next step the job finishes on it
+  // shows `corruption` in every worker's iteration record; the step's time
+  // is unchanged.
+  void corrupt_step(int host, int gpu, const StepCorruption& corruption);
   // --- The healthy fleet's variation (models/fleet/), set by the run ---
   void set_healthy_speeds(std::vector<double> speeds) { cluster_.set_healthy_speeds(std::move(speeds)); }
   void set_fleet_pace(double pace) { cluster_.set_pace(pace); }
   // Fail-stop: the GPU or host stops; the job hangs in its next collective
   // until the watchdog fires after collective_timeout (or a mitigation acts).
   void fail_gpu(int host, int gpu);
+  // A GPU fails with an error its processes see (an uncorrectable ECC
+  // error): the job crashes at once with `error` instead of hanging.
+  void fail_gpu(int host, int gpu, const std::string& error);
+  // The processes on a GPU crash with `error` and the GPU stays usable (a
+  // contained error): the job restarts on the same hardware.
+  void crash_on_gpu(int host, int gpu, const std::string& error);
   void fail_host(int host);
   void repair_gpu(int host, int gpu);
   void repair_host(int host);
@@ -185,6 +202,7 @@ class TrainingJob {
   void end_steady_run(std::uint64_t count);
   const std::vector<const telemetry::Record*>& records_to_repeat();
   void publish_hang(sim::Nanos at);
+  void publish_step_records(const IterationOutcome& outcome);
   void after_iteration();
   FlowReuse flow_reuse();
   // The step in flight, if any, is abandoned and started again (after any
@@ -248,7 +266,8 @@ class TrainingJob {
   int checkpoints_ = 0;
   WorkSplit split_;
   ContainerSet containers_{job_.name, topology_, &bus_};
-  sim::Nanos pending_pause_ = 0;  // a lever's pause, taken before the next iteration
+  sim::Nanos pending_pause_ = 0;                      // a lever's pause, taken before the next iteration
+  std::optional<StepCorruption> pending_corruption_;  // marks the next step to finish
 };
 
 }  // namespace gauntlet::models

@@ -33,7 +33,7 @@ void TrainingJob::begin_iteration() {
     });
     return;
   }
-  if (fast_forward_ && try_fast_forward()) return;
+  if (fast_forward_ && !pending_corruption_ && try_fast_forward()) return;
   simulate_iteration();
 }
 
@@ -172,7 +172,7 @@ void TrainingJob::finish_iteration(std::shared_ptr<IterationOutcome> outcome) {
     for (telemetry::Record& record : outcome->records) records.push_back(std::move(record));
     outcome->records = std::move(records);
     ledger_.complete(outcome->start, outcome->duration, 1);
-    for (const telemetry::Record& record : outcome->records) bus_.publish_copy(record);
+    publish_step_records(*outcome);
     executed_at_simulation_ = ledger_.executed();
     if (outcome->reusable)
       last_ = outcome;
@@ -180,6 +180,22 @@ void TrainingJob::finish_iteration(std::shared_ptr<IterationOutcome> outcome) {
       last_.reset();
     after_iteration();
   });
+}
+
+// The step's records; a corrupted step's iteration records carry what the
+// framework logged of it (the outcome kept for fast-forward stays clean).
+void TrainingJob::publish_step_records(const IterationOutcome& outcome) {
+  const std::optional<StepCorruption> corruption = std::exchange(pending_corruption_, std::nullopt);
+  for (const telemetry::Record& record : outcome.records) {
+    if (!corruption || !record.has_iteration()) {
+      bus_.publish_copy(record);
+      continue;
+    }
+    telemetry::Record marked = record;
+    marked.mutable_iteration()->set_nonfinite_gradients(corruption->nonfinite_gradients);
+    marked.mutable_iteration()->set_loss_spike(corruption->loss_spike);
+    bus_.publish(std::move(marked));
+  }
 }
 
 void TrainingJob::after_iteration() {

@@ -59,6 +59,7 @@ struct SimulatedCluster {
         tenants(scenario, topology, *engine, bus),
         job(tenants.observed()),
         fault_types(fault_types_of(scenario)),
+        faults(injectors::with_calibrated_defaults(scenario.faults, *fault_types, scenario.calibration)),
         healthy(healthy_gpus(scenario, topology)) {
     // Packets and their counters exist only in simulated iterations, so the
     // packet engine simulates every one (the hybrid engine's batches change
@@ -75,11 +76,11 @@ struct SimulatedCluster {
     scheduler->communicator().set_transport_timeout(
         scenario.calibration.duration(models::calibration::kTransportTimeout));
     scheduler->communicator().set_network_calibration(scenario.network_table());
-    if (request.inject_faults) scheduler->arm(scenario.faults, scenario.duration);
+    if (request.inject_faults) scheduler->arm(faults, scenario.duration);
     apply_healthy_fleet(healthy, tenants.all(), *engine, scenario.duration);
     if (request.inject_faults) {
       // What faults change in telemetry beyond the data path: clocks, CPU share, skew.
-      effects = injectors::telemetry_effects_from(scenario.faults, *fault_types, topology, scenario.duration);
+      effects = injectors::telemetry_effects_from(faults, *fault_types, topology, scenario.duration);
       skewed = std::any_of(scenario.faults.begin(), scenario.faults.end(),
                            [&](const injectors::FaultSpec& f) { return fault_types->spec(f.type).skews_clocks; });
     }
@@ -96,6 +97,9 @@ struct SimulatedCluster {
   models::TrainingJob& job;
   std::optional<models::FlowSetArchive> flow_sets;
   std::shared_ptr<const injectors::FaultCatalog> fault_types;
+  // The scenario's faults with the run's calibration in the parameters they
+  // leave out; the scheduler keeps references to them.
+  std::vector<injectors::FaultSpec> faults;
   std::optional<injectors::FaultScheduler> scheduler;
   models::TelemetryEffects effects;
   bool skewed = false;          // some fault skews a host's clock

@@ -9,6 +9,7 @@
 #include "models/fleet/fleet_calibration.hpp"
 #include "models/telemetry/counter_calibration.hpp"
 #include "models/telemetry/flow_calibration.hpp"
+#include "models/telemetry/gpu_failure_calibration.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -77,6 +78,7 @@ const sim::AttributeRegistry& calibration_attributes() {
                                                models::calibration::kFleetAll,
                                                models::calibration::kCounterAttributes,
                                                models::calibration::kFlowAttributes,
+                                               models::calibration::kGpuFailureAll,
                                                calibration::kPipelineAttributes,
                                                kLadderAttributes};
   return registry;

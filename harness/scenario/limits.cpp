@@ -67,8 +67,13 @@ void require_within(const Source& source, const MapView& map, std::string_view k
 
 // The period at which the fault's effect repeats, or 0 when it does not.
 sim::Nanos repeat_period(const injectors::FaultCatalog& types, const injectors::FaultSpec& fault) {
-  const std::string& param = types.spec(fault.type).repeats_every;
-  return param.empty() ? 0 : fault.params.duration(param);
+  const injectors::FaultTypeInfo& type = types.spec(fault.type);
+  const std::string& param = type.repeats_every;
+  if (param.empty()) return 0;
+  if (fault.params.has(param)) return fault.params.duration(param);
+  for (const injectors::ParamInfo& info : type.params)  // left out: its calibrated default
+    if (info.name == param && info.calibrated) return info.calibrated->default_duration();
+  return 0;
 }
 
 double fault_events(const injectors::FaultCatalog& types, const injectors::FaultSpec& fault, sim::Nanos run) {

@@ -115,7 +115,7 @@ TEST(TraceFaults, MappingMistakesAreReportedWhereTheyAre) {
   EXPECT_EQ(error_of(scenario_text(400, "30d", trace_entry("", "{\"*\": leaf_crash}"))),
             "s.yaml:10:20: unknown fault type 'leaf_crash' (known: link_loss, port_flap, stale_flow_table, "
             "gpu_throttle, nic_down, congestion, cpu_contention, gpu_fail, node_crash, agent_hang, clock_skew, "
-            "reconfigure, pfc_storm, or skip)");
+            "reconfigure, pfc_storm, gpu_hbm_error, gpu_sram_error, gpu_gsp_error, gpu_sdc, or skip)");
   EXPECT_EQ(error_of(scenario_text(400, "30d", trace_entry("", "{\"*\": link_loss}"))),
             "s.yaml:10:20: link_loss needs its parameter 'rate': write {type: link_loss, rate: ...}");
   EXPECT_EQ(error_of(scenario_text(400, "30d", trace_entry("    format_x: 1\n"))),

@@ -19,9 +19,23 @@ FaultDescriptor agent_hang();
 FaultDescriptor clock_skew();
 FaultDescriptor reconfigure();
 FaultDescriptor pfc_storm();
+FaultDescriptor gpu_hbm_error();
+FaultDescriptor gpu_sram_error();
+FaultDescriptor gpu_gsp_error();
+FaultDescriptor gpu_sdc();
 
 // The probe effect node_crash and agent_hang share: the host's agent goes
 // silent for the fault's window.
 void silence_agent(const FaultSpec& fault, sim::Nanos end, const sim::Topology& topology, models::ProbeService& probes);
+
+// A parameter whose default is a calibration attribute (ParamInfo::
+// calibrated): the fault's value, else the attribute's default.
+sim::Nanos calibrated_duration(const FaultSpec& fault, std::string_view param, const sim::Attribute& attribute);
+double calibrated_number(const FaultSpec& fault, std::string_view param, const sim::Attribute& attribute);
+
+// The error a training process dies with when its GPU reports an
+// uncorrectable ECC error (CUDA's cudaErrorECCUncorrectable, as PyTorch
+// prints it).
+inline constexpr const char* kUncorrectableEccError = "CUDA error: uncorrectable ECC error encountered";
 
 }  // namespace gauntlet::injectors::faults

@@ -42,11 +42,42 @@ FaultCatalog make_fault_catalog(std::span<const FaultRegistration> registrations
 
 FaultCatalog builtin_fault_catalog() {
   static constexpr FaultRegistration kBuiltin[] = {
-      faults::link_loss,  faults::port_flap,      faults::stale_flow_table, faults::gpu_throttle, faults::nic_down,
-      faults::congestion, faults::cpu_contention, faults::gpu_fail,         faults::node_crash,   faults::agent_hang,
-      faults::clock_skew, faults::reconfigure,    faults::pfc_storm,
+      faults::link_loss,  faults::port_flap,     faults::stale_flow_table, faults::gpu_throttle,
+      faults::nic_down,   faults::congestion,    faults::cpu_contention,   faults::gpu_fail,
+      faults::node_crash, faults::agent_hang,    faults::clock_skew,       faults::reconfigure,
+      faults::pfc_storm,  faults::gpu_hbm_error, faults::gpu_sram_error,   faults::gpu_gsp_error,
+      faults::gpu_sdc,
   };
   return make_fault_catalog(kBuiltin);
 }
 
+std::vector<FaultSpec> with_calibrated_defaults(const std::vector<FaultSpec>& faults, const FaultCatalog& catalog,
+                                                const sim::Calibration& calibration) {
+  std::vector<FaultSpec> out = faults;
+  for (FaultSpec& fault : out) {
+    const FaultDescriptor* type = catalog.find(fault.type);
+    if (!type) continue;
+    for (const ParamInfo& param : type->spec.params) {
+      if (!param.calibrated || fault.params.has(param.name) || !calibration.is_set(*param.calibrated)) continue;
+      if (param.kind == ParamKind::duration)
+        fault.params.set_duration(param.name, calibration.duration(*param.calibrated));
+      else
+        fault.params.set_number(param.name, calibration.value(*param.calibrated));
+    }
+  }
+  return out;
+}
+
 }  // namespace gauntlet::injectors
+
+namespace gauntlet::injectors::faults {
+
+sim::Nanos calibrated_duration(const FaultSpec& fault, std::string_view param, const sim::Attribute& attribute) {
+  return fault.params.has(param) ? fault.params.duration(param) : attribute.default_duration();
+}
+
+double calibrated_number(const FaultSpec& fault, std::string_view param, const sim::Attribute& attribute) {
+  return fault.params.has(param) ? fault.params.number(param) : attribute.default_value;
+}
+
+}  // namespace gauntlet::injectors::faults

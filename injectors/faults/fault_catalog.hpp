@@ -53,4 +53,10 @@ FaultCatalog make_fault_catalog(std::span<const FaultRegistration> registrations
 // The fault types that ship with gauntlet.
 FaultCatalog builtin_fault_catalog();
 
+// `faults` with each parameter a fault left out and whose default is a
+// calibration attribute (ParamInfo::calibrated) set to the run's value,
+// where the run sets that attribute: what the simulation acts on.
+std::vector<FaultSpec> with_calibrated_defaults(const std::vector<FaultSpec>& faults, const FaultCatalog& catalog,
+                                                const sim::Calibration& calibration);
+
 }  // namespace gauntlet::injectors

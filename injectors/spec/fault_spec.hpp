@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "sim/calibration.hpp"
 #include "sim/component_id.hpp"
 #include "sim/time.hpp"
 
@@ -83,6 +84,9 @@ struct ParamInfo {
   // any of the other parameters' samples: the scenario fuzzer draws from
   // them. Empty: the fuzzer leaves an optional parameter out.
   std::vector<std::string> samples{};
+  // Left out, the parameter takes the run's value of this calibration
+  // attribute (its default unless the scenario sets it); null: none.
+  const sim::Attribute* calibrated = nullptr;
 };
 
 // A value that breaks a rule tying the parameters to each other or to the

@@ -403,7 +403,15 @@ void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetr
   const int gpus = topology_.shape().gpus_per_host;
   std::size_t index = 0;
   for (int h = 0; h < topology_.hosts(); ++h)
-    for (int g = 0; g < gpus; ++g) offer(index++, gpu_sample(h, g, at, inputs), at, out);
+    for (int g = 0; g < gpus; ++g) {
+      // A silent GPU's state (its temperature) moves on unseen.
+      telemetry::Record sample = gpu_sample(h, g, at, inputs);
+      if (effects_.any_gpu_silence() && effects_.gpu_silent(h, g, at)) {
+        silence(index++);
+        continue;
+      }
+      offer(index++, std::move(sample), at, out);
+    }
   for (int h = 0; h < topology_.hosts(); ++h) offer(index++, cpu_sample(h, at, inputs), at, out);
   for (sim::EndpointId e = 0; e < topology_.endpoints(); ++e) offer(index++, nic_sample(e, at, inputs), at, out);
   previous_ = at;
@@ -414,6 +422,7 @@ void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetr
 void HardwareSampler::fold_quiet_span() {
   if (quiet_from_ < 0) return;
   for (Component& c : components_) {
+    if (!c.has_last) continue;  // a silent GPU repeats nothing
     if (c.repeat_from < 0) c.repeat_from = quiet_from_;
     c.repeat_until = quiet_until_;
   }
@@ -439,6 +448,13 @@ void HardwareSampler::offer(std::size_t index, telemetry::Record sample, sim::Na
   c.has_last = true;
   published_bytes_ += c.last.ByteSizeLong();
   *out->add_records() = c.last;
+}
+
+// A GPU that stopped answering: its last value's repeats end here and the
+// next sample it gives is published afresh.
+void HardwareSampler::silence(std::size_t index) {
+  close(index, true);
+  components_[index].has_last = false;
 }
 
 void HardwareSampler::close(std::size_t index, bool keep_value) {

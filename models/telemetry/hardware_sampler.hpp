@@ -148,6 +148,7 @@ class HardwareSampler {
   // is emitted, unless `keep_value` copies it now (the component's value may
   // change before then).
   void close(std::size_t index, bool keep_value = false);
+  void silence(std::size_t index);
   void close_all();
   void emit_closed(telemetry::Batch* out);
   // Quiet seconds extend every component's repeat block; the span is kept

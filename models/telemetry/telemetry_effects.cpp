@@ -43,6 +43,9 @@ void TelemetryEffects::add_link_loss(sim::LinkId link, sim::Nanos start, sim::Na
 void TelemetryEffects::add_agent_hang(int host, sim::Nanos start, sim::Nanos end) {
   add(hang_, {host, 0}, {start, end, 1.0});
 }
+void TelemetryEffects::add_gpu_silence(int host, int gpu, sim::Nanos start, sim::Nanos end) {
+  add(silence_, {host, gpu}, {start, end, 1.0});
+}
 void TelemetryEffects::add_clock_skew(int host, sim::Nanos start, sim::Nanos end, sim::Nanos offset) {
   add(skew_, {host, 0}, {start, end, static_cast<double>(offset)});
 }
@@ -112,6 +115,13 @@ double TelemetryEffects::link_loss(sim::LinkId link, sim::Nanos at) const {
 
 bool TelemetryEffects::agent_hung(int host, sim::Nanos at) const {
   if (const auto* windows = find(hang_, {host, 0}))
+    for (const Window& w : *windows)
+      if (w.covers(at)) return true;
+  return false;
+}
+
+bool TelemetryEffects::gpu_silent(int host, int gpu, sim::Nanos at) const {
+  if (const auto* windows = find(silence_, {host, gpu}))
     for (const Window& w : *windows)
       if (w.covers(at)) return true;
   return false;

@@ -31,6 +31,8 @@ class TelemetryEffects {
   void add_background_load(sim::LinkId link, sim::Nanos start, sim::Nanos end, double load);
   void add_link_loss(sim::LinkId link, sim::Nanos start, sim::Nanos end, double rate);
   void add_agent_hang(int host, sim::Nanos start, sim::Nanos end);
+  // The GPU stops answering DCGM over [start, end): no sample of it then.
+  void add_gpu_silence(int host, int gpu, sim::Nanos start, sim::Nanos end);
   void add_clock_skew(int host, sim::Nanos start, sim::Nanos end, sim::Nanos offset);
 
   // Overlapping windows compose as the fault scheduler composes them:
@@ -46,6 +48,8 @@ class TelemetryEffects {
   GpuErrorEvent gpu_errors(int host, int gpu, sim::Nanos after, sim::Nanos until) const;
   bool any_gpu_errors() const { return !gpu_errors_.empty(); }
   bool agent_hung(int host, sim::Nanos at) const;
+  bool gpu_silent(int host, int gpu, sim::Nanos at) const;
+  bool any_gpu_silence() const { return !silence_.empty(); }
   sim::Nanos clock_offset(int host, sim::Nanos at) const;
 
   const std::vector<sim::LinkId>& loaded_links() const { return loaded_links_; }
@@ -74,6 +78,7 @@ class TelemetryEffects {
   std::map<std::pair<int, int>, std::vector<Window>> background_;                          // (link, 0)
   std::map<std::pair<int, int>, std::vector<Window>> loss_;                                // (link, 0)
   std::map<std::pair<int, int>, std::vector<Window>> hang_;                                // (host, 0)
+  std::map<std::pair<int, int>, std::vector<Window>> silence_;                             // (host, gpu)
   std::map<std::pair<int, int>, std::vector<Window>> skew_;                                // (host, 0)
   std::map<std::pair<int, int>, std::vector<std::pair<sim::Nanos, std::uint32_t>>> xids_;  // (host, gpu): sorted
   std::vector<sim::LinkId> loaded_links_;
