@@ -6,7 +6,8 @@
 //    pile up, before the double-bit error; then the ECC and row-remap rules
 //    page, and the remap failure holds DCGM_FI_DEV_ROW_REMAP_FAILURE at 1;
 //  * gpu_sram_error (contained): XID 94 and one double-bit error, no row;
-//  * gpu_gsp_error: XID 119 in the GPU's last sample;
+//  * gpu_gsp_error: XID 119 in the GPU's last sample, then its series go
+//    stale (the staleness rule pages);
 //  * gpu_sdc: nothing any DCGM rule can see.
 #include <gtest/gtest.h>
 
@@ -65,6 +66,17 @@ double last_value(const std::string& openmetrics, const std::string& metric, con
   return value;
 }
 
+// Whether the series of `metric` for `component` has a sample at `time` (seconds, as written).
+bool has_sample_at(const std::string& openmetrics, const std::string& metric, const std::string& component,
+                   const std::string& time) {
+  std::istringstream lines(openmetrics);
+  for (std::string l; std::getline(lines, l);)
+    if (l.starts_with(metric + "{") && l.find("component=\"" + component + "\"") != std::string::npos &&
+        l.ends_with(" " + time))
+      return true;
+  return false;
+}
+
 TEST(GpuClassesAlerts, DcgmRulesFireOnEachClassBySignature) {
   if (!have_promtool()) GTEST_SKIP() << "promtool is not installed (Debian: prometheus)";
   const fs::path dir = scratch("gpu-classes-alerts");
@@ -101,6 +113,11 @@ TEST(GpuClassesAlerts, DcgmRulesFireOnEachClassBySignature) {
   ASSERT_NE(gsp, first.end()) << r.alerts;
   EXPECT_GE(gsp->second, 300);
   EXPECT_LT(gsp->second, 360);
+  // ... and its series go stale from its next scrape (360 s) until it answers.
+  const auto stale = first.find({"h2.gpu1", "monitor"});
+  ASSERT_NE(stale, first.end()) << r.alerts;
+  EXPECT_GE(stale->second, 300);
+  EXPECT_LT(stale->second, 420);
   const auto sram = first.find({"h3.gpu1", "fail_stop"});
   ASSERT_NE(sram, first.end()) << r.alerts;
   EXPECT_GE(sram->second, 360);
@@ -118,6 +135,8 @@ TEST(GpuClassesAlerts, DcgmRulesFireOnEachClassBySignature) {
   EXPECT_EQ(last_value(metrics, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "h3.gpu1"), 1);
   EXPECT_EQ(last_value(metrics, "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "h3.gpu1"), 0);  // SRAM: no row
   EXPECT_EQ(last_value(metrics, "DCGM_FI_DEV_XID_ERRORS", "h2.gpu1"), 119);
+  EXPECT_FALSE(has_sample_at(metrics, "DCGM_FI_DEV_GPU_TEMP", "h2.gpu1", "360.000"));  // stale while hung
+  EXPECT_TRUE(has_sample_at(metrics, "DCGM_FI_DEV_GPU_TEMP", "h2.gpu0", "360.000"));
   EXPECT_EQ(last_value(metrics, "DCGM_FI_DEV_XID_ERRORS", "h0.gpu1"), 0);
   EXPECT_EQ(last_value(metrics, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "h0.gpu1"), 0);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <string>
 
 #include "harness/metrics/exporter_names.hpp"
@@ -54,14 +55,15 @@ std::uint64_t exporter_of(const std::string& metric, const std::string& labels) 
   return std::hash<std::string>{}(key);
 }
 
-// Appends one scrape's value (or its absence) to the run-length encoding.
-void append(std::vector<SeriesSegment>& segments, std::optional<double> value) {
+// Appends one scrape's value (or its absence, a staleness marker when
+// `stale`) to the run-length encoding.
+void append(std::vector<SeriesSegment>& segments, std::optional<double> value, bool stale = false) {
   SeriesSegment* last = segments.empty() ? nullptr : &segments.back();
   if (!value) {
-    if (last && last->missing)
+    if (last && last->missing && !stale)
       ++last->count;
     else
-      segments.push_back({0, 0, 1, true});
+      segments.push_back({0, 0, 1, true, stale});
     return;
   }
   if (last && !last->missing) {
@@ -148,6 +150,16 @@ ExporterSeries::Scrape ExporterSeries::scrape_fate(std::uint64_t exporter, std::
   return Scrape::taken;
 }
 
+const std::vector<std::pair<sim::Nanos, sim::Nanos>>* ExporterSeries::unanswered_windows(const Key& key) const {
+  if (settings_.unanswered_gpus.empty() || !key.metric.starts_with("DCGM_")) return nullptr;
+  constexpr std::string_view kComponent = "component=\"";
+  const auto at = key.labels.find(kComponent);
+  if (at == std::string::npos) return nullptr;
+  const auto from = at + kComponent.size();
+  const auto it = settings_.unanswered_gpus.find(key.labels.substr(from, key.labels.find('"', from) - from));
+  return it == settings_.unanswered_gpus.end() ? nullptr : &it->second;
+}
+
 Series ExporterSeries::series_of(const Key& key, const Track& track, sim::Nanos until) const {
   Series s;
   s.metric = key.metric;
@@ -161,6 +173,8 @@ Series ExporterSeries::series_of(const Key& key, const Track& track, sim::Nanos 
   std::size_t next = 0;                                                // the first change not yet in effect
   double current = 0;
   double reset_at = 0;  // the counter's value when its exporter last restarted
+  const auto* unanswered = unanswered_windows(key);
+  bool answered = true;  // the previous scrape found the GPU answering
   std::uint64_t k = s.first_scrape;
   for (sim::Nanos at = static_cast<sim::Nanos>(k) * interval_; at <= until; at += interval_, ++k) {
     const sim::Nanos read_at = collection > 0 ? at / collection * collection : at;
@@ -177,6 +191,13 @@ Series ExporterSeries::series_of(const Key& key, const Track& track, sim::Nanos 
       const sim::Nanos seconds = std::max<sim::Nanos>(0, (read_at - counted_to) / kSamplePeriod);
       value = total + current * static_cast<double>(seconds);
     }
+    if (unanswered && std::any_of(unanswered->begin(), unanswered->end(),
+                                  [read_at](const auto& w) { return w.first <= read_at && read_at < w.second; })) {
+      append(s.segments, std::nullopt, answered);  // gone from an answered scrape: stale at once
+      answered = false;
+      continue;
+    }
+    answered = true;
     const Scrape fate = next == 0 ? Scrape::missed : scrape_fate(track.exporter, k);
     if (fate == Scrape::restarted && s.type == "counter") reset_at = value;
     if (fate != Scrape::taken) {

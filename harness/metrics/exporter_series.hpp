@@ -25,12 +25,15 @@
 namespace gauntlet::harness {
 
 // `count` values start, start + step, ..., on consecutive scrapes; or,
-// `missing`, `count` scrapes without a sample.
+// `missing`, `count` scrapes without a sample, the first of them a
+// staleness marker when `stale` (the series vanished from a scrape that
+// answered, so Prometheus marks it stale at once).
 struct SeriesSegment {
   double start = 0;
   double step = 0;
   std::uint64_t count = 0;
   bool missing = false;
+  bool stale = false;
 };
 
 struct ScrapeSettings {
@@ -39,6 +42,9 @@ struct ScrapeSettings {
   double missed_scrape_rate = 0;            // per exporter and scrape
   double restarts_per_day = 0;              // per exporter
   std::uint64_t seed = 0;
+  // By GPU id (h2.gpu1): windows [start, end) in which the GPU answers no
+  // DCGM read (its GSP hangs); its dcgm-exporter series go stale there.
+  std::map<std::string, std::vector<std::pair<sim::Nanos, sim::Nanos>>> unanswered_gpus{};
 };
 
 struct Series {
@@ -85,6 +91,8 @@ class ExporterSeries {
   enum class Scrape { taken, missed, restarted };
   Scrape scrape_fate(std::uint64_t exporter, std::uint64_t k) const;
   Series series_of(const Key& key, const Track& track, sim::Nanos until) const;
+  // The windows in which the GPU a DCGM series describes does not answer; null: none.
+  const std::vector<std::pair<sim::Nanos, sim::Nanos>>* unanswered_windows(const Key& key) const;
 
   ScrapeSettings settings_;
   sim::Nanos interval_;

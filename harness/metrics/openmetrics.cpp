@@ -54,12 +54,23 @@ std::string openmetrics_text(const std::vector<Series>& series, sim::Nanos scrap
   return out;
 }
 
+namespace {
+
+// Scrapes without a sample ('_'), the first a staleness marker when the
+// series vanished from an answered scrape.
+std::string missing_notation(const SeriesSegment& segment) {
+  if (!segment.stale) return "_x" + std::to_string(segment.count);
+  return segment.count > 1 ? "stale _x" + std::to_string(segment.count - 1) : "stale";
+}
+
+}  // namespace
+
 std::string expanding_notation(const Series& series) {
   // Scrapes before the series began are absent ('_').
   std::string out = series.first_scrape > 0 ? "_x" + std::to_string(series.first_scrape) : "";
   for (const SeriesSegment& segment : series.segments)
     out += (out.empty() ? "" : " ") + (segment.missing
-                                           ? "_x" + std::to_string(segment.count)
+                                           ? missing_notation(segment)
                                            : number(segment.start) + (segment.step >= 0 ? "+" : "") +
                                                  number(segment.step) + "x" + std::to_string(segment.count - 1));
   return out;

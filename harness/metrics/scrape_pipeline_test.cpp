@@ -52,6 +52,33 @@ TEST(ScrapePipeline, DcgmAnswersWithItsLastCollection) {
   EXPECT_EQ(clock[5], 990);
 }
 
+// A GPU whose GSP hangs answers no DCGM read: its series vanish from the
+// scrapes that read in the window, the first with a staleness marker (as
+// Prometheus writes one for a series gone from an answered scrape), and
+// come back with the GPU; its peers on the same exporter are untouched.
+TEST(ScrapePipeline, AnUnansweredGpusSeriesGoStaleAtOnce) {
+  ScrapeSettings settings{.scrape_interval = 15 * kSecond};
+  settings.unanswered_gpus["h0.gpu1"] = {{31 * kSecond, 75 * kSecond}};
+  ExporterSeries series(settings);
+  telemetry::Batch b;
+  gpu(b, "h0.gpu0", 1 * kSecond, 1980);
+  gpu(b, "h0.gpu1", 1 * kSecond, 1980);
+  series.observe(b);
+  const std::vector<Series> all = series.series(90 * kSecond);
+  const auto hung = scrapes(all, "DCGM_FI_DEV_SM_CLOCK", "h0.gpu1");
+  // Scrapes at 15, 30 (values), 45, 60 (none), 75, 90 (values again).
+  ASSERT_EQ(hung.size(), 7u);
+  EXPECT_EQ(hung[2], 1980);
+  EXPECT_FALSE(hung[3].has_value());
+  EXPECT_FALSE(hung[4].has_value());
+  EXPECT_EQ(hung[5], 1980);
+  EXPECT_EQ(scrapes(all, "DCGM_FI_DEV_SM_CLOCK", "h0.gpu0"),
+            (std::vector<std::optional<double>>{std::nullopt, 1980, 1980, 1980, 1980, 1980, 1980}));
+  for (const Series& s : all)
+    if (s.metric == "DCGM_FI_DEV_SM_CLOCK" && s.labels.find("h0.gpu1") != std::string::npos)
+      EXPECT_EQ(expanding_notation(s), "_x1 1980+0x1 stale _x1 1980+0x1");
+}
+
 TEST(ScrapePipeline, AFailedScrapeIsAGapInEverySeriesOfItsExporter) {
   ExporterSeries series(ScrapeSettings{.scrape_interval = 15 * kSecond, .missed_scrape_rate = 0.3, .seed = 11});
   telemetry::Batch b;

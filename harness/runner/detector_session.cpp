@@ -39,7 +39,7 @@ ExternalRunInfo external_run_info(const Scenario& scenario, const sim::Topology&
 
 std::unique_ptr<Detector> make_detector(const Scenario& scenario, const DetectorSpec& spec,
                                         const DetectorRegistry& registry, const sim::Topology& topology,
-                                        sim::Nanos batch_period) {
+                                        sim::Nanos batch_period, const ScrapeSettings& scrape) {
   if (spec.name.starts_with(ExternalDetector::kPrefix)) {
     ExternalConfig config;
     try {
@@ -54,7 +54,7 @@ std::unique_ptr<Detector> make_detector(const Scenario& scenario, const Detector
     auto config = parse_prom_config(spec.name.substr(std::string(PromRulesDetector::kPrefix).size()), spec.params,
                                     &error, &bad_key);
     if (!config) reject_detector(scenario, spec, "detector '" + spec.name + "': " + error);
-    config->scrape = scrape_settings(scenario.calibration, scenario.seed);
+    config->scrape = scrape;
     config->evaluation_interval = scenario.calibration.duration(calibration::kEvaluationInterval);
     return std::make_unique<PromRulesDetector>(spec.name, *config, scenario.duration);
   }
@@ -87,7 +87,7 @@ std::vector<const DetectorSpec*> selected(const Scenario& scenario, const Simula
 DetectorSession::DetectorSession(const Scenario& scenario, const DetectorRegistry& registry,
                                  const SimulationRequest& request, const sim::Topology& topology,
                                  sim::NetworkEngine& engine, sim::TelemetryBus& bus, models::TrainingJob& job,
-                                 const injectors::SimulatedFaults& fault_types,
+                                 const injectors::SimulatedFaults& fault_types, const ScrapeSettings& scrape,
                                  std::function<sim::Nanos(sim::LinkId)> queueing_delay)
     : scenario_(scenario),
       request_(request),
@@ -100,8 +100,9 @@ DetectorSession::DetectorSession(const Scenario& scenario, const DetectorRegistr
       measured_(scenario.job),
       console_(job, measured_) {
   for (const DetectorSpec* spec : selected(scenario, request))
-    detectors_.push_back(
-        {spec->run_name(), make_detector(scenario, *spec, registry, topology, request.observe_interval), nullptr});
+    detectors_.push_back({spec->run_name(),
+                          make_detector(scenario, *spec, registry, topology, request.observe_interval, scrape),
+                          nullptr});
   policy_ = make_policy(request.mitigation, scenario.job, scenario.mitigation_costs, scenario.calibration);
   measures_ = policy_ && policy_->reads_measurements();
   agents_ = make_prober();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/detectors/registry.hpp"
+#include "harness/metrics/exporter_series.hpp"
 #include "harness/mitigation/policy.hpp"
 #include "harness/runner/simulation.hpp"
 #include "harness/scenario/scenario.hpp"
@@ -38,7 +39,7 @@ class DetectorSession {
   // must outlive the session.
   DetectorSession(const Scenario& scenario, const DetectorRegistry& registry, const SimulationRequest& request,
                   const sim::Topology& topology, sim::NetworkEngine& engine, sim::TelemetryBus& bus,
-                  models::TrainingJob& job, const injectors::SimulatedFaults& fault_types,
+                  models::TrainingJob& job, const injectors::SimulatedFaults& fault_types, const ScrapeSettings& scrape,
                   std::function<sim::Nanos(sim::LinkId)> queueing_delay);
   DetectorSession(const DetectorSession&) = delete;
   DetectorSession& operator=(const DetectorSession&) = delete;

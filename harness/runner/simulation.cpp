@@ -224,7 +224,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   models::TrainingJob& job = cluster.job;
   std::optional<TelemetryPipeline> pipeline;  // made after the session, whose probers ask it for queueing delays
   DetectorSession session(scenario, registry, request, cluster.topology, *cluster.engine, cluster.bus, job,
-                          *cluster.fault_types, [&pipeline, &engine = *cluster.engine](sim::LinkId link) {
+                          *cluster.fault_types, run_scrape_settings(scenario, cluster.effects),
+                          [&pipeline, &engine = *cluster.engine](sim::LinkId link) {
                             return pipeline ? pipeline->queueing_delay(link) : engine.queueing_delay(link);
                           });
   RunServices services(scenario, cluster, session.console());

@@ -32,6 +32,14 @@ sim::ReplayLedger::Observation count_replayed_flows(sim::NetworkEngine& engine, 
 
 }  // namespace
 
+ScrapeSettings run_scrape_settings(const Scenario& scenario, const models::TelemetryEffects& effects) {
+  ScrapeSettings settings = scrape_settings(scenario.calibration, scenario.seed);
+  for (const models::TelemetryEffects::GpuWindow& w : effects.gpu_silences())
+    settings.unanswered_gpus["h" + std::to_string(w.host) + ".gpu" + std::to_string(w.gpu)].emplace_back(w.start,
+                                                                                                         w.end);
+  return settings;
+}
+
 TelemetryPipeline::TelemetryPipeline(const Scenario& scenario, const sim::Topology& topology,
                                      sim::NetworkEngine& engine, sim::TelemetryBus& bus, Tenants& tenants,
                                      const models::TelemetryEffects& effects, const models::HealthyGpus& healthy,
@@ -48,7 +56,7 @@ TelemetryPipeline::TelemetryPipeline(const Scenario& scenario, const sim::Topolo
   if (needs.flow_tables)
     flow_tables_.emplace(engine,
                          models::FlowTableSamplerParams{.mtu_bytes = calibration.value(models::calibration::kRnicMtu)});
-  if (needs.metrics) exporters_.emplace(scrape_settings(calibration, scenario.seed));
+  if (needs.metrics) exporters_.emplace(run_scrape_settings(scenario, effects));
   publish_samples_ = exporters_ || needs.samples;
   sampling_ = publish_samples_ || needs.flow_records;
   if (!sampling_) return;

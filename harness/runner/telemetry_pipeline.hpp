@@ -16,6 +16,7 @@
 #include <string>
 
 #include "harness/metrics/exporter_series.hpp"
+#include "models/telemetry/telemetry_effects.hpp"
 #include "harness/runner/tenants.hpp"
 #include "harness/scenario/scenario.hpp"
 #include "models/telemetry/fabric_sampler.hpp"
@@ -34,6 +35,11 @@ struct TelemetryNeeds {
   bool flow_records = false;  // some detector reads flow records (metered off the flow model's rates)
   bool metrics = false;       // the telemetry as OpenMetrics (--metrics-out)
 };
+
+// The scenario's scrape pipeline (pipeline_calibration.hpp), with the
+// windows in which faults leave a GPU unanswered (a hung GSP): what the
+// exporters and prom: rules see.
+ScrapeSettings run_scrape_settings(const Scenario& scenario, const models::TelemetryEffects& effects);
 
 class TelemetryPipeline {
  public:

@@ -127,6 +127,13 @@ bool TelemetryEffects::gpu_silent(int host, int gpu, sim::Nanos at) const {
   return false;
 }
 
+std::vector<TelemetryEffects::GpuWindow> TelemetryEffects::gpu_silences() const {
+  std::vector<GpuWindow> out;
+  for (const auto& [key, windows] : silence_)
+    for (const Window& w : windows) out.push_back({key.first, key.second, w.start, w.end});
+  return out;
+}
+
 sim::Nanos TelemetryEffects::clock_offset(int host, sim::Nanos at) const {
   sim::Nanos offset = 0;
   if (const auto* windows = find(skew_, {host, 0}))

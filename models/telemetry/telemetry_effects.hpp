@@ -49,6 +49,11 @@ class TelemetryEffects {
   bool any_gpu_errors() const { return !gpu_errors_.empty(); }
   bool agent_hung(int host, sim::Nanos at) const;
   bool gpu_silent(int host, int gpu, sim::Nanos at) const;
+  struct GpuWindow {
+    int host = 0, gpu = 0;
+    sim::Nanos start = 0, end = 0;
+  };
+  std::vector<GpuWindow> gpu_silences() const;  // every silence window
   bool any_gpu_silence() const { return !silence_.empty(); }
   sim::Nanos clock_offset(int host, sim::Nanos at) const;
 
