@@ -23,6 +23,7 @@ FaultDescriptor gpu_gsp_error() {
                         .unit = "ns",
                         .help = "how long DCGM still reports the GPU after its GSP hangs (default: "
                                 "gpu_failure.gsp_stale_after)",
+                        .samples = {"1s", "3s"},
                         .calibrated = &models::calibration::kGspStaleAfter}},
             .fail_stop = true};
   d.simulated = SimulatedFault{

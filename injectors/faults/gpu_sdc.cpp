@@ -67,15 +67,18 @@ FaultDescriptor gpu_sdc() {
                         .unit = "ns",
                         .help = "time between the steps the corruption touches, the first at the start (default: "
                                 "gpu_failure.sdc_interval)",
+                        .samples = {"5s", "30s"},
                         .calibrated = &models::calibration::kSdcInterval},
                        {.name = "nonfinite_share",
                         .kind = ParamKind::fraction,
                         .help = "share of touched steps with non-finite gradients; the others spike the loss "
                                 "(default: gpu_failure.sdc_nonfinite_share)",
+                        .samples = {"0.5"},
                         .calibrated = &models::calibration::kSdcNonfiniteShare},
                        {.name = "loss_jump",
                         .kind = ParamKind::positive_number,
                         .help = "a spiking step's loss over the recent mean (default: gpu_failure.sdc_loss_jump)",
+                        .samples = {"3"},
                         .calibrated = &models::calibration::kSdcLossJump}},
             .repeats_every = "interval",
             .check = check_interval};

@@ -60,12 +60,14 @@ FaultDescriptor gpu_sram_error() {
                         .kind = ParamKind::choice,
                         .help = "contained (XID 94, the default: the job restarts, the GPU stays healthy) or "
                                 "uncontained (XID 95: the GPU is out for its reset)",
-                        .choices = {"contained", "uncontained"}},
+                        .choices = {"contained", "uncontained"},
+                        .samples = {"contained", "uncontained"}},
                        {.name = "reset",
                         .kind = ParamKind::duration,
                         .unit = "ns",
                         .help = "how long an uncontained error's reset keeps the GPU out, at most until the fault "
                                 "ends (default: gpu_failure.reset_time)",
+                        .samples = {"20s"},
                         .calibrated = &models::calibration::kGpuResetTime}},
             .fail_stop = true};
   d.simulated = SimulatedFault{
