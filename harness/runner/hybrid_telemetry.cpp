@@ -17,34 +17,37 @@ bool counts_anything(const telemetry::RnicTransportCounters& t) {
          t.cnp_sent() > 0 || t.cnp_handled() > 0 || t.timeouts() > 0 || t.qp_errors() > 0;
 }
 
+std::string port_key(const telemetry::PortCounters& p) { return p.link() + (p.upward() ? "+" : "-"); }
+
+// The counters packets show take the model's estimate's place.
+void overlay(const telemetry::PortCounters& counted, telemetry::PortCounters* model) {
+  model->set_crc_errors(counted.crc_errors());
+  model->set_drops(counted.drops());
+  model->set_pause_sent(counted.pause_sent());
+  model->set_pause_received(counted.pause_received());
+  model->set_pause_duration_us(counted.pause_duration_us());
+  model->set_ecn_marked(counted.ecn_marked());
+}
+
 }  // namespace
 
-void merge_packet_counts(const telemetry::Batch& packets, telemetry::Batch* out) {
+void PacketCountMerge::merge(const telemetry::Batch& packets, telemetry::Batch* out) {
   // The model's plain records, by port direction or RNIC and time.
-  std::map<std::pair<std::string, std::int64_t>, telemetry::PortCounters*> ports;
+  PortIndex ports;
   std::map<std::pair<std::string, std::int64_t>, telemetry::RnicTransportCounters*> rnics;
   for (telemetry::Record& r : *out->mutable_records()) {
-    if (r.has_port())
-      ports[{r.port().link() + (r.port().upward() ? "+" : "-"), r.port().time_ns()}] = r.mutable_port();
-    else if (r.has_transport())
+    if (r.has_port()) {
+      ports[{port_key(r.port()), r.port().time_ns()}] = r.mutable_port();
+      model_ports_[port_key(r.port())] = r.port();
+    } else if (r.has_transport()) {
       rnics[{r.transport().nic(), r.transport().time_ns()}] = r.mutable_transport();
+    }
   }
   for (const telemetry::Record& r : packets.records()) {
-    // A batch's all-zero record says it fell quiet, which the model knows.
-    if (r.has_port() && counts_anything(r.port())) {
-      const telemetry::PortCounters& p = r.port();
-      auto it = ports.find({p.link() + (p.upward() ? "+" : "-"), p.time_ns()});
-      if (it == ports.end()) {
-        *out->add_records() = r;
-        continue;
-      }
-      telemetry::PortCounters& model = *it->second;
-      model.set_crc_errors(p.crc_errors());
-      model.set_drops(p.drops());
-      model.set_pause_sent(p.pause_sent());
-      model.set_pause_received(p.pause_received());
-      model.set_ecn_marked(p.ecn_marked());
+    if (r.has_port()) {
+      merge_port(r.port(), ports, out);
     } else if (r.has_transport() && counts_anything(r.transport())) {
+      // A batch's all-zero record says it fell quiet, which the model knows.
       const telemetry::RnicTransportCounters& t = r.transport();
       auto it = rnics.find({t.nic(), t.time_ns()});
       if (it == rnics.end()) {
@@ -62,6 +65,31 @@ void merge_packet_counts(const telemetry::Batch& packets, telemetry::Batch* out)
       model.set_qp_errors(t.qp_errors());
     }
   }
+}
+
+void PacketCountMerge::merge_port(const telemetry::PortCounters& p, const PortIndex& ports, telemetry::Batch* out) {
+  const std::string key = port_key(p);
+  if (const auto it = ports.find({key, p.time_ns()}); it != ports.end()) {
+    overlaid_.erase(key);  // the model's own record speaks for the port again
+    if (counts_anything(p)) overlay(p, it->second);
+    return;
+  }
+  // Quiet where the model's last record stands: nothing to say. Quiet after
+  // a batch's counts: the model's last record again.
+  const bool counts = counts_anything(p);
+  if (!counts && !overlaid_.erase(key)) return;
+  telemetry::PortCounters* shown = out->add_records()->mutable_port();
+  if (const auto held = model_ports_.find(key); held != model_ports_.end()) {
+    *shown = held->second;
+  } else {  // the model never counted a byte on it
+    shown->set_link(p.link());
+    shown->set_upward(p.upward());
+    shown->set_link_up(p.link_up());
+  }
+  shown->set_time_ns(p.time_ns());
+  if (!counts) return;
+  overlay(p, shown);
+  overlaid_.insert(key);
 }
 
 }  // namespace gauntlet::harness

@@ -4,13 +4,35 @@
 // every port and RNIC, with what the packet batches counted in the same
 // second taking the model's place for the counters packets show (CRC
 // errors, drops, PFC frames, ECN marks; resends, NAKs, CNPs, timeouts).
-// A port or RNIC no batch touched keeps the model's record.
+// A port or RNIC no batch touched keeps the model's record. Bytes and
+// packets are always the model's: it counts every transfer's data, at
+// either level, and the RNICs' byte counters come from it too, while a
+// batch also counts its acknowledgement and CNP frames.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
 #include "sim/proto/telemetry.pb.h"
 
 namespace gauntlet::harness {
 
-// Folds `packets` (a PacketTelemetry sample of the hybrid engine's batches)
-// into `out` (the flow model's records of the same instant).
-void merge_packet_counts(const telemetry::Batch& packets, telemetry::Batch* out);
+class PacketCountMerge {
+ public:
+  // Folds `packets` (a PacketTelemetry sample of the hybrid engine's
+  // batches) into `out` (the flow model's records of the same instant).
+  void merge(const telemetry::Batch& packets, telemetry::Batch* out);
+
+ private:
+  using PortIndex = std::map<std::pair<std::string, std::int64_t>, telemetry::PortCounters*>;
+  void merge_port(const telemetry::PortCounters& counted, const PortIndex& model, telemetry::Batch* out);
+
+  // The model publishes a port's record when it changes: a port a batch
+  // crossed without one this second shows the model's last record (held
+  // by the exporters until the next) with the batch's counts over it.
+  std::map<std::string, telemetry::PortCounters> model_ports_;  // link+direction -> the model's last record
+  std::set<std::string> overlaid_;  // ports whose last record shown carries a batch's counts over a held one
+};
 
 }  // namespace gauntlet::harness

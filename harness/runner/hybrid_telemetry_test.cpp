@@ -38,7 +38,7 @@ TEST(HybridTelemetry, PacketCountsTakeTheModelsPlaceOnThePortsBatchesCrossed) {
   resent->set_retransmitted_packets(310);
   resent->set_naks_received(12);
 
-  merge_packet_counts(packets, &model);
+  PacketCountMerge().merge(packets, &model);
   ASSERT_EQ(model.records_size(), 4);
   // The model's bytes stay; the packets' errors replace its estimate.
   EXPECT_EQ(model.records(0).port().tx_bytes(), 5'000'000u);
@@ -48,6 +48,48 @@ TEST(HybridTelemetry, PacketCountsTakeTheModelsPlaceOnThePortsBatchesCrossed) {
   EXPECT_EQ(model.records(2).transport().naks_received(), 12u);
   EXPECT_EQ(model.records(3).port().link(), "leaf0~spine1");
   EXPECT_EQ(model.records(3).port().ecn_marked(), 7u);
+  EXPECT_EQ(model.records(3).port().tx_bytes(), 0u);  // no data of the model's crossed it
+}
+
+// The model publishes a port's record when it changes. A batch crossing a
+// port in a second the model kept quiet shows the model's bytes still
+// (an RNIC's byte counters are the model's too, so the two balance), not
+// the batch's frames, its acknowledgements and CNPs among them; when the
+// batch falls quiet, the model's own record is shown again.
+TEST(HybridTelemetry, APortTheModelKeptQuietShowsItsLastBytesUnderTheBatchsCounts) {
+  PacketCountMerge merge;
+  telemetry::Batch first;
+  telemetry::PortCounters* steady = port(first, "h1.nic0~leaf0", false, 1000);
+  steady->set_tx_bytes(80'000);
+  steady->set_tx_packets(20);
+  steady->set_crc_errors(1);
+  merge.merge(telemetry::Batch(), &first);
+
+  telemetry::Batch model, packets;
+  telemetry::PortCounters* counted = port(packets, "h1.nic0~leaf0", false, 2000);
+  counted->set_tx_bytes(150'000);  // data, acknowledgements and CNPs
+  counted->set_tx_packets(90);
+  counted->set_ecn_marked(4);
+  merge.merge(packets, &model);
+  ASSERT_EQ(model.records_size(), 1);
+  EXPECT_EQ(model.records(0).port().time_ns(), 2000);
+  EXPECT_EQ(model.records(0).port().tx_bytes(), 80'000u);
+  EXPECT_EQ(model.records(0).port().tx_packets(), 20u);
+  EXPECT_EQ(model.records(0).port().ecn_marked(), 4u);
+  EXPECT_EQ(model.records(0).port().crc_errors(), 0u);  // the packets' count, not the model's estimate
+
+  telemetry::Batch later, quiet;
+  port(quiet, "h1.nic0~leaf0", false, 3000);
+  merge.merge(quiet, &later);
+  ASSERT_EQ(later.records_size(), 1);
+  EXPECT_EQ(later.records(0).port().tx_bytes(), 80'000u);
+  EXPECT_EQ(later.records(0).port().ecn_marked(), 0u);
+  EXPECT_EQ(later.records(0).port().crc_errors(), 1u);
+
+  telemetry::Batch after, still_quiet;
+  port(still_quiet, "h1.nic0~leaf0", false, 4000);
+  merge.merge(still_quiet, &after);
+  EXPECT_EQ(after.records_size(), 0);  // the model's record stands
 }
 
 TEST(HybridTelemetry, RecordsOfAnotherInstantAreNotMerged) {
@@ -55,7 +97,7 @@ TEST(HybridTelemetry, RecordsOfAnotherInstantAreNotMerged) {
   port(model, "h0.nic0~leaf0", true, 1000)->set_tx_bytes(1);
   telemetry::Batch packets;
   port(packets, "h0.nic0~leaf0", true, 2000)->set_crc_errors(3);
-  merge_packet_counts(packets, &model);
+  PacketCountMerge().merge(packets, &model);
   ASSERT_EQ(model.records_size(), 2);
   EXPECT_EQ(model.records(0).port().crc_errors(), 0u);
   EXPECT_EQ(model.records(1).port().crc_errors(), 3u);

@@ -103,7 +103,7 @@ void TelemetryPipeline::sample(sim::Nanos t, telemetry::Batch* batch) {
   if (publish_samples_) {
     sampler_.sample(t, inputs, batch);
     if (fabric_) fabric_->sample(t, inputs.traffic_flowing, batch);
-    if (batch_counters_) merge_packet_counts(counted, batch);
+    if (batch_counters_) batch_merge_.merge(counted, batch);
   }
   if (flow_tables_) flow_tables_->sample(t, batch);
   if (flow_records_) flow_records_->meter(t, fabric_->flow_rates(), &tenants_.observed().containers(), batch);

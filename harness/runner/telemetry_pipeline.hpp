@@ -16,13 +16,14 @@
 #include <string>
 
 #include "harness/metrics/exporter_series.hpp"
-#include "models/telemetry/telemetry_effects.hpp"
+#include "harness/runner/hybrid_telemetry.hpp"
 #include "harness/runner/tenants.hpp"
 #include "harness/scenario/scenario.hpp"
 #include "models/telemetry/fabric_sampler.hpp"
 #include "models/telemetry/flow_records.hpp"
 #include "models/telemetry/flow_table_sampler.hpp"
 #include "models/telemetry/hardware_sampler.hpp"
+#include "models/telemetry/telemetry_effects.hpp"
 #include "sim/network_engine.hpp"
 #include "sim/packet/packet_telemetry.hpp"
 #include "sim/telemetry_bus.hpp"
@@ -86,6 +87,7 @@ class TelemetryPipeline {
   std::optional<models::FabricSampler> fabric_;
   std::optional<sim::PacketTelemetry> packet_counters_;
   std::optional<sim::PacketTelemetry> batch_counters_;      // the hybrid engine's packet batches
+  PacketCountMerge batch_merge_;                            // folds them into the model's records
   std::optional<models::FlowTableSampler> flow_tables_;     // measured only when a detector reads them
   std::optional<models::FlowRecordExporter> flow_records_;  // likewise
   std::optional<ExporterSeries> exporters_;                 // what exporters would show Prometheus
