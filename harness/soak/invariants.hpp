@@ -20,7 +20,9 @@ std::vector<std::string> timeline_problems(const std::vector<models::IterationSp
 std::vector<std::string> timeline_differences(const std::vector<models::IterationSpan>& fast_forwarded,
                                               const std::vector<models::IterationSpan>& step_by_step);
 
-// Alerts come at the end of an observation interval within the run, and
+// Alerts come within the run, at the end of an observation interval (but
+// for the detectors that time an alert at the record that showed them the
+// fault: the timeout detector at a crash, Falcon at an iteration), and
 // before the first fault begins a detector has seen exactly what it sees in
 // the fault-free run, so it must have raised exactly the same alerts there.
 std::vector<std::string> alert_problems(const SimulationOutcome& faulty, const SimulationOutcome& fault_free,

@@ -25,9 +25,9 @@ TEST(TimelineDifferences, ComparesIterationByIterationHoweverSpansAreCut) {
   EXPECT_EQ(timeline_differences(one_span, {{0, 3, 0, 100}}).size(), 1u);
 }
 
-SimulationOutcome with_alerts(const std::vector<double>& times) {
+SimulationOutcome with_alerts(const std::vector<double>& times, const std::string& detector = "c4d") {
   SimulationOutcome outcome;
-  for (double t : times) outcome.detectors["c4d"].alerts.push_back({t, "c4d", "fail_slow", {}});
+  for (double t : times) outcome.detectors[detector].alerts.push_back({t, detector, "fail_slow", {}});
   return outcome;
 }
 
@@ -37,6 +37,17 @@ TEST(AlertProblems, AnAlertBeforeTheFirstFaultMustAlsoComeWithoutIt) {
   EXPECT_EQ(alert_problems(with_alerts({29, 31}), with_alerts({}), onset, interval, duration).size(), 1u);
   EXPECT_EQ(alert_problems(with_alerts({31.5}), with_alerts({}), onset, interval, duration).size(), 1u);
   EXPECT_EQ(alert_problems(with_alerts({61}), with_alerts({}), onset, interval, duration).size(), 1u);
+}
+
+// The timeout detector pages when the job crashes, as the scheduler sees
+// the processes exit (an uncorrectable ECC error kills them at once), not
+// at the end of the interval it read the crash in; still within the run.
+TEST(AlertProblems, TheTimeoutDetectorPagesAtTheCrashWithinTheRun) {
+  const sim::Nanos onset = 30 * sim::kSecond, interval = sim::kSecond, duration = 60 * sim::kSecond;
+  EXPECT_TRUE(
+      alert_problems(with_alerts({31.5}, "timeout"), with_alerts({}, "timeout"), onset, interval, duration).empty());
+  EXPECT_EQ(
+      alert_problems(with_alerts({60.5}, "timeout"), with_alerts({}, "timeout"), onset, interval, duration).size(), 1u);
 }
 
 TEST(ByteBalance, SentAndReceivedTotalsMustMatch) {
