@@ -1,6 +1,8 @@
 #include "harness/soak/scenario_generator.hpp"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -125,6 +127,38 @@ struct FaultDraw {
   bool possible = false;
 };
 
+void set_sample(const injectors::ParamInfo& p, const std::string& value, injectors::FaultSpec& spec) {
+  if (p.kind == injectors::ParamKind::duration || p.kind == injectors::ParamKind::signed_duration)
+    spec.params.set_duration(p.name, sim::parse_duration(value).value_or(0));
+  else if (p.kind == injectors::ParamKind::fraction || p.kind == injectors::ParamKind::positive_number)
+    spec.params.set_number(p.name, std::stod(value));
+  else if (p.kind == injectors::ParamKind::choice)
+    spec.params.set_text(p.name, value);
+}
+
+// A refused draw names the parameter at fault; a type whose default does
+// not fit the case's scale (an HBM row's minutes of single-bit errors before
+// a fault of a few hundred milliseconds ends) gets each of that parameter's
+// samples in turn, from a drawn one, before it is given up.
+bool try_other_samples(Draw& draw, const injectors::FaultTypeInfo& info, injectors::FaultSpec& spec,
+                       std::map<std::string, std::string>& chosen) {
+  const std::optional<injectors::ParamProblem> problem = info.check(spec);
+  if (!problem) return true;
+  const auto p = std::find_if(info.params.begin(), info.params.end(),
+                              [&](const injectors::ParamInfo& q) { return q.name == problem->param; });
+  if (p == info.params.end() || p->samples.empty()) return false;
+  const int first = draw.between(0, static_cast<int>(p->samples.size()) - 1);
+  for (std::size_t k = 0; k < p->samples.size(); ++k) {
+    const std::string& value = p->samples[(static_cast<std::size_t>(first) + k) % p->samples.size()];
+    set_sample(*p, value, spec);
+    if (!info.check(spec)) {
+      chosen[p->name] = value;
+      return true;
+    }
+  }
+  return false;
+}
+
 FaultDraw draw_fault(Draw& draw, const injectors::FaultTypeInfo& info, const sim::Topology& topology, int job_hosts,
                      sim::Nanos length) {
   FaultDraw f;
@@ -137,21 +171,18 @@ FaultDraw draw_fault(Draw& draw, const injectors::FaultTypeInfo& info, const sim
     if (targets.empty()) return f;
     f.target = spec.target = draw.pick(targets);
   }
+  std::map<std::string, std::string> chosen;
   for (const injectors::ParamInfo& p : info.params) {
     if (p.samples.empty() || (!p.required && draw.chance(0.5))) {
       if (p.required) return f;  // a type the fuzzer cannot fill in
       continue;
     }
-    const std::string& value = draw.pick(p.samples);
-    f.params += ", " + p.name + ": " + value;
-    if (p.kind == injectors::ParamKind::duration || p.kind == injectors::ParamKind::signed_duration)
-      spec.params.set_duration(p.name, sim::parse_duration(value).value_or(0));
-    else if (p.kind == injectors::ParamKind::fraction || p.kind == injectors::ParamKind::positive_number)
-      spec.params.set_number(p.name, std::stod(value));
-    else if (p.kind == injectors::ParamKind::choice)
-      spec.params.set_text(p.name, value);
+    chosen[p.name] = draw.pick(p.samples);
+    set_sample(p, chosen[p.name], spec);
   }
-  f.possible = !info.check || !info.check(spec);
+  f.possible = !info.check || try_other_samples(draw, info, spec, chosen);
+  for (const injectors::ParamInfo& p : info.params)  // in the catalog's order
+    if (const auto it = chosen.find(p.name); it != chosen.end()) f.params += ", " + p.name + ": " + it->second;
   return f;
 }
 

@@ -118,7 +118,7 @@ FaultDescriptor gpu_hbm_error() {
                   .kind = ParamKind::duration,
                   .unit = "ns",
                   .help = "from the first single-bit error to the double-bit one (default: gpu_failure.hbm_sbe_lead)",
-                  .samples = {"2s", "10s"},
+                  .samples = {"50ms", "2s", "10s"},
                   .calibrated = &models::calibration::kHbmSbeLead},
                  {.name = "reset",
                   .kind = ParamKind::duration,
