@@ -21,41 +21,40 @@ RatePreset c4d_preset() {
 RatePreset llama3_preset() {
   // "The Llama 3 Herd of Models" (Meta, 2024), Table 5: 419 unexpected
   // interruptions in a 54-day snapshot of pre-training on 16,384 H100 GPUs,
-  // by root cause. The published shares sum to 95.4%; they are scaled here to
-  // the 419, so the preset's total rate is the published one. Every
-  // interruption stopped the job: GPU causes fail a GPU, the others its host.
+  // by root cause. The counts are used: the table's percentages sum to
+  // 94.9% and print 30.1% for the faulty GPUs' 148 of 419 (35.3%). The GPU
+  // classes with signals of their own act them out (HBM3, SRAM, system
+  // processor, silent data corruption); the other GPU causes fail a GPU, the
+  // rest its host.
   struct Cause {
     const char* category;
     const char* type;
-    double share_percent;
+    int interruptions;
   };
   const Cause causes[] = {
-      {"Faulty GPU", "gpu_fail", 30.1},
-      {"GPU HBM3 memory", "gpu_fail", 17.2},
-      {"Software bug", "node_crash", 12.9},
-      {"Network switch/cable", "node_crash", 8.4},
-      {"Host maintenance", "node_crash", 7.6},
-      {"GPU SRAM memory", "gpu_fail", 4.5},
-      {"GPU system processor", "gpu_fail", 4.1},
-      {"NIC", "node_crash", 1.7},
-      {"NCCL watchdog timeouts", "node_crash", 1.7},
-      {"Silent data corruption", "gpu_fail", 1.4},
-      {"GPU thermal interface and sensor", "gpu_fail", 1.4},
-      {"SSD", "node_crash", 0.7},
-      {"Power supply", "node_crash", 0.7},
-      {"Server chassis", "node_crash", 0.5},
-      {"IO expansion board", "node_crash", 0.5},
-      {"Dependency", "node_crash", 0.5},
-      {"CPU", "node_crash", 0.5},
-      {"System memory", "node_crash", 0.5},
+      {"Faulty GPU", "gpu_fail", 148},
+      {"GPU HBM3 memory", "gpu_hbm_error", 72},
+      {"Software bug", "node_crash", 54},
+      {"Network switch/cable", "node_crash", 35},
+      {"Host maintenance", "node_crash", 32},
+      {"GPU SRAM memory", "gpu_sram_error", 19},
+      {"GPU system processor", "gpu_gsp_error", 17},
+      {"NIC", "node_crash", 7},
+      {"NCCL watchdog timeouts", "node_crash", 7},
+      {"Silent data corruption", "gpu_sdc", 6},
+      {"GPU thermal interface and sensor", "gpu_fail", 6},
+      {"SSD", "node_crash", 3},
+      {"Power supply", "node_crash", 3},
+      {"Server chassis", "node_crash", 2},
+      {"IO expansion board", "node_crash", 2},
+      {"Dependency", "node_crash", 2},
+      {"CPU", "node_crash", 2},
+      {"System memory", "node_crash", 2},
   };
-  double published = 0;
-  for (const Cause& cause : causes) published += cause.share_percent;
   RatePreset preset{"llama3", "Llama 3: 419 unexpected interruptions in 54 days on 16,384 GPUs (Table 5)", {}};
-  const double per_gpu_day = 419.0 / (54 * 16384);
+  const double gpu_days = 54.0 * 16384;
   for (const Cause& cause : causes)
-    preset.rates.push_back(
-        {cause.category, cause.type, per_gpu_day * cause.share_percent / published, RatePer::gpu, {}, {}, 0, 0});
+    preset.rates.push_back({cause.category, cause.type, cause.interruptions / gpu_days, RatePer::gpu, {}, {}, 0, 0});
   return preset;
 }
 
