@@ -169,7 +169,7 @@ struct RunServices {
       // change; a skew's edges end steady runs so each is read off one clock.
       const sim::NetworkEngine& engine = *cluster.engine;
       const sim::Nanos skew_edge =
-          cluster.skewed ? cluster.effects.next_change(engine.now()) : std::numeric_limits<sim::Nanos>::max();
+          cluster.skewed ? cluster.effects.next_host_change(engine.now()) : std::numeric_limits<sim::Nanos>::max();
       return std::min({cluster.scheduler->next_change(), profiler.next_window_end(engine.now()),
                        engine.next_internal_change(), skew_edge, cluster.healthy.next_step(engine.now())});
     });

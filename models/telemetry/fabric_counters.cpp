@@ -8,11 +8,13 @@
 namespace gauntlet::models {
 namespace {
 
-// Times inside (from, to) where a link's background load may change.
-std::vector<sim::Nanos> cut_points(const std::vector<sim::Nanos>& changes, sim::Nanos from, sim::Nanos to) {
-  std::vector<sim::Nanos> out{from, to};
-  for (sim::Nanos t : changes)
-    if (t > from && t < to) out.push_back(t);
+// The window's ends and the times inside it where the link's background
+// load or loss may change, sorted.
+std::vector<sim::Nanos> cut_points(const TelemetryEffects& effects, sim::LinkId link, sim::Nanos from, sim::Nanos to) {
+  std::vector<sim::Nanos> out{from};
+  const std::vector<sim::Nanos> inside = effects.link_change_times(link, from, to);
+  out.insert(out.end(), inside.begin(), inside.end());
+  out.push_back(to);
   return out;
 }
 
@@ -74,8 +76,7 @@ class FabricMeasure {
         ports_(directions_),
         nics_(static_cast<std::size_t>(topology.endpoints())),
         steps_(directions_),
-        overloaded_(directions_),
-        changes_(effects.change_times()) {}
+        overloaded_(directions_) {}
 
   void count_traffic(const std::vector<FlowSegment>& segments);
   void count_background();
@@ -109,7 +110,6 @@ class FabricMeasure {
   Tally<NicWindow> nics_;
   Tally<std::vector<std::pair<sim::Nanos, double>>> steps_;  // demand steps per directed link
   Tally<std::vector<Congested>> overloaded_;
-  std::vector<sim::Nanos> changes_;
   std::vector<double> resent_;  // per segment, filled by count_loss
 };
 
@@ -131,8 +131,7 @@ void FabricMeasure::count_traffic(const std::vector<FlowSegment>& segments) {
 void FabricMeasure::count_background() {
   for (sim::LinkId link : effects_.loaded_links()) {
     const double capacity = topology_.link_bytes_per_second(link);
-    std::vector<sim::Nanos> cuts = cut_points(changes_, from_, to_);
-    std::sort(cuts.begin(), cuts.end());
+    const std::vector<sim::Nanos> cuts = cut_points(effects_, link, from_, to_);
     double bytes = 0;
     for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
       bytes += effects_.background_load(link, cuts[i]) * capacity * sim::to_seconds(cuts[i + 1] - cuts[i]);
@@ -147,7 +146,7 @@ void FabricMeasure::find_congestion() {
   for (auto& [direction, events] : steps_.items()) {
     const sim::LinkId link = link_of_direction(direction);
     const double capacity = topology_.link_bytes_per_second(link);
-    for (sim::Nanos t : cut_points(changes_, from_, to_)) events.emplace_back(t, 0.0);
+    for (sim::Nanos t : cut_points(effects_, link, from_, to_)) events.emplace_back(t, 0.0);
     std::sort(events.begin(), events.end());
     PortWindow& port = ports_[direction];
     double demand = 0;

@@ -216,10 +216,12 @@ void FabricSampler::measure_second(sim::Nanos at, bool traffic_flowing) {
   flowing_now_ = traffic_flowing;
   const sim::Nanos period = sim::kSecond;
   // Nothing the counters read has changed since the last second: the rates,
-  // the links' states, whether the job iterates, and the background load.
+  // the links' states, whether the job iterates, and, while it does not (its
+  // iterations' rates hold the background of their own windows), the
+  // background load and loss.
   quiet_now_ = previous_ >= 0 && at - previous_ == period && !measured_ &&
                engine_.state_version() == previous_engine_version_ && traffic_flowing == previous_flowing_ &&
-               effects_.next_change(previous_ - period) >= at;
+               (traffic_flowing || effects_.next_link_change(previous_ - period) >= at);
   if (quiet_now_ || traffic_flowing) return;
   // Background traffic of congestion faults alone, over this second.
   const sim::Nanos from = std::max<sim::Nanos>(0, at - period);

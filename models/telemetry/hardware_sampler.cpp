@@ -371,15 +371,16 @@ telemetry::Record HardwareSampler::nic_sample(sim::EndpointId endpoint, sim::Nan
 bool HardwareSampler::quiet(sim::Nanos at, const SampleInputs& inputs) const {
   return previous_ >= 0 && at - previous_ == period_ && !settling_ && !traffic_changed_ &&
          inputs.version == last_version_ && inputs.traffic_flowing == last_flowing_ &&
-         effects_.next_change(previous_) > at && healthy_->step_of(previous_) == healthy_->step_of(at);
+         healthy_->step_of(previous_) == healthy_->step_of(at);
 }
 
 void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetry::Batch* out) {
   if (quiet(at, inputs)) {
-    // Nothing any sample reads has changed: every component repeats.
-    if (quiet_from_ < 0) quiet_from_ = at;
-    quiet_until_ = at;
-    represented_samples_ += components_.size();
+    const std::vector<int> changed = effects_.hosts_changed(previous_, at);
+    if (changed.empty())
+      repeat_all(at);
+    else
+      resample_hosts(changed, at, inputs, out);
     previous_ = at;
     if (at % params_.hold == 0) {
       fold_quiet_span();
@@ -395,10 +396,9 @@ void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetr
   last_flowing_ = inputs.traffic_flowing;
   if (previous_ >= 0) {
     period_ = at - previous_;
-    // A block never straddles a telemetry-effect edge, so a clock skew
-    // starting there applies to whole blocks.
-    if (effects_.next_change(previous_) <= at)
-      for (std::size_t i = 0; i < components_.size(); ++i) close(i, true);
+    // A block never straddles a telemetry-effect edge of its host, so a
+    // clock skew starting there applies to whole blocks.
+    for (int host : effects_.hosts_changed(previous_, at)) close_host(host);
   }
   const int gpus = topology_.shape().gpus_per_host;
   std::size_t index = 0;
@@ -417,6 +417,59 @@ void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetr
   previous_ = at;
   if (at % params_.hold == 0) close_all();
   emit_closed(out);
+}
+
+// Nothing any sample reads has changed: every component repeats.
+void HardwareSampler::repeat_all(sim::Nanos at) {
+  if (quiet_from_ < 0) quiet_from_ = at;
+  quiet_until_ = at;
+  represented_samples_ += components_.size();
+}
+
+// Only some hosts' effects changed (a GPU's XID, a throttle's start): their
+// components are sampled afresh, every other one repeats. A healthy fleet's
+// month logs tens of thousands of XIDs, each on one GPU.
+void HardwareSampler::resample_hosts(const std::vector<int>& hosts, sim::Nanos at, const SampleInputs& inputs,
+                                     telemetry::Batch* out) {
+  fold_quiet_span();
+  std::vector<bool> fresh(components_.size(), false);
+  for (int host : hosts) {
+    close_host(host);
+    for (std::size_t index : components_of(host)) fresh[index] = true;
+  }
+  for (std::size_t i = 0; i < components_.size(); ++i) {
+    if (fresh[i]) continue;
+    Component& c = components_[i];
+    if (c.repeat_from < 0) c.repeat_from = at;
+    c.repeat_until = at;
+    ++represented_samples_;
+  }
+  const int gpus = topology_.shape().gpus_per_host;
+  for (int host : hosts) {
+    const std::vector<std::size_t> indices = components_of(host);
+    std::size_t k = 0;
+    for (int g = 0; g < gpus; ++g) offer(indices[k++], gpu_sample(host, g, at, inputs), at, out);
+    offer(indices[k++], cpu_sample(host, at, inputs), at, out);
+    for (int n = 0; n < topology_.shape().rnics_per_host; ++n)
+      offer(indices[k++], nic_sample(topology_.endpoint(host, n), at, inputs), at, out);
+  }
+}
+
+// A host's GPUs, then its CPU, then its RNICs, as indices of components_.
+std::vector<std::size_t> HardwareSampler::components_of(int host) const {
+  const auto gpus = static_cast<std::size_t>(topology_.shape().gpus_per_host);
+  const auto hosts = static_cast<std::size_t>(topology_.hosts());
+  const auto h = static_cast<std::size_t>(host);
+  std::vector<std::size_t> out;
+  for (std::size_t g = 0; g < gpus; ++g) out.push_back(h * gpus + g);
+  out.push_back(hosts * gpus + h);
+  for (int n = 0; n < topology_.shape().rnics_per_host; ++n)
+    out.push_back(hosts * (gpus + 1) + static_cast<std::size_t>(topology_.endpoint(host, n)));
+  return out;
+}
+
+void HardwareSampler::close_host(int host) {
+  for (std::size_t index : components_of(host)) close(index, true);
 }
 
 void HardwareSampler::fold_quiet_span() {

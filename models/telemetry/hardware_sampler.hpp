@@ -33,7 +33,7 @@
 // Compactness: a sample whose values equal the previous one of the same
 // component is a repeat. The first sample after a change is published as a
 // plain record; repeats are gathered into SteadySamples blocks, closed at a
-// change, at every telemetry-effect edge and every `hold` (aligned to
+// change, at every telemetry-effect edge of their host and every `hold` (aligned to
 // multiples of it, so the steady components of a cluster share one block).
 #include <cstdint>
 #include <functional>
@@ -150,6 +150,10 @@ class HardwareSampler {
   void close(std::size_t index, bool keep_value = false);
   void silence(std::size_t index);
   void close_all();
+  void close_host(int host);
+  std::vector<std::size_t> components_of(int host) const;
+  void repeat_all(sim::Nanos at);
+  void resample_hosts(const std::vector<int>& hosts, sim::Nanos at, const SampleInputs& inputs, telemetry::Batch* out);
   void emit_closed(telemetry::Batch* out);
   // Quiet seconds extend every component's repeat block; the span is kept
   // here and folded into the components only when one of them is read, so a

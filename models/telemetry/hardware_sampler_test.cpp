@@ -137,6 +137,52 @@ TEST(HardwareSampler, XidGaugeHoldsTheLastXid) {
   EXPECT_EQ(e.gpu("h0.gpu2", 10 * kSecond).xid(), 0u);
 }
 
+// A healthy fleet logs application XIDs on one GPU at a time: the sample at
+// each XID is taken afresh for its host only, every other component's repeat
+// block runs on, and every component still has one sample each second.
+TEST(HardwareSampler, AnXidResamplesItsHostOnlyAndEverySecondStaysSampledOnce) {
+  const int hosts = 8, seconds = 3600;
+  const sim::Topology topology(cluster(hosts));
+  TelemetryEffects effects;
+  std::map<std::pair<int, int>, std::map<sim::Nanos, std::uint32_t>> logged;
+  for (int i = 0; i < 20; ++i) {
+    const int host = (i * 3) % hosts, gpu = i % 4;
+    const sim::Nanos at = (97 + 171 * i) * kSecond;
+    effects.add_xid(host, gpu, at, 13 + static_cast<std::uint32_t>(i));
+    logged[{host, gpu}][at] = 13 + static_cast<std::uint32_t>(i);
+  }
+  HardwareSampler sampler(topology, effects);
+  Expanded e;
+  std::size_t block_samples = 0;
+  for (int s = 1; s <= seconds + 1; ++s) {
+    telemetry::Batch batch;
+    if (s <= seconds)
+      sampler.sample(s * kSecond, all_busy(), &batch);
+    else
+      sampler.flush(&batch);
+    for (const auto& block : batch.steady_samples()) block_samples += static_cast<std::size_t>(block.samples_size());
+    e.add(batch);
+  }
+  const std::size_t components = static_cast<std::size_t>(hosts * (4 + 1 + 4));
+  ASSERT_EQ(e.by_component.size(), components);
+  for (const auto& [id, samples] : e.by_component) ASSERT_EQ(samples.size(), static_cast<std::size_t>(seconds)) << id;
+  for (int h = 0; h < hosts; ++h)
+    for (int g = 0; g < 4; ++g) {
+      const std::string id = "h" + std::to_string(h) + ".gpu" + std::to_string(g);
+      std::uint32_t expected = 0;
+      const auto log = logged.find({h, g});
+      for (int s = 1; s <= seconds; ++s) {
+        if (log != logged.end())
+          if (auto it = log->second.find(s * kSecond); it != log->second.end()) expected = it->second;
+        ASSERT_EQ(e.gpu(id, s * kSecond).xid(), expected) << id << " at " << s << " s";
+      }
+    }
+  // Blocks close at every 10-minute hold for all components, and at an XID
+  // for its host's 9 components only (twice that at most: the repeat before
+  // and after); closing every component at each XID would add 20 x 72.
+  EXPECT_LE(block_samples, 7 * components + 20 * 2 * 9);
+}
+
 TEST(HardwareSampler, CpuContentionDropsEveryGpuOfTheHostAtOnceWithClocksUnchanged) {
   const sim::Topology topology(cluster(2));
   TelemetryEffects effects;

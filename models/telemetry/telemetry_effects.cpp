@@ -5,49 +5,76 @@
 
 namespace gauntlet::models {
 
-void TelemetryEffects::add(std::map<std::pair<int, int>, std::vector<Window>>& into, std::pair<int, int> key,
-                           Window w) {
+void TelemetryEffects::Edges::add(sim::Nanos at, int owner) {
+  if (!edges_.empty() && Edge{at, owner} < edges_.back()) sorted_ = false;
+  edges_.push_back({at, owner});
+}
+
+const std::vector<TelemetryEffects::Edge>& TelemetryEffects::Edges::sorted() const {
+  if (!sorted_) {
+    std::sort(edges_.begin(), edges_.end());
+    sorted_ = true;
+  }
+  return edges_;
+}
+
+sim::Nanos TelemetryEffects::Edges::next_after(sim::Nanos now) const {
+  const std::vector<Edge>& all = sorted();
+  const auto it = std::upper_bound(all.begin(), all.end(), Edge{now, std::numeric_limits<int>::max()});
+  return it == all.end() ? std::numeric_limits<sim::Nanos>::max() : it->at;
+}
+
+void TelemetryEffects::add_host_window(std::map<std::pair<int, int>, std::vector<Window>>& into,
+                                       std::pair<int, int> key, Window w) {
   if (w.end <= w.start) return;
   into[key].push_back(w);
-  edges_.push_back(w.start);
-  edges_.push_back(w.end);
+  host_edges_.add(w.start, key.first);
+  host_edges_.add(w.end, key.first);
+}
+
+void TelemetryEffects::add_link_window(std::map<std::pair<int, int>, std::vector<Window>>& into, sim::LinkId link,
+                                       Window w) {
+  if (w.end <= w.start) return;
+  into[{link, 0}].push_back(w);
+  link_edges_.add(w.start, link);
+  link_edges_.add(w.end, link);
 }
 
 void TelemetryEffects::add_gpu_throttle(int host, int gpu, sim::Nanos start, sim::Nanos end, double slowdown,
                                         std::uint32_t reasons) {
-  add(throttle_, {host, gpu}, {start, end, slowdown, reasons});
+  add_host_window(throttle_, {host, gpu}, {start, end, slowdown, reasons});
 }
 void TelemetryEffects::add_xid(int host, int gpu, sim::Nanos at, std::uint32_t code) {
   auto& log = xids_[{host, gpu}];
   log.insert(std::upper_bound(log.begin(), log.end(), std::pair{at, code},
                               [](const auto& a, const auto& b) { return a.first < b.first; }),
              {at, code});
-  edges_.push_back(at);
+  host_edges_.add(at, host);
 }
 void TelemetryEffects::add_gpu_error(int host, int gpu, const GpuErrorEvent& event) {
   gpu_errors_[{host, gpu}].push_back(event);
-  edges_.push_back(event.at);
+  host_edges_.add(event.at, host);
   if (event.xid != 0) add_xid(host, gpu, event.at, event.xid);
 }
 void TelemetryEffects::add_cpu_contention(int host, sim::Nanos start, sim::Nanos end, double slowdown) {
-  add(contention_, {host, 0}, {start, end, slowdown});
+  add_host_window(contention_, {host, 0}, {start, end, slowdown});
 }
 void TelemetryEffects::add_background_load(sim::LinkId link, sim::Nanos start, sim::Nanos end, double load) {
-  add(background_, {link, 0}, {start, end, load});
-  if (std::find(loaded_links_.begin(), loaded_links_.end(), link) == loaded_links_.end()) loaded_links_.push_back(link);
+  add_link_window(background_, link, {start, end, load});
+  if (end > start && loaded_set_.insert(link).second) loaded_links_.push_back(link);
 }
 void TelemetryEffects::add_link_loss(sim::LinkId link, sim::Nanos start, sim::Nanos end, double rate) {
-  add(loss_, {link, 0}, {start, end, rate});
-  if (std::find(lossy_links_.begin(), lossy_links_.end(), link) == lossy_links_.end()) lossy_links_.push_back(link);
+  add_link_window(loss_, link, {start, end, rate});
+  if (end > start && lossy_set_.insert(link).second) lossy_links_.push_back(link);
 }
 void TelemetryEffects::add_agent_hang(int host, sim::Nanos start, sim::Nanos end) {
-  add(hang_, {host, 0}, {start, end, 1.0});
+  add_host_window(hang_, {host, 0}, {start, end, 1.0});
 }
 void TelemetryEffects::add_gpu_silence(int host, int gpu, sim::Nanos start, sim::Nanos end) {
   add(silence_, {host, gpu}, {start, end, 1.0});
 }
 void TelemetryEffects::add_clock_skew(int host, sim::Nanos start, sim::Nanos end, sim::Nanos offset) {
-  add(skew_, {host, 0}, {start, end, static_cast<double>(offset)});
+  add_host_window(skew_, {host, 0}, {start, end, static_cast<double>(offset)});
 }
 
 const std::vector<TelemetryEffects::Window>* TelemetryEffects::find(
@@ -142,18 +169,35 @@ sim::Nanos TelemetryEffects::clock_offset(int host, sim::Nanos at) const {
   return offset;
 }
 
-std::vector<sim::Nanos> TelemetryEffects::change_times() const {
-  std::vector<sim::Nanos> out = edges_;
+sim::Nanos TelemetryEffects::next_change(sim::Nanos now) const {
+  return std::min(next_host_change(now), next_link_change(now));
+}
+
+sim::Nanos TelemetryEffects::next_host_change(sim::Nanos now) const { return host_edges_.next_after(now); }
+
+sim::Nanos TelemetryEffects::next_link_change(sim::Nanos now) const { return link_edges_.next_after(now); }
+
+std::vector<int> TelemetryEffects::hosts_changed(sim::Nanos after, sim::Nanos until) const {
+  const std::vector<Edge>& all = host_edges_.sorted();
+  std::vector<int> hosts;
+  for (auto it = std::upper_bound(all.begin(), all.end(), Edge{after, std::numeric_limits<int>::max()});
+       it != all.end() && it->at <= until; ++it)
+    hosts.push_back(it->owner);
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  return hosts;
+}
+
+std::vector<sim::Nanos> TelemetryEffects::link_change_times(sim::LinkId link, sim::Nanos from, sim::Nanos to) const {
+  std::vector<sim::Nanos> out;
+  for (const auto* windows : {find(background_, {link, 0}), find(loss_, {link, 0})})
+    if (windows)
+      for (const Window& w : *windows)
+        for (sim::Nanos t : {w.start, w.end})
+          if (t > from && t < to) out.push_back(t);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
-}
-
-sim::Nanos TelemetryEffects::next_change(sim::Nanos now) const {
-  sim::Nanos next = std::numeric_limits<sim::Nanos>::max();
-  for (sim::Nanos t : edges_)
-    if (t > now) next = std::min(next, t);
-  return next;
 }
 
 }  // namespace gauntlet::models

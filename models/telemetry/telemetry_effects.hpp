@@ -8,6 +8,7 @@
 // was computed. Windows are half-open: active at start, not at end.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -59,10 +60,19 @@ class TelemetryEffects {
 
   const std::vector<sim::LinkId>& loaded_links() const { return loaded_links_; }
   const std::vector<sim::LinkId>& lossy_links() const { return lossy_links_; }
-  // Every window edge, sorted and unique.
-  std::vector<sim::Nanos> change_times() const;
-  // The first window edge strictly after `now`, or the far future.
+  // The first window edge strictly after `now`, or the far future: of any
+  // window, of a host's or GPU's only, of a link's only. A healthy fleet's
+  // month holds hundreds of thousands of edges, each touching one
+  // component, so readers ask about the kind they read.
   sim::Nanos next_change(sim::Nanos now) const;
+  sim::Nanos next_host_change(sim::Nanos now) const;
+  sim::Nanos next_link_change(sim::Nanos now) const;
+  // The hosts with an edge of theirs (or of one of their GPUs) in
+  // (after, until], sorted and unique.
+  std::vector<int> hosts_changed(sim::Nanos after, sim::Nanos until) const;
+  // The edges of `link`'s background and loss windows strictly inside
+  // (from, to), sorted.
+  std::vector<sim::Nanos> link_change_times(sim::LinkId link, sim::Nanos from, sim::Nanos to) const;
 
  private:
   struct Window {
@@ -72,7 +82,24 @@ class TelemetryEffects {
     std::uint32_t bits = 0;
     bool covers(sim::Nanos at) const { return start <= at && at < end; }
   };
-  void add(std::map<std::pair<int, int>, std::vector<Window>>& into, std::pair<int, int> key, Window w);
+  struct Edge {
+    sim::Nanos at = 0;
+    int owner = 0;  // the host, or the link
+    bool operator<(const Edge& o) const { return at < o.at || (at == o.at && owner < o.owner); }
+  };
+  // Edges are appended unsorted while windows are added and sorted on the
+  // first query (a simulation adds every window before it samples).
+  struct Edges {
+    void add(sim::Nanos at, int owner);
+    const std::vector<Edge>& sorted() const;
+    sim::Nanos next_after(sim::Nanos now) const;
+
+   private:
+    mutable std::vector<Edge> edges_;
+    mutable bool sorted_ = true;
+  };
+  void add_host_window(std::map<std::pair<int, int>, std::vector<Window>>& into, std::pair<int, int> key, Window w);
+  void add_link_window(std::map<std::pair<int, int>, std::vector<Window>>& into, sim::LinkId link, Window w);
   static double product_of_complements(const std::vector<Window>* windows, sim::Nanos at);
   static const std::vector<Window>* find(const std::map<std::pair<int, int>, std::vector<Window>>& in,
                                          std::pair<int, int> key);
@@ -86,9 +113,10 @@ class TelemetryEffects {
   std::map<std::pair<int, int>, std::vector<Window>> silence_;                             // (host, gpu)
   std::map<std::pair<int, int>, std::vector<Window>> skew_;                                // (host, 0)
   std::map<std::pair<int, int>, std::vector<std::pair<sim::Nanos, std::uint32_t>>> xids_;  // (host, gpu): sorted
-  std::vector<sim::LinkId> loaded_links_;
+  std::vector<sim::LinkId> loaded_links_;                                                  // in first-added order
   std::vector<sim::LinkId> lossy_links_;
-  std::vector<sim::Nanos> edges_;
+  std::set<sim::LinkId> loaded_set_, lossy_set_;
+  Edges host_edges_, link_edges_;
 };
 
 }  // namespace gauntlet::models
