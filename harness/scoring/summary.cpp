@@ -104,21 +104,33 @@ std::string summary_json(const Summary& summary) {
   json detectors = json::object();
   for (const SummaryDetector& d : summary.detectors) detectors[d.name] = detector_json(d);
   j["detectors"] = std::move(detectors);
+  // The healthy fleet's background conditions (a month of a 4,096-GPU
+  // fleet holds hundreds of thousands) are counted here by kind and listed
+  // in faults.jsonl only.
   json faults = json::array();
-  for (const FaultEpisode& f : summary.faults)
-    faults.push_back({{"id", f.id},
-                      {"type", f.type},
-                      {"target", f.target.empty() ? json(nullptr) : json(f.target)},
-                      {"start_s", f.start_s},
-                      {"end_s", or_null(f.end_s)},
-                      {"class", fault_class(f)},
-                      {"affected_job", f.affected_job},
-                      {"benign", f.benign}});
-  for (std::size_t i = 0; i < summary.faults.size(); ++i) {
-    if (!summary.faults[i].jobs.empty()) faults[i]["jobs"] = summary.faults[i].jobs;
-    if (summary.faults[i].background) faults[i]["background"] = true;  // as faults.jsonl marks it
+  json background = json::object();
+  std::size_t background_count = 0;
+  for (const FaultEpisode& f : summary.faults) {
+    if (f.background) {
+      ++background_count;
+      background[f.type] = background.value(f.type, 0) + 1;
+      continue;
+    }
+    json fault{{"id", f.id},
+               {"type", f.type},
+               {"target", f.target.empty() ? json(nullptr) : json(f.target)},
+               {"start_s", f.start_s},
+               {"end_s", or_null(f.end_s)},
+               {"class", fault_class(f)},
+               {"affected_job", f.affected_job},
+               {"benign", f.benign}};
+    if (!f.jobs.empty()) fault["jobs"] = f.jobs;
+    faults.push_back(std::move(fault));
   }
   j["faults"] = std::move(faults);
+  if (background_count > 0)
+    j["background"] = {
+        {"conditions", background_count}, {"by_kind", std::move(background)}, {"listed_in", "faults.jsonl"}};
   if (!summary.tenants.is_null()) j["tenants"] = summary.tenants;
   if (!summary.overall.is_null()) j["overall"] = summary.overall;
   j["notes"] = summary.notes;

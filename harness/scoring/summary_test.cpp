@@ -18,6 +18,29 @@ FaultEpisode fault(std::string id, std::string target, double start, double end,
   return f;
 }
 
+// A month of a realistic fleet holds hundreds of thousands of background
+// conditions: summary.json counts them by kind; faults.jsonl lists them.
+TEST(Summary, BackgroundConditionsAreCountedByKindNotListed) {
+  Summary summary;
+  summary.scenario = "fleet";
+  summary.real = RealRunInfo{"faults.jsonl", "alerts.jsonl", std::nullopt};
+  summary.faults = {fault("f1", "leaf1~spine0", 100, 200, true)};
+  for (const char* kind : {"ecn_burst", "ecn_burst", "app_xid"}) {
+    FaultEpisode bg = fault("bg" + std::to_string(summary.faults.size()), "h1.gpu0", 10, 12, false);
+    bg.type = kind;
+    bg.benign = bg.background = true;
+    summary.faults.push_back(bg);
+  }
+  const json j = json::parse(summary_json(summary));
+  ASSERT_EQ(j["faults"].size(), 1u);
+  EXPECT_EQ(j["faults"][0]["id"], "f1");
+  EXPECT_EQ(j["background"]["conditions"], 3);
+  EXPECT_EQ(j["background"]["by_kind"]["ecn_burst"], 2);
+  EXPECT_EQ(j["background"]["by_kind"]["app_xid"], 1);
+  summary.faults.resize(1);
+  EXPECT_FALSE(json::parse(summary_json(summary)).contains("background"));
+}
+
 TEST(Summary, FiguresWithoutEvidenceAreNullAndReadBackEmpty) {
   const std::vector<FaultEpisode> faults = {fault("f1", "leaf1~spine0", 100, 200, false)};
   Summary summary;
