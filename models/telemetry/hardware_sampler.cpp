@@ -403,15 +403,7 @@ void HardwareSampler::sample(sim::Nanos at, const SampleInputs& inputs, telemetr
   const int gpus = topology_.shape().gpus_per_host;
   std::size_t index = 0;
   for (int h = 0; h < topology_.hosts(); ++h)
-    for (int g = 0; g < gpus; ++g) {
-      // A silent GPU's state (its temperature) moves on unseen.
-      telemetry::Record sample = gpu_sample(h, g, at, inputs);
-      if (effects_.any_gpu_silence() && effects_.gpu_silent(h, g, at)) {
-        silence(index++);
-        continue;
-      }
-      offer(index++, std::move(sample), at, out);
-    }
+    for (int g = 0; g < gpus; ++g) offer_gpu(index++, h, g, at, inputs, out);
   for (int h = 0; h < topology_.hosts(); ++h) offer(index++, cpu_sample(h, at, inputs), at, out);
   for (sim::EndpointId e = 0; e < topology_.endpoints(); ++e) offer(index++, nic_sample(e, at, inputs), at, out);
   previous_ = at;
@@ -439,16 +431,17 @@ void HardwareSampler::resample_hosts(const std::vector<int>& hosts, sim::Nanos a
   }
   for (std::size_t i = 0; i < components_.size(); ++i) {
     if (fresh[i]) continue;
+    ++represented_samples_;
     Component& c = components_[i];
+    if (!c.has_last) continue;  // a silent GPU repeats nothing
     if (c.repeat_from < 0) c.repeat_from = at;
     c.repeat_until = at;
-    ++represented_samples_;
   }
   const int gpus = topology_.shape().gpus_per_host;
   for (int host : hosts) {
     const std::vector<std::size_t> indices = components_of(host);
     std::size_t k = 0;
-    for (int g = 0; g < gpus; ++g) offer(indices[k++], gpu_sample(host, g, at, inputs), at, out);
+    for (int g = 0; g < gpus; ++g) offer_gpu(indices[k++], host, g, at, inputs, out);
     offer(indices[k++], cpu_sample(host, at, inputs), at, out);
     for (int n = 0; n < topology_.shape().rnics_per_host; ++n)
       offer(indices[k++], nic_sample(topology_.endpoint(host, n), at, inputs), at, out);
@@ -501,6 +494,16 @@ void HardwareSampler::offer(std::size_t index, telemetry::Record sample, sim::Na
   c.has_last = true;
   published_bytes_ += c.last.ByteSizeLong();
   *out->add_records() = c.last;
+}
+
+void HardwareSampler::offer_gpu(std::size_t index, int host, int gpu, sim::Nanos at, const SampleInputs& inputs,
+                                telemetry::Batch* out) {
+  // A silent GPU's state (its temperature) moves on unseen.
+  telemetry::Record sample = gpu_sample(host, gpu, at, inputs);
+  if (effects_.any_gpu_silence() && effects_.gpu_silent(host, gpu, at))
+    silence(index);
+  else
+    offer(index, std::move(sample), at, out);
 }
 
 // A GPU that stopped answering: its last value's repeats end here and the

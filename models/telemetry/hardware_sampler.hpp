@@ -144,6 +144,8 @@ class HardwareSampler {
   telemetry::Record cpu_sample(int host, sim::Nanos at, const SampleInputs& inputs) const;
   telemetry::Record nic_sample(sim::EndpointId endpoint, sim::Nanos at, const SampleInputs& inputs) const;
   void offer(std::size_t index, telemetry::Record sample, sim::Nanos at, telemetry::Batch* out);
+  void offer_gpu(std::size_t index, int host, int gpu, sim::Nanos at, const SampleInputs& inputs,
+                 telemetry::Batch* out);
   // Ends the component's open repeat block. Its value is read when the block
   // is emitted, unless `keep_value` copies it now (the component's value may
   // change before then).

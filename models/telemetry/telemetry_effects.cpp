@@ -71,7 +71,7 @@ void TelemetryEffects::add_agent_hang(int host, sim::Nanos start, sim::Nanos end
   add_host_window(hang_, {host, 0}, {start, end, 1.0});
 }
 void TelemetryEffects::add_gpu_silence(int host, int gpu, sim::Nanos start, sim::Nanos end) {
-  add(silence_, {host, gpu}, {start, end, 1.0});
+  add_host_window(silence_, {host, gpu}, {start, end, 1.0});
 }
 void TelemetryEffects::add_clock_skew(int host, sim::Nanos start, sim::Nanos end, sim::Nanos offset) {
   add_host_window(skew_, {host, 0}, {start, end, static_cast<double>(offset)});
