@@ -145,7 +145,10 @@ LossResponse NetworkCalibration::loss_response(double loss_rate, double bdp_pack
     return LossResponse{};  // the parser admits full grids only
   };
   const auto [b, wb] = bracket(bdps, bdp_packets, true);
-  auto at_rate = [&](std::size_t r) { return bdps.size() == 1 ? point(r, 0) : mix(point(r, b), point(r, b + 1), wb); };
+  // Copied in: clang before 16 cannot capture structured bindings.
+  auto at_rate = [&, b = b, wb = wb](std::size_t r) {
+    return bdps.size() == 1 ? point(r, 0) : mix(point(r, b), point(r, b + 1), wb);
+  };
   if (loss_rate < rates.front()) return mix(LossResponse{}, at_rate(0), loss_rate / rates.front());
   if (rates.size() == 1) return at_rate(0);
   const auto [r, wr] = bracket(rates, loss_rate, true);
