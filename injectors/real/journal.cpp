@@ -93,6 +93,13 @@ std::optional<nlohmann::json> parse_entry(const std::string& path, std::size_t n
     // text ran out (a torn write) rather than into garbage.
     if (line.front() == '{' && error.byte > line.size()) return std::nullopt;
     bad_entry(path, number, std::clamp<std::size_t>(error.byte, 1, line.size()), "not a journal entry");
+  } catch (const nlohmann::json::exception& error) {
+    // A number past a double's range ("number overflow parsing '1e400'"): the
+    // parser says which text, not where; point at its first occurrence.
+    const std::string what = error.what();
+    const std::size_t open = what.find('\''), close = what.rfind('\'');
+    const std::size_t at = open < close ? line.find(what.substr(open + 1, close - open - 1)) : std::string::npos;
+    bad_entry(path, number, at == std::string::npos ? 1 : at + 1, "not a journal entry: a number out of range");
   }
   if (!e.is_object() || !e.contains("event") || !e["event"].is_string())
     bad_entry(path, number, 1, "not a journal entry (an object with an \"event\")");
