@@ -143,17 +143,21 @@ std::vector<Episode> expand_episodes(const SuiteSpec& spec) {
   return episodes;
 }
 
+// Every node taken from the suite file is cloned: assigning one as it is
+// merges the suite document's node pool into the new tree's and leaves the
+// document's handles on the merged pool, so each episode's tree would join
+// the pool the next one copies (quadratic in episodes, all kept alive).
 YAML::Node shape_scenario_tree(const SuiteSpec& spec, const SuiteShape& shape) {
   YAML::Node tree;
   tree["name"] = spec.name;
   tree["seed"] = spec.seed;
-  tree["duration"] = spec.duration;
+  tree["duration"] = YAML::Clone(spec.duration);
   tree["engine"] = "flow";
-  tree["cluster"] = shape.cluster;
+  tree["cluster"] = YAML::Clone(shape.cluster);
   if (present(shape.jobs))
-    tree["jobs"] = shape.jobs;
+    tree["jobs"] = YAML::Clone(shape.jobs);
   else
-    tree["job"] = shape.job;
+    tree["job"] = YAML::Clone(shape.job);
   tree["detectors"] = YAML::Clone(spec.detectors);  // copies are added to it
   for (const SuiteSweep& sweep : spec.sensitivity) {
     YAML::Node listed;
@@ -170,8 +174,8 @@ YAML::Node shape_scenario_tree(const SuiteSpec& spec, const SuiteShape& shape) {
       tree["detectors"].push_back(copy);
     }
   }
-  if (present(spec.mitigation)) tree["mitigation"] = spec.mitigation;
-  if (present(spec.calibration)) tree["calibration"] = spec.calibration;
+  if (present(spec.mitigation)) tree["mitigation"] = YAML::Clone(spec.mitigation);
+  if (present(spec.calibration)) tree["calibration"] = YAML::Clone(spec.calibration);
   return tree;
 }
 

@@ -81,6 +81,24 @@ TEST(SuiteLoader, SameSuiteSameEpisodesAndAnotherSeedOthers) {
   EXPECT_NE(episode_scenario_text(spec, a[0]), episode_scenario_text(other, expand_episodes(other)[0]));
 }
 
+// An episode's scenario tree owns its nodes: one assigned from the suite
+// file as it is would alias it (and join the file's node pool, which every
+// later episode's tree then copied: loading suites/standard.yaml took over
+// ten seconds under the fuzzer's sanitizers).
+TEST(SuiteLoader, AnEpisodeTreeDoesNotAliasTheSuiteFile) {
+  const SuiteSpec spec = load_suite(kSmoke, builtin_detectors());
+  const SuiteShape& shape = spec.shapes.at(0);
+  const int hosts = shape.cluster["hosts"].as<int>();
+  YAML::Node tree = shape_scenario_tree(spec, shape);
+  tree["cluster"]["hosts"] = hosts + 1;
+  tree[present(shape.jobs) ? "jobs" : "job"] = "changed";
+  tree["duration"] = "1s";
+  EXPECT_EQ(shape.cluster["hosts"].as<int>(), hosts);
+  EXPECT_TRUE(present(shape.jobs) ? shape.jobs.IsSequence() : shape.job.IsMap());
+  EXPECT_NE(spec.duration.Scalar(), "1s");
+  EXPECT_EQ(episode_scenario_text(spec, expand_episodes(spec)[0]).find("changed"), std::string::npos);
+}
+
 TEST(SuiteLoader, BadSuitesPointAtTheValue) {
   EXPECT_EQ(load_error(smoke_with("seed: 1", "seed: 1\ncolour: red")).rfind(":7:1: unknown key 'colour'", 0), 0u);
   EXPECT_EQ(load_error(smoke_with("log_uniform: [1e-4, 5e-2]", "log_uniform: [0, 5e-2]")),
