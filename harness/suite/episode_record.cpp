@@ -133,8 +133,8 @@ Json record_json(const EpisodeRecord& r) {
 
 EpisodeRecord record_from_json(const Json& j) {
   EpisodeRecord r;
-  r.index = j.at("episode").get<std::size_t>();
-  r.seed = j.at("seed").get<std::uint64_t>();
+  r.index = whole_number<std::size_t>(j.at("episode"));
+  r.seed = whole_number<std::uint64_t>(j.at("seed"));
   r.shape = j.at("shape").get<std::string>();
   r.type = j.at("type").get<std::string>();
   if (!j.at("target").is_null()) r.target = j.at("target").get<std::string>();
@@ -154,9 +154,10 @@ EpisodeRecord record_from_json(const Json& j) {
       DetectorEpisode de;
       de.name = name;
       de.status = d.at("status").get<std::string>();
-      de.alerts = d.at("alerts").get<int>();
-      de.false_alerts = d.at("false_alerts").get<int>();
-      de.background_alerts = d.value("background_alerts", 0);  // absent in records of older versions
+      de.alerts = whole_number<int>(d.at("alerts"));
+      de.false_alerts = whole_number<int>(d.at("false_alerts"));
+      de.background_alerts = d.contains("background_alerts") ? whole_number<int>(d.at("background_alerts"))
+                                                             : 0;  // absent in records of older versions
       de.detected = d.at("detected").get<bool>();
       de.latency_s = optional_from(d.at("latency_s"));
       de.top1 = optional_from(d.at("top1"));

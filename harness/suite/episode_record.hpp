@@ -3,6 +3,8 @@
 // fault, and per detector whether it caught it, how fast and how well it
 // named the target. Wall time is left out, so an episode rerun alone gives
 // the same record byte for byte.
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -58,5 +60,24 @@ EpisodeRecord episode_record(const SuiteSpec& spec, const Episode& episode, cons
 nlohmann::ordered_json record_json(const EpisodeRecord& record);
 // Throws std::runtime_error (nlohmann's) on a record of the wrong shape.
 EpisodeRecord record_from_json(const nlohmann::ordered_json& json);
+
+// A count or seed read from a record: a JSON integer within T's range, or
+// nlohmann's type_error. get<T>() would cast whatever number it finds (a
+// double past T's range is undefined behavior, a negative wraps).
+template <typename T>
+T whole_number(const nlohmann::ordered_json& json) {
+  using Limits = std::numeric_limits<T>;
+  if (json.is_number_unsigned()) {
+    if (const auto v = json.get<std::uint64_t>(); v <= static_cast<std::uint64_t>(Limits::max()))
+      return static_cast<T>(v);
+  } else if (json.is_number_integer()) {
+    const auto v = json.get<std::int64_t>();
+    if (v >= static_cast<std::int64_t>(Limits::min()) &&
+        (v < 0 || static_cast<std::uint64_t>(v) <= static_cast<std::uint64_t>(Limits::max())))
+      return static_cast<T>(v);
+  }
+  throw nlohmann::ordered_json::type_error::create(302, "expected a whole number within range, not " + json.dump(),
+                                                   &json);
+}
 
 }  // namespace gauntlet::harness

@@ -262,8 +262,8 @@ SuiteResult read_suite_summary(const std::string& path) {
   SuiteResult r;
   try {
     r.suite = j.at("suite").get<std::string>();
-    r.version = j.at("version").get<std::uint64_t>();
-    r.seed = j.at("seed").get<std::uint64_t>();
+    r.version = whole_number<std::uint64_t>(j.at("version"));
+    r.seed = whole_number<std::uint64_t>(j.at("seed"));
     r.file = j.at("file").get<std::string>();
     for (const Json& record : j.at("records")) r.records.push_back(record_from_json(record));
   } catch (const nlohmann::json::exception& e) {

@@ -99,6 +99,36 @@ TEST(SuiteLoader, AnEpisodeTreeDoesNotAliasTheSuiteFile) {
   EXPECT_EQ(episode_scenario_text(spec, expand_episodes(spec)[0]).find("changed"), std::string::npos);
 }
 
+// Counts and seeds of a record must be integers within range: nlohmann's
+// get<> casts any number, a double past the range being undefined behavior
+// (the episode fuzzer's {"seed": 1.8e29}) and a negative count wrapping.
+TEST(EpisodeRecordJson, CountsAndSeedsOutOfRangeAreNotARecord) {
+  EpisodeRecord record;
+  record.type = "link_loss";
+  record.detectors.push_back({});
+  record.detectors[0].name = "timeout";
+  const nlohmann::ordered_json good = record_json(record);
+  EXPECT_EQ(record_from_json(good).seed, 0u);
+  auto with = [&](const nlohmann::json::json_pointer& at, const nlohmann::ordered_json& value) {
+    nlohmann::ordered_json bad = good;
+    bad[at] = value;
+    return bad;
+  };
+  using Pointer = nlohmann::json::json_pointer;
+  const std::string name = "timeout";
+  for (const auto& [at, value] : std::vector<std::pair<Pointer, nlohmann::ordered_json>>{
+           {Pointer("/seed"), 1.8e29},
+           {Pointer("/seed"), -1},
+           {Pointer("/episode"), 2.5},
+           {Pointer("/detectors/" + name + "/alerts"), 1e12},
+           {Pointer("/detectors/" + name + "/false_alerts"), -3.0},
+           {Pointer("/detectors/" + name + "/background_alerts"), 4294967296}}) {
+    SCOPED_TRACE(at.to_string() + " = " + value.dump());
+    EXPECT_THROW(record_from_json(with(at, value)), nlohmann::json::type_error);
+  }
+  EXPECT_EQ(record_from_json(with(Pointer("/detectors/" + name + "/alerts"), 7)).detectors.at(0).alerts, 7);
+}
+
 TEST(SuiteLoader, BadSuitesPointAtTheValue) {
   EXPECT_EQ(load_error(smoke_with("seed: 1", "seed: 1\ncolour: red")).rfind(":7:1: unknown key 'colour'", 0), 0u);
   EXPECT_EQ(load_error(smoke_with("log_uniform: [1e-4, 5e-2]", "log_uniform: [0, 5e-2]")),
