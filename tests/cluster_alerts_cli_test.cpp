@@ -122,4 +122,32 @@ TEST(ClusterAlerts, RulesForRealExportersFireOnTheirFaults) {
   EXPECT_GT(max_value(metrics, "node_infiniband_packet_sequence_errors_total"), 0);
 }
 
+// An alert reading a recording rule's series fires: the recording rule's
+// inputs reach promtool although no alerting expression names them.
+TEST(ClusterAlerts, AnAlertOnARecordingRuleFires) {
+  if (!have_promtool()) GTEST_SKIP() << "promtool is not installed (Debian: prometheus)";
+  const fs::path dir = scratch("recording-rule");
+  std::ofstream(dir / "scenario.yaml") << kScenario;
+  std::ofstream(dir / "rules.yaml") << R"(groups:
+  - name: recorded
+    rules:
+      - record: component:dcgm_dbe:max
+        expr: max by (component) (DCGM_FI_DEV_ECC_DBE_VOL_TOTAL)
+      - alert: RecordedDoubleBitError
+        expr: component:dcgm_dbe:max > 0
+        labels: {kind: fail_stop}
+)";
+  const std::string name = "prom:" + (dir / "rules.yaml").string();
+  RunResult r = gauntlet_run(dir / "scenario.yaml", dir, "--detectors " + name);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.summary["detectors"][name]["status"], "ok");
+  std::set<std::string> named;
+  std::istringstream lines(r.alerts);
+  for (std::string l; std::getline(lines, l);) {
+    const auto alert = nlohmann::json::parse(l);
+    for (const auto& s : alert["suspects"]) named.insert(s["id"]);
+  }
+  EXPECT_EQ(named, std::set<std::string>{"h2.gpu1"}) << r.alerts;
+}
+
 }  // namespace

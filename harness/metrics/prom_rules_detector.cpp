@@ -222,7 +222,12 @@ PromRuleFile read_prom_rules(const std::string& path) {
     for (const YAML::Node& group : groups) {
       if (!group["rules"] || !group["rules"].IsSequence()) fail(group.Mark(), "a rule group needs a list of 'rules'");
       for (const YAML::Node& rule : group["rules"]) {
-        if (!rule["alert"]) continue;  // recording rules feed alerts; they raise none
+        if (!rule["alert"]) {
+          // A recording rule raises nothing, but the alerts reading its
+          // series need its inputs fed to promtool.
+          if (rule["record"] && rule["expr"]) rules.expressions.push_back(rule["expr"].as<std::string>());
+          continue;
+        }
         if (!rule["expr"]) fail(rule.Mark(), "alerting rule '" + rule["alert"].as<std::string>() + "' has no 'expr'");
         rules.alerts.push_back(rule["alert"].as<std::string>());
         rules.expressions.push_back(rule["expr"].as<std::string>());
