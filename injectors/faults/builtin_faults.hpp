@@ -38,4 +38,11 @@ double calibrated_number(const FaultSpec& fault, std::string_view param, const s
 // prints it).
 inline constexpr const char* kUncorrectableEccError = "CUDA error: uncorrectable ECC error encountered";
 
+// The GPU fails in every job of the scope at `at`, its processes dying with
+// `error`, and is repaired at `back` if that falls within the run.
+void fail_gpu_until(FaultEffectScope& scope, int host, int gpu, sim::Nanos at, sim::Nanos back,
+                    const std::string& error);
+// gpu_fail's effect: the fault's GPU is down for the fault's window.
+void fail_target_gpu_during(FaultEffectScope& scope);
+
 }  // namespace gauntlet::injectors::faults

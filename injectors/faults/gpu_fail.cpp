@@ -25,6 +25,38 @@ std::optional<ParamProblem> check_xid(const FaultSpec& fault) {
 
 }  // namespace
 
+void fail_target_gpu_during(FaultEffectScope& scope) {
+  const sim::ComponentId id = *sim::ComponentId::parse(scope.fault().target);
+  const auto& jobs = scope.jobs();
+  const int host = id.host, gpu = id.index;
+  scope.call_during(
+      [&jobs, host, gpu] {
+        for (models::TrainingJob* job : jobs) job->fail_gpu(host, gpu);
+      },
+      [&jobs, host, gpu] {
+        for (models::TrainingJob* job : jobs) job->repair_gpu(host, gpu);
+      },
+      false);
+}
+
+void fail_gpu_until(FaultEffectScope& scope, int host, int gpu, sim::Nanos at, sim::Nanos back,
+                    const std::string& error) {
+  const auto& jobs = scope.jobs();
+  scope.call_at(
+      at,
+      [&jobs, host, gpu, error] {
+        for (models::TrainingJob* job : jobs) job->fail_gpu(host, gpu, error);
+      },
+      false);
+  if (back < scope.horizon())
+    scope.call_at(
+        back,
+        [&jobs, host, gpu] {
+          for (models::TrainingJob* job : jobs) job->repair_gpu(host, gpu);
+        },
+        false);
+}
+
 FaultDescriptor gpu_fail() {
   FaultDescriptor d;
   d.spec = {.name = "gpu_fail",
@@ -41,19 +73,7 @@ FaultDescriptor gpu_fail() {
         const sim::ComponentId id = *sim::ComponentId::parse(fault.target);
         effects.add_gpu_error(id.host, id.index, models::GpuErrorEvent::for_failure(fault.start, xid_of(fault)));
       }};
-  d.simulated->apply = [](FaultEffectScope& scope) {
-    const sim::ComponentId id = *sim::ComponentId::parse(scope.fault().target);
-    const auto& jobs = scope.jobs();
-    const int host = id.host, gpu = id.index;
-    scope.call_during(
-        [&jobs, host, gpu] {
-          for (models::TrainingJob* job : jobs) job->fail_gpu(host, gpu);
-        },
-        [&jobs, host, gpu] {
-          for (models::TrainingJob* job : jobs) job->repair_gpu(host, gpu);
-        },
-        false);
-  };
+  d.simulated->apply = fail_target_gpu_during;
   return d;
 }
 

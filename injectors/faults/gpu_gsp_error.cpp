@@ -34,19 +34,7 @@ FaultDescriptor gpu_gsp_error() {
             fault.start + calibrated_duration(fault, "stale_after", models::calibration::kGspStaleAfter);
         effects.add_gpu_silence(id.host, id.index, stale_from, end);
       }};
-  d.simulated->apply = [](FaultEffectScope& scope) {
-    const sim::ComponentId id = *sim::ComponentId::parse(scope.fault().target);
-    const auto& jobs = scope.jobs();
-    const int host = id.host, gpu = id.index;
-    scope.call_during(
-        [&jobs, host, gpu] {
-          for (models::TrainingJob* job : jobs) job->fail_gpu(host, gpu);
-        },
-        [&jobs, host, gpu] {
-          for (models::TrainingJob* job : jobs) job->repair_gpu(host, gpu);
-        },
-        false);
-  };
+  d.simulated->apply = fail_target_gpu_during;
   return d;
 }
 

@@ -78,21 +78,7 @@ void act(FaultEffectScope& scope) {
   const sim::Nanos back = remap_fails(fault)
                               ? scope.end()
                               : std::min(scope.end(), dbe + calibrated_duration(fault, "reset", k::kGpuResetTime));
-  const auto& jobs = scope.jobs();
-  const int host = id.host, gpu = id.index;
-  scope.call_at(
-      dbe,
-      [&jobs, host, gpu] {
-        for (models::TrainingJob* job : jobs) job->fail_gpu(host, gpu, kUncorrectableEccError);
-      },
-      false);
-  if (back < scope.horizon())
-    scope.call_at(
-        back,
-        [&jobs, host, gpu] {
-          for (models::TrainingJob* job : jobs) job->repair_gpu(host, gpu);
-        },
-        false);
+  fail_gpu_until(scope, id.host, id.index, dbe, back, kUncorrectableEccError);
 }
 
 }  // namespace

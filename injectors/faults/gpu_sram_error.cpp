@@ -33,20 +33,8 @@ void act(FaultEffectScope& scope) {
         false);
     return;
   }
-  scope.call_at(
-      fault.start,
-      [&jobs, host, gpu] {
-        for (models::TrainingJob* job : jobs) job->fail_gpu(host, gpu, kUncorrectableEccError);
-      },
-      false);
   const sim::Nanos back = std::min(scope.end(), fault.start + calibrated_duration(fault, "reset", k::kGpuResetTime));
-  if (back < scope.horizon())
-    scope.call_at(
-        back,
-        [&jobs, host, gpu] {
-          for (models::TrainingJob* job : jobs) job->repair_gpu(host, gpu);
-        },
-        false);
+  fail_gpu_until(scope, host, gpu, fault.start, back, kUncorrectableEccError);
 }
 
 }  // namespace
