@@ -26,12 +26,6 @@ void ClusterState::set_healthy_speeds(std::vector<double> speeds) {
   ++version_;
 }
 
-void ClusterState::set_pace(double pace) {
-  if (pace == pace_) return;
-  pace_ = pace;
-  ++version_;
-}
-
 double ClusterState::gpu_speed(int host, int gpu) const {
   const std::size_t i = gpu_index(host, gpu);
   const double healthy = i < healthy_speed_.size() ? healthy_speed_[i] : 1.0;

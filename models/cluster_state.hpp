@@ -25,7 +25,10 @@ class ClusterState {
   // speed relative to the fleet's median GPU, and the whole fleet's pace of
   // the moment (the daily cycle). Both multiply the faults' speed.
   void set_healthy_speeds(std::vector<double> speeds);
-  void set_pace(double pace);
+  // The pace is no part of version(): a job repeating an iteration follows
+  // it by scaling the iteration's time (TrainingJob::set_fleet_pace).
+  void set_pace(double pace) { pace_ = pace; }
+  double pace() const { return pace_; }
   // The speed the GPU computes at: the fault's, the healthy GPU's and the pace.
   double gpu_speed(int host, int gpu) const;
 

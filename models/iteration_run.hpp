@@ -38,6 +38,7 @@ struct IterationOutcome {
   std::uint64_t iteration = 0;
   sim::Nanos start = 0;
   sim::Nanos duration = 0;
+  double pace = 1.0;             // the fleet's pace it was simulated at
   std::vector<sim::Nanos> busy;  // per rank: compute time (bubble excluded)
   // Per rank under a work split (empty when even): the micro-batches it
   // ran and its stage's layers (0: the even split's).

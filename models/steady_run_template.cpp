@@ -3,6 +3,7 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace gauntlet::models {
@@ -19,19 +20,27 @@ void set_header(telemetry::SteadyRun& run, std::uint64_t records_version, const 
   run.set_records_version(records_version);
 }
 
-// `out` as `base` would be for the iteration `sequence` starting `shift`
-// later: the fields a stretch changes, and only those.
-void shift_into(const telemetry::Record& base, sim::Nanos shift, std::uint64_t sequence, telemetry::Record* out) {
+// Where a stretch puts a time of the repeated iteration.
+sim::Nanos moved(sim::Nanos t, const SteadyStretch& stretch) {
+  if (stretch.scale == 1.0) return t + stretch.shift;
+  return stretch.origin + stretch.shift + std::llround(static_cast<double>(t - stretch.origin) * stretch.scale);
+}
+
+// `out` as `base` would be for the stretch's first iteration: the fields a
+// stretch changes, and only those.
+void shift_into(const telemetry::Record& base, const SteadyStretch& stretch, telemetry::Record* out) {
   if (base.has_iteration()) {
     auto* it = out->mutable_iteration();
-    it->set_iteration(sequence);
-    it->set_start_ns(base.iteration().start_ns() + shift);
-    it->set_end_ns(base.iteration().end_ns() + shift);
+    it->set_iteration(stretch.first_iteration);
+    it->set_start_ns(moved(base.iteration().start_ns(), stretch));
+    it->set_end_ns(moved(base.iteration().end_ns(), stretch));
+    if (stretch.scale != 1.0)
+      it->set_compute_ns(std::llround(static_cast<double>(base.iteration().compute_ns()) * stretch.scale));
   } else if (base.has_collective()) {
     auto* c = out->mutable_collective();
-    c->set_sequence(sequence);
-    c->set_start_ns(base.collective().start_ns() + shift);
-    c->set_end_ns(base.collective().end_ns() == 0 ? 0 : base.collective().end_ns() + shift);
+    c->set_sequence(stretch.first_iteration);
+    c->set_start_ns(moved(base.collective().start_ns(), stretch));
+    c->set_end_ns(base.collective().end_ns() == 0 ? 0 : moved(base.collective().end_ns(), stretch));
   }
 }
 
@@ -60,7 +69,7 @@ void SteadyRunTemplate::publish(sim::TelemetryBus& bus, const std::vector<const 
       for (const telemetry::Record* record : records) {
         telemetry::Record* copy = run.add_records();
         *copy = *record;
-        shift_into(*record, stretch.shift, stretch.first_iteration, copy);
+        shift_into(*record, stretch, copy);
       }
     });
     return;
@@ -69,7 +78,7 @@ void SteadyRunTemplate::publish(sim::TelemetryBus& bus, const std::vector<const 
   // Same version, same records: `records` are the ones run_'s were copied from.
   for (std::size_t i = 0; i < records.size(); ++i) {
     telemetry::Record* out = run_->mutable_records(static_cast<int>(i));
-    shift_into(*records[i], stretch.shift, stretch.first_iteration, out);
+    shift_into(*records[i], stretch, out);
     const bool iteration = out->has_iteration();
     const sim::Nanos start = iteration ? out->iteration().start_ns() : out->collective().start_ns();
     const sim::Nanos end = iteration ? out->iteration().end_ns() : out->collective().end_ns();

@@ -22,6 +22,11 @@ struct SteadyStretch {
   std::uint64_t count = 0;
   sim::Nanos period = 0;
   sim::Nanos shift = 0;  // from the repeated records' own times to the stretch's first iteration
+  // The repeated iteration's times are stretched by `scale` about `origin`
+  // (its start), before the shift: a record at t is published at
+  // origin + shift + (t - origin) * scale, its compute time scaled alike.
+  sim::Nanos origin = 0;
+  double scale = 1.0;
 };
 
 class SteadyRunTemplate {

@@ -222,6 +222,12 @@ void TrainingJob::crash_on_gpu(int host, int gpu, const std::string& error) {
   if ((state_ == JobState::running || state_ == JobState::hung) && affected(host, gpu)) crash(error);
 }
 
+void TrainingJob::set_fleet_pace(double pace) {
+  if (pace == cluster_.pace()) return;
+  cluster_.set_pace(pace);
+  cut_steady_run();
+}
+
 void TrainingJob::corrupt_step(int host, int gpu, const StepCorruption& corruption) {
   if (state_ != JobState::running || !affected(host, gpu)) return;
   pending_corruption_ = corruption;

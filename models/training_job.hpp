@@ -115,7 +115,11 @@ class TrainingJob {
   void corrupt_step(int host, int gpu, const StepCorruption& corruption);
   // --- The healthy fleet's variation (models/fleet/), set by the run ---
   void set_healthy_speeds(std::vector<double> speeds) { cluster_.set_healthy_speeds(std::move(speeds)); }
-  void set_fleet_pace(double pace) { cluster_.set_pace(pace); }
+  // Simulated iterations compute at the pace; a stretch repeating one
+  // simulated at another pace scales its time by their ratio (see
+  // try_fast_forward), so a new pace ends the stretch in progress at its
+  // next iteration boundary rather than costing a simulated iteration.
+  void set_fleet_pace(double pace);
   // Fail-stop: the GPU or host stops; the job hangs in its next collective
   // until the watchdog fires after collective_timeout (or a mitigation acts).
   void fail_gpu(int host, int gpu);
@@ -192,6 +196,7 @@ class TrainingJob {
     std::uint64_t count = 0;
     sim::Nanos start = 0;
     sim::Nanos duration = 0;
+    double scale = 1.0;  // the repeated iteration's times are stretched by this
   };
 
   // Iteration loop (training_job_iteration.cpp).
@@ -200,7 +205,7 @@ class TrainingJob {
   void simulate_iteration();
   void finish_iteration(std::shared_ptr<IterationOutcome> outcome);
   void end_steady_run(std::uint64_t count);
-  const std::vector<const telemetry::Record*>& records_to_repeat();
+  const std::vector<const telemetry::Record*>& records_to_repeat(double scale);
   void publish_hang(sim::Nanos at);
   void publish_step_records(const IterationOutcome& outcome);
   void after_iteration();
@@ -252,6 +257,7 @@ class TrainingJob {
   std::shared_ptr<const IterationOutcome> filtered_for_;  // the outcome steady_records_ point into
   std::vector<const telemetry::Record*> steady_records_;  // its records that steady runs repeat
   std::uint64_t steady_records_version_ = 0;              // their records_version on the bus
+  double steady_records_scale_ = 1.0;                     // the time scale that version was published at
   SteadyRunTemplate steady_template_;                     // publishes the stretches that repeat them
   bool reconfigure_pending_ = false;
   std::uint64_t steady_generation_ = 0;       // a cut steady stretch ignores its planned end

@@ -2,6 +2,7 @@
 // over by steady-state fast-forward), the records it produced published at
 // its end, then the next step, a checkpoint or a re-placement.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -56,7 +57,13 @@ bool TrainingJob::try_fast_forward() {
   const sim::Nanos now = engine_.now();
   sim::Nanos limit = horizon_;
   if (next_change_) limit = std::min(limit, next_change_());
-  const sim::Nanos duration = last_->duration;
+  // The daily cycle (models/fleet/healthy_gpus.hpp) moves the fleet's pace
+  // between simulated iterations. Llama 3 reports it as a change of the
+  // job's whole throughput, so the repeated iteration's time scales by the
+  // ratio of paces, its communication with its compute.
+  const double scale = last_->pace / cluster_.pace();
+  const sim::Nanos duration =
+      scale == 1.0 ? last_->duration : std::llround(static_cast<double>(last_->duration) * scale);
   if (duration <= 0 || limit - now < duration) return false;
   auto count = static_cast<std::uint64_t>((limit - now) / duration);
   // A stretch lasts at most as long as the steady state before it (1, 2, 4,
@@ -70,7 +77,7 @@ bool TrainingJob::try_fast_forward() {
     count = std::min(count, static_cast<std::uint64_t>((until_due + duration - 1) / duration));
   }
   GAUNTLET_INVARIANT(count > 0 && !current_ && !steady_, "a steady run began beside a step");
-  steady_ = Steady{ledger_.progress(), count, now, duration};
+  steady_ = Steady{ledger_.progress(), count, now, duration, scale};
   const std::uint64_t epoch = epoch_, generation = ++steady_generation_;
   engine_.schedule_at(now + static_cast<sim::Nanos>(count) * duration, [this, epoch, generation, count] {
     if (epoch != epoch_ || generation != steady_generation_) return;
@@ -100,17 +107,26 @@ void TrainingJob::end_steady_run(std::uint64_t count) {
   // The stretch repeats the iterations right after the last one counted.
   GAUNTLET_INVARIANT(count <= run.count && run.first == ledger_.progress());
   if (count == 0) return;
-  const std::vector<const telemetry::Record*>& repeated = records_to_repeat();
-  steady_template_.publish(
-      bus_, repeated, steady_records_version_,
-      {.first_iteration = run.first, .count = count, .period = run.duration, .shift = run.start - last_->start});
+  const std::vector<const telemetry::Record*>& repeated = records_to_repeat(run.scale);
+  steady_template_.publish(bus_, repeated, steady_records_version_,
+                           {.first_iteration = run.first,
+                            .count = count,
+                            .period = run.duration,
+                            .shift = run.start - last_->start,
+                            .origin = last_->start,
+                            .scale = run.scale});
   ledger_.complete(run.start, run.duration, count);
 }
 
-const std::vector<const telemetry::Record*>& TrainingJob::records_to_repeat() {
+// The records a stretch repeats. Readers may reuse what they derived from
+// an earlier stretch of the same records_version, so stretches of another
+// time scale get a version of their own.
+const std::vector<const telemetry::Record*>& TrainingJob::records_to_repeat(double scale) {
+  if (filtered_for_ == last_ && scale == steady_records_scale_) return steady_records_;
+  steady_records_version_ = bus_.next_records_version();
+  steady_records_scale_ = scale;
   if (filtered_for_ == last_) return steady_records_;
   filtered_for_ = last_;
-  steady_records_version_ = bus_.next_records_version();
   steady_records_.clear();
   for (const telemetry::Record& record : last_->records)
     if (!steady_filter_ || steady_filter_(record)) steady_records_.push_back(&record);
@@ -125,6 +141,7 @@ void TrainingJob::simulate_iteration() {
   outcome->key_network = engine_.state_version();
   outcome->key_cluster = cluster_.version();
   outcome->key_job = job_version_;
+  outcome->pace = cluster_.pace();
   outcome->reusable = *in_flight_ == 0;
   outcome->iteration = ledger_.progress();
   outcome->start = engine_.now();

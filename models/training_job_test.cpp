@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -214,6 +215,61 @@ TEST(TrainingJob, SteadyRunsOfOneSimulatedIterationShareTheirRecordsVersion) {
   ASSERT_NE(first_after_throttle_version, 0u);
   EXPECT_NE(first_after_throttle_version, last_before_throttle_version);
   EXPECT_NE(shape_of.at(first_after_throttle_version), shape_of.at(last_before_throttle_version));
+}
+
+// The daily cycle (Llama 3, section 3.3.4: throughput moves 1-2% over a
+// day) changes the fleet's pace between simulated iterations: the stretch
+// in progress ends at its next boundary and the repeated iteration's time
+// scales by the ratio of paces, without simulating an iteration again.
+TEST(TrainingJob, APaceChangeScalesRepeatedIterationsWithoutSimulatingOne) {
+  static constexpr sim::Nanos horizon = 9 * sim::kMinute, dip = 3 * sim::kMinute, back = 6 * sim::kMinute;
+  static constexpr double kDippedPace = 0.985;  // fleet.daily_cycle's 1.5% at the hottest step
+  auto run = [](bool cycle) {
+    return sim::run_isolated([cycle] {
+      sim::Topology topology(cluster());
+      sim::FlowEngine engine(topology, 3);
+      sim::TelemetryBus bus;
+      JobSpec spec = job();
+      spec.checkpoint_interval = 0;
+      TrainingJob training(spec, topology, engine, bus);
+      training.set_fast_forward(true);
+      training.set_change_horizon([] { return horizon; });
+      if (cycle) {
+        engine.schedule_at(dip, [&] { training.set_fleet_pace(kDippedPace); });
+        engine.schedule_at(back, [&] { training.set_fleet_pace(1.0); });
+      }
+      training.start(0, horizon);
+      engine.run_until(horizon);
+      const telemetry::Batch batch = bus.drain(horizon);
+      std::ostringstream o;
+      o << training.simulated_iterations();
+      for (const telemetry::SteadyRun& steady : batch.steady())
+        for (const telemetry::Record& r : steady.records())
+          if (r.has_iteration() && r.iteration().worker() == "h0.gpu0")
+            o << " " << r.iteration().start_ns() << " " << steady.period_ns() << " "
+              << r.iteration().end_ns() - r.iteration().start_ns() << " " << steady.records_version();
+      return o.str();
+    });
+  };
+  std::istringstream steady_only(run(false)), cycled(run(true));
+  std::uint64_t simulated_steady = 0, simulated_cycled = 0;
+  steady_only >> simulated_steady;
+  cycled >> simulated_cycled;
+  EXPECT_EQ(simulated_cycled, simulated_steady) << "a pace change costs no simulated iteration";
+  sim::Nanos start = 0, period = 0, length = 0, nominal = 0, dipped = 0, after = 0;
+  std::uint64_t version = 0, nominal_version = 0, dipped_version = 0;
+  while (cycled >> start >> period >> length >> version) {
+    EXPECT_EQ(length, period) << "a stretch's iteration records span its period";
+    if (start < dip) nominal = period, nominal_version = version;
+    if (start >= dip && start < back) dipped = period, dipped_version = version;
+    if (start >= back) after = period;
+  }
+  ASSERT_GT(nominal, 0);
+  ASSERT_GT(dipped, 0);
+  EXPECT_EQ(dipped, std::llround(static_cast<double>(nominal) / kDippedPace));
+  EXPECT_NEAR(static_cast<double>(dipped - nominal) / static_cast<double>(nominal), 0.015, 0.001);
+  EXPECT_EQ(after, nominal) << "the pace back at 1 gives the simulated iteration's time again";
+  EXPECT_NE(dipped_version, nominal_version) << "scaled records are not the same records";
 }
 
 }  // namespace

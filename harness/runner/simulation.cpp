@@ -171,7 +171,7 @@ struct RunServices {
       const sim::Nanos skew_edge =
           cluster.skewed ? cluster.effects.next_host_change(engine.now()) : std::numeric_limits<sim::Nanos>::max();
       return std::min({cluster.scheduler->next_change(), profiler.next_window_end(engine.now()),
-                       engine.next_internal_change(), skew_edge, cluster.healthy.next_step(engine.now())});
+                       engine.next_internal_change(), skew_edge});
     });
   }
   DetectorServices for_detectors() { return {profiler, benchmarks}; }

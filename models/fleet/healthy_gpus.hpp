@@ -14,7 +14,8 @@
 //   through slow, each GPU fleet.slow_machine_slowdown slower (MegaScale).
 // - Daily cycle: the whole fleet's throughput dips by fleet.daily_cycle at
 //   the hottest time of the day (Llama 3), in fleet.daily_step steps from a
-//   seeded time of day; temperatures rise with it.
+//   seeded time of day; temperatures rise with it. A job repeating an
+//   iteration scales its time by the change of pace (TrainingJob).
 //
 // A GPU's speed (1 / runtime) is what the job computes at; its loaded SM
 // clock follows its speed (power management is what sets both), in 15 MHz

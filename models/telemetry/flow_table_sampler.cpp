@@ -90,9 +90,13 @@ void FlowTableSampler::add_runs(telemetry::Batch* batch) {
     sim::Nanos start = std::numeric_limits<sim::Nanos>::max();
     for (const telemetry::Record& r : run.records())
       if (r.has_iteration()) start = std::min(start, r.iteration().start_ns());
-    // A stretch repeats the latest simulated iteration, whose length is its period.
-    if (start == std::numeric_limits<sim::Nanos>::max() || template_duration_ != run.period_ns() || template_.empty())
-      continue;
+    // A stretch repeats the latest simulated iteration, its time scaled to
+    // the stretch's period (the fleet's pace may have moved since).
+    if (start == std::numeric_limits<sim::Nanos>::max() || template_duration_ <= 0 || template_.empty()) continue;
+    const double scale = static_cast<double>(run.period_ns()) / static_cast<double>(template_duration_);
+    auto at = [start, scale](sim::Nanos offset) {
+      return start + (scale == 1.0 ? offset : std::llround(static_cast<double>(offset) * scale));
+    };
     telemetry::FlowTableRun out;
     out.set_period_ns(run.period_ns());
     out.set_repeats(run.last_iteration() - run.first_iteration() + 1);
@@ -100,8 +104,8 @@ void FlowTableSampler::add_runs(telemetry::Batch* batch) {
       telemetry::FlowBurst* b = out.add_bursts();
       b->set_table(table_name(s.src));
       b->set_peer(nic_name(s.dst));
-      b->set_from_ns(start + s.from);
-      b->set_to_ns(start + s.to);
+      b->set_from_ns(at(s.from));
+      b->set_to_ns(at(s.to));
       b->set_bytes(static_cast<std::uint64_t>(std::llround(s.bytes)));
     }
     published_bytes_ += out.ByteSizeLong();
