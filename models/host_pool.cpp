@@ -35,6 +35,11 @@ std::optional<std::vector<int>> HostPool::restart_hosts(std::vector<int> hosts) 
   return hosts;
 }
 
+int HostPool::hosts_short(const std::vector<int>& hosts) const {
+  const auto unusable = std::count_if(hosts.begin(), hosts.end(), [this](int h) { return !usable(h); });
+  return std::max(0, static_cast<int>(unusable) - spares_left());
+}
+
 std::vector<int> HostPool::shifted(const std::vector<int>& hosts) const {
   std::vector<int> pool = hosts;
   for (int h : spare_pool_)

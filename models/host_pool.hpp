@@ -26,6 +26,9 @@ class HostPool {
   // The hosts a restart runs on: `hosts` with a spare in place of each
   // unusable one, counted as used; nothing when some slot finds no spare.
   std::optional<std::vector<int>> restart_hosts(std::vector<int> hosts);
+  // How many more usable hosts a placement on `hosts` needs than the pool
+  // can give (0 when restart_hosts would find a spare for every slot).
+  int hosts_short(const std::vector<int>& hosts) const;
   // Every host of `hosts` moved one place on within the pool (them and the
   // usable spares they do not already hold, in host order): a benign
   // re-placement. Shift a placement restart_hosts has made usable: a shift

@@ -12,7 +12,15 @@ enum class JobState {
   running,     // iterating or writing a checkpoint
   hung,        // a collective waits for a rank that will never come
   restarting,  // hardware available; resuming after restart_cost
-  waiting,     // crashed; waiting for a spare or a repair
+  waiting,     // crashed, or never placed; waiting for a spare or a repair
+};
+
+// Stretches the job could not be placed: fewer usable hosts (its own and
+// its spares) than it needs, at the start or at a restart.
+struct PlacementShortfall {
+  sim::Nanos waited = 0;  // summed over stretches, up to the run's end
+  int stretches = 0;
+  int most_hosts_short = 0;  // usable hosts missing at the worst moment
 };
 
 // Consecutive iterations with the same duration.

@@ -19,7 +19,7 @@ namespace {
 bool allowed(JobState from, JobState to) {
   switch (from) {
     case JobState::idle:
-      return to == JobState::running;
+      return to == JobState::running || to == JobState::waiting;  // waiting: no healthy hosts to start on
     case JobState::running:
       return to == JobState::hung || to == JobState::waiting;
     case JobState::hung:
@@ -54,16 +54,50 @@ void TrainingJob::enter(JobState next) {
 void TrainingJob::start(sim::Nanos at, sim::Nanos horizon) {
   horizon_ = horizon;
   engine_.schedule_at(at, [this] {
-    enter(JobState::running);
     last_checkpoint_ = engine_.now();
-    containers_.start_all(engine_.now(), *placement_);
-    publish_event(telemetry::JobEvent::START, "", {});
+    // A launcher places the job on healthy hosts: spares stand in for the
+    // ones already down; with too few it waits for repairs.
     if (!placement_healthy()) {
-      hang();
-      return;
+      const std::optional<std::vector<int>> hosts = hosts_.restart_hosts(placement_->hosts());
+      if (!hosts) {
+        enter(JobState::waiting);
+        unplaceable();
+        return;
+      }
+      rebuild_placement(*hosts);
     }
-    begin_iteration();
+    enter(JobState::running);
+    launch();
   });
+}
+
+void TrainingJob::launch() {
+  launched_ = true;
+  containers_.start_all(engine_.now(), *placement_);
+  publish_event(telemetry::JobEvent::START, "", {});
+  begin_iteration();
+}
+
+// The job could not be placed: a stretch opens (or goes on), as short of
+// hosts as it now is.
+void TrainingJob::unplaceable() {
+  if (!unplaced_since_) {
+    unplaced_since_ = engine_.now();
+    ++shortfall_.stretches;
+  }
+  shortfall_.most_hosts_short = std::max({shortfall_.most_hosts_short, hosts_.hosts_short(placement_->hosts()), 1});
+}
+
+void TrainingJob::placed() {
+  if (!unplaced_since_) return;
+  shortfall_.waited += engine_.now() - *unplaced_since_;
+  unplaced_since_.reset();
+}
+
+PlacementShortfall TrainingJob::shortfall(sim::Nanos now) const {
+  PlacementShortfall out = shortfall_;
+  if (unplaced_since_ && now > *unplaced_since_) out.waited += now - *unplaced_since_;
+  return out;
 }
 
 sim::EndpointId TrainingJob::rank_endpoint(int rank) const {
@@ -168,7 +202,11 @@ bool TrainingJob::affected(int host, int gpu) const {
 void TrainingJob::try_restart() {
   if (state_ != JobState::waiting) return;
   std::optional<std::vector<int>> hosts = hosts_.restart_hosts(placement_->hosts());
-  if (!hosts) return;  // wait for a repair
+  if (!hosts) {  // wait for a repair
+    unplaceable();
+    return;
+  }
+  placed();
   if (reconfigure_pending_) hosts = hosts_.shifted(*hosts);
   reconfigure_pending_ = false;
   enter(JobState::restarting);
@@ -187,6 +225,12 @@ void TrainingJob::try_restart() {
 
 void TrainingJob::resume() {
   GAUNTLET_INVARIANT(placement_healthy(), "job '" + job_.name + "' resumed on a broken host");
+  if (!launched_) {  // placed at last, after waiting from the start
+    enter(JobState::running);
+    last_checkpoint_ = engine_.now();
+    launch();
+    return;
+  }
   // NCCL picks RNICs when communicators are created: a repaired RNIC is used
   // again only from a restart on.
   cluster_.restart_communicators();

@@ -103,6 +103,8 @@ class TrainingJob {
   sim::Nanos lost_iteration_time() const { return ledger_.lost_time(); }
   std::uint64_t simulated_iterations() const { return simulated_iterations_; }
   int restarts() const { return restarts_; }
+  // When the job waited for hosts it could not get, up to `now`.
+  PlacementShortfall shortfall(sim::Nanos now) const;
   int checkpoints() const { return checkpoints_; }
 
   // --- Fault hooks (the fault scheduler calls these) ---
@@ -223,7 +225,10 @@ class TrainingJob {
   void crash(const std::string& error);
   void stop_and_restart();
   void try_restart();
+  void launch();
   void resume();
+  void unplaceable();
+  void placed();
   void on_repaired(int host);
   HostTrouble trouble() const { return {cluster_.failed_hosts(), cluster_.failed_gpus(), hosts_.isolated()}; }
   bool placement_healthy() const { return hosts_.all_usable(placement_->hosts()); }
@@ -260,6 +265,9 @@ class TrainingJob {
   double steady_records_scale_ = 1.0;                     // the time scale that version was published at
   SteadyRunTemplate steady_template_;                     // publishes the stretches that repeat them
   bool reconfigure_pending_ = false;
+  bool launched_ = false;                     // containers started once
+  PlacementShortfall shortfall_;              // closed stretches
+  std::optional<sim::Nanos> unplaced_since_;  // the open one
   std::uint64_t steady_generation_ = 0;       // a cut steady stretch ignores its planned end
   std::uint64_t executed_at_simulation_ = 0;  // executed iterations after the last simulated one
   bool hold_requested_ = false;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "harness/detectors/registry.hpp"
@@ -57,6 +58,34 @@ TEST(LatentFault, ProbersAreScoredAndTheRestShowNothing) {
     EXPECT_TRUE(d["impactful"]["recall"].is_null()) << name;
     EXPECT_DOUBLE_EQ(d["lost_iterations"].get<double>(), 0.0) << name;
   }
+}
+
+// A GPU of host 1 fails and the job restarts on the spare h16 of the other
+// pod, where its rings cross the spines and every iteration takes 6.7%
+// longer; a GPU of h17, a spare the job never used, is throttled later.
+// Only the first fault touched the job.
+TEST(LatentFault, AFaultOnAHostTheJobNeverUsedIsLatentAfterAReplacement) {
+  std::string text;
+  {
+    std::ifstream in(std::string(GAUNTLET_SOURCE_DIR) + "/scenarios/gpu-fail-isolate.yaml");
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("name: timeout") != std::string::npos) continue;
+      if (line.find("h9.gpu4") != std::string::npos)
+        line =
+            "  - {type: gpu_fail, target: h1.gpu4, at: 20m}\n"
+            "  - {type: gpu_throttle, target: h17.gpu0, at: 60m, duration: 10m, slowdown: 0.5}";
+      text += line + "\n";
+    }
+  }
+  const std::string path = ::testing::TempDir() + "/replaced-then-spare-throttled.yaml";
+  std::ofstream(path) << text;
+  const DetectorRegistry registry = builtin_detectors();
+  const RunReport report = run_scenario(load_scenario(path, registry), registry, RunOptions{});
+  ASSERT_GE(report.faults.size(), 2u);
+  ASSERT_EQ(report.faulty.placements.size(), 2u);
+  EXPECT_EQ(report.faulty.placements[1].hosts[1], 16) << "the job moved from h1 to h16";
+  EXPECT_TRUE(report.faults[0].affected_job);
+  EXPECT_FALSE(report.faults[1].affected_job) << "h17 never held the job";
 }
 
 }  // namespace

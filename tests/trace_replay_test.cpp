@@ -2,6 +2,7 @@
 // run's ground truth and the job's containers follow the trace.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -55,22 +56,68 @@ TEST(TraceReplay, ADayOfTheInfiniteHbdTraceTakesItsServersDown) {
 
   // Every container stopped by a failure stood on a host the trace took
   // down, and stopped after that host's fault began; the server down for ten
-  // days (h108) takes no container again.
+  // days (h108) takes no container again. No container starts on a host
+  // down at that moment: the four servers down at the start are replaced by
+  // spares from the first second instead of stalling the job until the
+  // collective timeout.
+  std::map<std::string, std::vector<std::pair<double, double>>> down;  // host -> [start, end)
+  {
+    std::istringstream again(slurp(out / "faults.jsonl"));
+    for (std::string fault_line; std::getline(again, fault_line);) {
+      const auto fault = nlohmann::json::parse(fault_line);
+      if (fault.value("background", false)) continue;
+      const std::string target = fault["target"];
+      const double end = fault["end_s"].is_null() ? 1e18 : fault["end_s"].get<double>();
+      down[target.substr(0, target.find('.'))].emplace_back(fault["start_s"].get<double>(), end);
+    }
+  }
   int failure_stops = 0;
   for (const auto& row : csv_rows(slurp(out / "containers.csv"))) {
     ASSERT_GE(row.size(), 6u);
     const std::string& host = row[1];
-    if (host == "h108") EXPECT_LT(std::stod(row[3]), onset.at("h108")) << row[0];
+    const double started = std::stod(row[3]);
+    for (const auto& [from, to] : down[host])
+      EXPECT_FALSE(started >= from && started < to) << row[0] << " started on " << host << " while it was down";
+    if (host == "h108") EXPECT_LT(started, onset.at("h108")) << row[0];
     if (row[5] != "host_failed" && row[5] != "gpu_failed") continue;
     ++failure_stops;
     ASSERT_TRUE(onset.count(host)) << row[0] << " stopped for " << row[5] << " on a host the trace never failed";
     EXPECT_GE(std::stod(row[4]), onset.at(host));
   }
-  // The four servers down at the start and h108 are job hosts; the others'
+  // Only h108 among the job's hosts fails while the job runs; the others'
   // faults last one trace tick (8.64 s), shorter than any collective stall.
-  EXPECT_EQ(failure_stops, 5);
+  EXPECT_EQ(failure_stops, 1);
   const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
   EXPECT_LT(summary["iterations"]["no_detector"].get<double>(), summary["iterations"]["fault_free"].get<double>());
+  // Spares were enough all day.
+  EXPECT_EQ(summary["placement"]["stretches"], 0);
+  EXPECT_DOUBLE_EQ(summary["placement"]["unplaced_s"].get<double>(), 0.0);
+}
+
+// The InfiniteHBD slice on a fleet with two spares: four servers are down
+// at the start, so the job cannot be placed until two of them come back;
+// the run says so and for how long instead of reporting a silent loss.
+TEST(TraceReplay, AJobThatCannotBePlacedIsReported) {
+  const auto out = scratch("unplaced");
+  const auto scenario = out.parent_path() / "unplaced.yaml";
+  std::string text = slurp("scenarios/infinitehbd-replay-slice.yaml");
+  const std::string spares = "spare_hosts: 16";
+  text.replace(text.find(spares), spares.size(), "spare_hosts: 2");
+  const std::string trace = "../data/";
+  text.replace(text.find(trace), trace.size(), std::string(GAUNTLET_SOURCE_DIR) + "/data/");
+  std::ofstream(scenario) << text;
+  const auto result = gauntlet("run " + scenario.string() + " --no-progress --out " + out.string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("warning: job 'llm-3k' could not be placed for"), std::string::npos) << result.err;
+  const auto summary = nlohmann::json::parse(slurp(out / "summary.json"));
+  const auto& placement = summary["placement"];
+  EXPECT_GE(placement["stretches"].get<int>(), 1);
+  EXPECT_GE(placement["most_hosts_short"].get<int>(), 1);
+  EXPECT_GT(placement["unplaced_s"].get<double>(), 0.0);
+  bool noted = false;
+  for (const auto& note : summary["notes"])
+    noted = noted || note.get<std::string>().find("could not be placed") != std::string::npos;
+  EXPECT_TRUE(noted);
 }
 
 TEST(TraceReplay, FittedRatesDriveIsolationsAsC4dReportsThem) {

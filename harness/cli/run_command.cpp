@@ -148,6 +148,7 @@ int run_command(const Args& args) {
   if (const std::optional<int> failed = simulate(scenario, registry, options, report)) return *failed;
   if (!write_destinations(report, claimed)) return kExitRunFailed;
   print_run(scenario, report);
+  if (const auto warning = harness::placement_warning(report)) std::fprintf(stderr, "warning: %s\n", warning->c_str());
   std::printf("results: %s\n", out_dir.c_str());
   if (!metrics_dir.empty()) std::printf("metrics: %s/metrics.om\n", metrics_dir.c_str());
   const std::vector<std::string> failed = harness::failed_detectors(report);

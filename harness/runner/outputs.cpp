@@ -55,12 +55,30 @@ Summary summary_of(const RunReport& report) {
     summary.detectors.push_back({name, run.status, report.scores.at(name), facts});
   }
   summary.faults = report.faults;
+  const models::PlacementShortfall& shortfall = report.faulty.shortfall;
+  summary.placement = {{"unplaced_s", sim::to_seconds(shortfall.waited)},
+                       {"stretches", shortfall.stretches},
+                       {"most_hosts_short", shortfall.most_hosts_short}};
+  if (const std::optional<std::string> warning = placement_warning(report)) summary.notes.push_back(*warning);
   return summary;
 }
 
 json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
 }  // namespace
+
+std::optional<std::string> placement_warning(const RunReport& report) {
+  const models::PlacementShortfall& s = report.faulty.shortfall;
+  if (s.stretches == 0) return std::nullopt;
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "job '%s' could not be placed for %.2f h of the run's %.2f h (%d stretch%s, at worst %d usable host%s "
+                "short): the fleet had too few healthy hosts, which no detector can help",
+                report.scenario.job.name.c_str(), sim::to_seconds(s.waited) / 3600,
+                sim::to_seconds(report.scenario.duration) / 3600, s.stretches, s.stretches == 1 ? "" : "es",
+                s.most_hosts_short, s.most_hosts_short == 1 ? "" : "s");
+  return std::string(text);
+}
 
 std::string summary_json(const RunReport& report) {
   Summary summary = summary_of(report);

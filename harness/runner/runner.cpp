@@ -10,6 +10,8 @@
 #include "harness/mitigation/policy.hpp"
 #include "harness/runner/counterfactual_runs.hpp"
 #include "harness/runner/healthy_fleet.hpp"
+#include "harness/runner/job_impact.hpp"
+#include "harness/scenario/ground_truth_calibration.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/loader.hpp"
 #include "injectors/faults/fault_catalog.hpp"
@@ -18,41 +20,6 @@
 
 namespace gauntlet::harness {
 namespace {
-
-// A fault whose window saw iterations at least this much slower than the
-// fault-free run's affected the job.
-constexpr double kAffectedSlowdown = 1.001;
-
-double mean_duration_between(const SimulationOutcome& run, double from_s, double to_s) {
-  double total = 0, count = 0;
-  for (const models::IterationSpan& span : run.timeline) {
-    for (std::uint64_t i = 0; i < span.count; ++i) {
-      const double start = sim::to_seconds(span.start + static_cast<sim::Nanos>(i) * span.duration);
-      const double end = start + sim::to_seconds(span.duration);
-      if (end < from_s) continue;
-      if (start > to_s) break;
-      total += sim::to_seconds(span.duration);
-      count += 1;
-    }
-  }
-  return count > 0 ? total / count : 0;
-}
-
-// Iterations that ended within [from_s, to_s].
-double completions_between(const SimulationOutcome& run, double from_s, double to_s) {
-  double count = 0;
-  for (const models::IterationSpan& span : run.timeline) {
-    const double first_end = sim::to_seconds(span.start + span.duration);
-    const double step = sim::to_seconds(span.duration);
-    if (step <= 0) continue;
-    const double last_end = first_end + step * static_cast<double>(span.count - 1);
-    if (last_end < from_s || first_end > to_s) continue;
-    const double lo = std::max(0.0, std::ceil((from_s - first_end) / step));
-    const double hi = std::min(static_cast<double>(span.count - 1), std::floor((to_s - first_end) / step));
-    if (hi >= lo) count += hi - lo + 1;
-  }
-  return count;
-}
 
 double mean_duration(const SimulationOutcome& run) {
   double total = 0, count = 0;
@@ -69,7 +36,7 @@ std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const Simulat
                                          const SimulationOutcome& fault_free) {
   const auto fault_types = fault_types_of(scenario);
   std::vector<FaultEpisode> episodes;
-  const double baseline = mean_duration(fault_free);
+  std::vector<FaultWindow> windows;
   const double run_end = sim::to_seconds(scenario.duration);
   for (const injectors::FaultSpec& f : scenario.faults) {
     FaultEpisode e;
@@ -79,17 +46,12 @@ std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const Simulat
     e.start_s = sim::to_seconds(f.start);
     if (f.end()) e.end_s = sim::to_seconds(*f.end());
     e.benign = f.benign || fault_types->spec(f.type).benign;
-    const double end = e.end_s.value_or(run_end);
-    const double during = mean_duration_between(faulty, e.start_s, end);
-    // A hang or crash completes fewer iterations than the fault-free run in
-    // the same window (and maybe none at all), even if the ones it completes
-    // are not slower.
-    const double window_end = std::min(run_end, end + 2 * baseline);
-    const bool fewer =
-        completions_between(faulty, e.start_s, window_end) + 1 < completions_between(fault_free, e.start_s, window_end);
-    e.affected_job = !e.benign && (during > baseline * kAffectedSlowdown || fewer);
+    windows.push_back({e.target, e.start_s, e.end_s.value_or(run_end), e.benign});
     episodes.push_back(std::move(e));
   }
+  const JobImpact impact(faulty, fault_free, std::move(windows),
+                         scenario.calibration.value(calibration::kAffectedSlowdown), run_end);
+  for (std::size_t i = 0; i < episodes.size(); ++i) episodes[i].affected_job = impact.affected(i);
   // The healthy fleet's background, benign in ground truth.
   for (FaultEpisode& e : background_episodes(scenario)) episodes.push_back(std::move(e));
   return episodes;

@@ -62,7 +62,8 @@ RunReport run_observed(const Scenario& scenario, const DetectorRegistry& registr
 std::vector<std::string> failed_detectors(const RunReport& report);
 
 // Faults as episodes; a fault affected the job (impactful, else latent) when
-// iterations overlapping its window ran slower than in the fault-free run.
+// iterations overlapping its window ran slower than the fault-free run on the
+// same placement over the same time, or fewer completed (job_impact.hpp).
 std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const SimulationOutcome& faulty,
                                          const SimulationOutcome& fault_free);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -207,6 +208,18 @@ std::optional<CollectiveSampler> collective_sampler(const Scenario& scenario, co
   return CollectiveSampler(sample_workers(job.placement(), targets), job.placement().ranks());
 }
 
+// Every restart starts all the job's containers at once: one epoch each.
+std::vector<PlacementEpoch> placement_epochs(const models::ContainerSet& containers) {
+  std::map<sim::Nanos, std::map<int, int>> hosts_by_start;  // start -> slot -> host
+  for (const models::Container& c : containers.lifetimes()) hosts_by_start[c.started_at][c.slot] = c.host;
+  std::vector<PlacementEpoch> epochs;
+  for (const auto& [start, slots] : hosts_by_start) {
+    PlacementEpoch& epoch = epochs.emplace_back(PlacementEpoch{start, {}});
+    for (const auto& [slot, host] : slots) epoch.hosts.push_back(host);
+  }
+  return epochs;
+}
+
 }  // namespace
 
 std::uint64_t SimulationOutcome::iterations() const {
@@ -262,6 +275,8 @@ SimulationOutcome simulate(const Scenario& scenario, const DetectorRegistry& reg
   if (request.inject_faults) cluster.scheduler->check_windows_closed();
   outcome.detectors = session.finish(services.benchmarks);
   outcome.timeline = job.timeline();
+  outcome.placements = placement_epochs(job.containers());
+  outcome.shortfall = job.shortfall(scenario.duration);
   outcome.telemetry_bytes = pipeline->published_bytes();
   outcome.simulated_iterations = job.simulated_iterations();
   if (collectives) outcome.collectives = collectives->sample();
@@ -284,6 +299,9 @@ std::string SimulationOutcome::to_json() const {
   json j;
   j["timeline"] = json::array();
   for (const auto& s : timeline) j["timeline"].push_back({s.first, s.count, s.start, s.duration});
+  j["placements"] = json::array();
+  for (const PlacementEpoch& p : placements) j["placements"].push_back({p.start, p.hosts});
+  j["shortfall"] = {shortfall.waited, shortfall.stretches, shortfall.most_hosts_short};
   j["telemetry_bytes"] = telemetry_bytes;
   j["simulated_iterations"] = simulated_iterations;
   j["containers_csv"] = containers_csv;
@@ -326,6 +344,11 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
   for (const auto& s : j["timeline"])
     out.timeline.push_back(
         {s[0].get<std::uint64_t>(), s[1].get<std::uint64_t>(), s[2].get<sim::Nanos>(), s[3].get<sim::Nanos>()});
+  if (j.contains("placements"))
+    for (const auto& p : j["placements"])
+      out.placements.push_back({p[0].get<sim::Nanos>(), p[1].get<std::vector<int>>()});
+  if (j.contains("shortfall"))
+    out.shortfall = {j["shortfall"][0].get<sim::Nanos>(), j["shortfall"][1].get<int>(), j["shortfall"][2].get<int>()};
   out.telemetry_bytes = j["telemetry_bytes"].get<long long>();
   out.simulated_iterations = j["simulated_iterations"].get<std::uint64_t>();
   out.containers_csv = j.value("containers_csv", std::string());

@@ -52,8 +52,17 @@ struct DetectorOutcome {
   std::vector<MitigationAction> actions;  // what the mitigation policy did on its alerts
 };
 
+// The hosts the job ran on from `start` (a restart) until the next epoch's
+// start, by slot.
+struct PlacementEpoch {
+  sim::Nanos start = 0;
+  std::vector<int> hosts;
+};
+
 struct SimulationOutcome {
   std::vector<models::IterationSpan> timeline;
+  std::vector<PlacementEpoch> placements;            // in time order; the first starts at 0
+  models::PlacementShortfall shortfall;              // when the job waited for hosts it could not get
   std::map<std::string, DetectorOutcome> detectors;  // by detector name
   long long telemetry_bytes = 0;
   std::uint64_t simulated_iterations = 0;  // iterations not fast-forwarded

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "harness/metrics/pipeline_calibration.hpp"
+#include "harness/scenario/ground_truth_calibration.hpp"
 #include "harness/mitigation/ladder_calibration.hpp"
 #include "models/calibration.hpp"
 #include "models/fleet/fleet_calibration.hpp"
@@ -80,6 +81,7 @@ const sim::AttributeRegistry& calibration_attributes() {
                                                models::calibration::kFlowAttributes,
                                                models::calibration::kGpuFailureAll,
                                                calibration::kPipelineAttributes,
+                                               calibration::kGroundTruthAttributes,
                                                kLadderAttributes};
   return registry;
 }

@@ -133,6 +133,7 @@ std::string summary_json(const Summary& summary) {
         {"conditions", background_count}, {"by_kind", std::move(background)}, {"listed_in", "faults.jsonl"}};
   if (!summary.tenants.is_null()) j["tenants"] = summary.tenants;
   if (!summary.overall.is_null()) j["overall"] = summary.overall;
+  if (!summary.placement.is_null()) j["placement"] = summary.placement;
   j["notes"] = summary.notes;
   j["calibration"] = sim ? sim->calibration : json(nullptr);
   return j.dump(2) + "\n";

@@ -68,6 +68,9 @@ struct Summary {
   std::vector<SummaryDetector> detectors;  // in table order
   std::vector<FaultEpisode> faults;
   std::vector<std::string> notes;  // what a reader of the scores must know
+  // Simulated runs: {"unplaced_s", "stretches", "most_hosts_short"}, when
+  // the job waited for hosts it could not get; null otherwise.
+  nlohmann::ordered_json placement;
   // Jobs sharing the cluster: {NAME: {"iterations", "detectors", "faults"}}
   // per tenant, and {DETECTOR: {"alerts", "false_alerts", "precision",
   // "scored_faults", "detected", "recall"}} summed over tenants; null otherwise.
