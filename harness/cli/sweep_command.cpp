@@ -107,9 +107,11 @@ int merge_sweep(const SweepCommandLine& line, const SweepFlavour& flavour, const
     const bool incomplete = merged_runs_status(aggregate, line.vm.count("allow-detector-failure") > 0) != kExitOk;
     std::string sections;
     int status = kExitOk;
+    // Incomplete (cells missing or a detector failed), the table is still
+    // printed as an interim answer; the exit code says it is not final.
     if (!flavour.after_merge)
       std::printf("%s", harness::aggregate_table(aggregate).c_str());
-    else if (!(line.gather_only() && incomplete))
+    else
       status = flavour.after_merge(spec, aggregate, registry, line.vm, sections);
     tree.write_file("report.html",
                     harness::aggregate_report_html(aggregate, flavour.command + " " + spec.name, sections));

@@ -34,13 +34,19 @@ std::string hours(double seconds) {
   return text;
 }
 
-// Faults that hit the job in one run, from its summary.json.
-double job_failures(const fs::path& summary) {
+// What one run's summary.json says: the faults that hit the job and the
+// GPU-hours each detector's run lost.
+struct RunResult {
+  double failures = 0;
+  std::map<std::string, double> lost_gpu_hours;  // by detector
+};
+
+RunResult read_run(const fs::path& summary) {
   const auto json = read_json_file(summary);
   const auto faults = json.is_object() ? json.find("faults") : json.end();
   if (faults == json.end() || !faults->is_array())
     throw InputError(summary.string(), 1, 1, "not a gauntlet summary: needs a faults list");
-  double count = 0;
+  RunResult run;
   for (const auto& fault : *faults) {
     const auto affected = fault.is_object() ? fault.find("affected_job") : fault.end();
     const auto kind = fault.is_object() ? fault.find("class") : fault.end();
@@ -50,9 +56,15 @@ double job_failures(const fs::path& summary) {
                        "not a gauntlet summary: each fault is an object with a boolean affected_job and a class");
     if (affected != fault.end() && affected->get<bool>() &&
         (kind == fault.end() || kind->get<std::string>() != "benign"))
-      ++count;
+      ++run.failures;
   }
-  return count;
+  const auto detectors = json.find("detectors");
+  if (detectors != json.end() && detectors->is_object())
+    for (const auto& [name, d] : detectors->items()) {
+      const auto lost = d.is_object() ? d.find("lost_gpu_hours") : d.end();
+      if (lost != d.end() && lost->is_number()) run.lost_gpu_hours[name] = lost->get<double>();
+    }
+  return run;
 }
 
 // Rows that differ from `best` only in the checkpoint interval, by interval.
@@ -88,12 +100,22 @@ std::string compare(const CapacityAnalysis& analysis, const CapacityRow& best) {
   const double best_hi = best.total_gpu_hours.mean + half_width(best.total_gpu_hours);
   for (const CapacityRow* row : siblings)
     if (row->total_gpu_hours.mean - half_width(row->total_gpu_hours) <= best_hi) ++overlapping;
-  const std::string flat = overlapping > 1
-                               ? " " + std::to_string(overlapping) + " of the " + std::to_string(siblings.size()) +
-                                     " intervals overlap the best within their 95% intervals over " +
-                                     std::to_string(best.total_gpu_hours.n) +
-                                     " seeds: the curve is flat near its minimum and these seeds do not separate them."
-                               : "";
+  std::string flat = overlapping > 1
+                         ? " " + std::to_string(overlapping) + " of the " + std::to_string(siblings.size()) +
+                               " intervals overlap the best within their 95% intervals over " +
+                               std::to_string(best.total_gpu_hours.n) +
+                               " seeds: the curve is flat near its minimum and these seeds do not separate them."
+                         : "";
+  int separated = 0, others = 0;
+  for (const CapacityPair& pair : analysis.pairs) {
+    if (pair.a != 0 || std::find(siblings.begin(), siblings.end(), &analysis.rows[pair.b]) == siblings.end()) continue;
+    ++others;
+    separated += pair.comparison.separated && pair.comparison.difference.mean > 0 ? 1 : 0;
+  }
+  if (others > 0)
+    flat += " Paired by seed (a seed draws the same faults in every cell), the best costs less than " +
+            std::to_string(separated) + " of the other " + std::to_string(others) +
+            " intervals with a 95% interval of the difference that excludes 0.";
   if (nearest->checkpoint_interval_s == best.checkpoint_interval_s)
     return yd + "; the nearest swept interval, " + hours(best.checkpoint_interval_s) +
            ", is also the simulated best: they agree to the grid's resolution." + flat;
@@ -115,24 +137,43 @@ std::string compare(const CapacityAnalysis& analysis, const CapacityRow& best) {
 
 }  // namespace
 
-CapacityAnalysis analyze_capacity(const SweepSpec& spec, const Aggregate& aggregate, const DetectorRegistry& registry) {
+namespace {
+
+// Every two rows with seeds in common, `a` ranked ahead of `b`.
+std::vector<CapacityPair> all_pairs(const std::vector<CapacityRow>& rows) {
+  std::vector<CapacityPair> pairs;
+  for (std::size_t a = 0; a < rows.size(); ++a)
+    for (std::size_t b = a + 1; b < rows.size(); ++b) {
+      PairedComparison c = compare_paired(rows[a].total_by_seed, rows[b].total_by_seed);
+      if (c.seeds > 0) pairs.push_back({a, b, c});
+    }
+  return pairs;
+}
+
+}  // namespace
+
+CapacityAnalysis analyze_capacity(const SweepSpec& spec, const Aggregate& aggregate, const DetectorRegistry& registry,
+                                  const CostWeights& weights) {
   std::map<std::pair<std::size_t, std::vector<std::size_t>>, std::vector<SweepCell>> groups;
   for (const SweepCell& cell : expand_cells(spec)) groups[{cell.scenario, cell.values}].push_back(cell);
 
   CapacityAnalysis analysis;
+  analysis.weights = weights;
+  analysis.missing_cells = aggregate.missing_cells;
+  analysis.planned_cells = aggregate.planned_cells;
   for (const auto& [key, cells] : groups) {
     const Scenario scenario = cell_scenario(spec, cells.front(), registry);
     const ParamList params = cell_params(spec, cells.front());
     const std::string& name = spec.scenarios[key.first].name;
     double failures = 0;
-    int runs = 0;
+    std::map<std::uint64_t, RunResult> runs;  // by seed
     for (const SweepCell& cell : cells) {
       const fs::path summary = cell_folder(spec, cell) / "summary.json";
       if (!fs::exists(summary)) continue;
-      failures += job_failures(summary);
-      ++runs;
+      const RunResult& run = runs[cell.seed] = read_run(summary);
+      failures += run.failures;
     }
-    if (runs == 0) continue;
+    if (runs.empty()) continue;
     const double duration_s = sim::to_seconds(scenario.duration);
     const double interval_s = sim::to_seconds(scenario.job.checkpoint_interval);
     const double cost_s = sim::to_seconds(scenario.job.checkpoint_cost);
@@ -147,10 +188,18 @@ CapacityAnalysis analyze_capacity(const SweepSpec& spec, const Aggregate& aggreg
       out.checkpoint_cost_s = cost_s;
       out.lost_gpu_hours = row.metrics.at("lost_gpu_hours");
       out.checkpoint_gpu_hours = std::floor(duration_s / interval_s) * cost_s * gpus / 3600;
-      out.total_gpu_hours = out.lost_gpu_hours;
-      out.total_gpu_hours.mean += out.checkpoint_gpu_hours;
       out.spare_gpu_hours = scenario.job.spare_hosts * scenario.cluster.gpus_per_host * duration_s / 3600;
-      out.job_failures = failures / runs;
+      std::vector<double> totals;
+      for (const auto& [seed, run] : runs) {
+        const auto lost = run.lost_gpu_hours.find(row.detector);
+        if (lost == run.lost_gpu_hours.end()) continue;
+        const double total = weights.lost * lost->second + weights.checkpoints * out.checkpoint_gpu_hours +
+                             weights.spares * out.spare_gpu_hours;
+        out.total_by_seed[seed] = total;
+        totals.push_back(total);
+      }
+      out.total_gpu_hours = estimate_mean(totals);
+      out.job_failures = failures / static_cast<double>(runs.size());
       if (out.job_failures > 0) {
         out.mtbf_s = duration_s / out.job_failures;
         out.young_daly_s = std::sqrt(2 * cost_s * out.mtbf_s);
@@ -162,6 +211,7 @@ CapacityAnalysis analyze_capacity(const SweepSpec& spec, const Aggregate& aggreg
     if ((a.total_gpu_hours.n == 0) != (b.total_gpu_hours.n == 0)) return b.total_gpu_hours.n == 0;
     return a.total_gpu_hours.mean < b.total_gpu_hours.mean;
   });
+  analysis.pairs = all_pairs(analysis.rows);
   if (!analysis.rows.empty() && analysis.rows.front().total_gpu_hours.n > 0) {
     const CapacityRow& best = analysis.rows.front();
     analysis.young_daly_s = best.young_daly_s;
@@ -171,26 +221,61 @@ CapacityAnalysis analyze_capacity(const SweepSpec& spec, const Aggregate& aggreg
   return analysis;
 }
 
+namespace {
+
+std::string with_interval(const Estimate& e) {
+  char text[64];
+  if (e.n == 0) return "-";
+  if (std::isnan(e.half_width))
+    std::snprintf(text, sizeof text, "%.1f", e.mean);
+  else
+    std::snprintf(text, sizeof text, "%.1f ± %.1f", e.mean, e.half_width);
+  return text;
+}
+
+// Each row against the best, paired by seed.
+std::string paired_lines(const CapacityAnalysis& analysis) {
+  std::string out = "\npaired by seed against rank 1 (this row's cost minus rank 1's, over the seeds both ran):\n";
+  char line[256];
+  for (const CapacityPair& pair : analysis.pairs) {
+    if (pair.a != 0) continue;
+    const PairedComparison& c = pair.comparison;
+    std::string needed = "-";
+    if (c.seeds_needed) needed = std::to_string(*c.seeds_needed);
+    std::snprintf(line, sizeof line,
+                  "  rank %-3zu %22s GPU-h  %-14s costlier in %d of %d seeds; seeds to separate: %s\n", pair.b + 1,
+                  with_interval(c.difference).c_str(),
+                  c.seeds < 2   ? "(one seed)"
+                  : c.separated ? "(excludes 0)"
+                                : "(includes 0)",
+                  c.b_costlier, c.seeds, needed.c_str());
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string capacity_table(const CapacityAnalysis& analysis) {
   std::size_t width = 8;
   for (const CapacityRow& row : analysis.rows) width = std::max(width, params_text(row.params).size());
   std::string out;
   char line[1024];
+  if (!analysis.missing_cells.empty()) {
+    std::snprintf(line, sizeof line, "INTERIM: %zu of %d cells have no results yet (listed on stderr)\n\n",
+                  analysis.missing_cells.size(), analysis.planned_cells);
+    out += line;
+  }
+  const CostWeights& w = analysis.weights;
+  std::snprintf(line, sizeof line, "cost = %g x lost + %g x checkpoint + %g x spare GPU-hours\n", w.lost, w.checkpoints,
+                w.spares);
+  out += line;
   std::snprintf(line, sizeof line, "%-4s %-*s %-10s %20s %20s %10s %10s %8s %10s\n", "rank", static_cast<int>(width),
-                "setting", "detector", "total GPU-h", "lost to failures", "ckpt GPU-h", "spares", "failures",
+                "setting", "detector", "cost GPU-h", "lost to failures", "ckpt GPU-h", "spares", "failures",
                 "young/daly");
   out += line;
   int rank = 0;
   for (const CapacityRow& row : analysis.rows) {
-    auto with_interval = [](const Estimate& e) {
-      char text[48];
-      if (e.n == 0) return std::string("-");
-      if (std::isnan(e.half_width))
-        std::snprintf(text, sizeof text, "%.1f", e.mean);
-      else
-        std::snprintf(text, sizeof text, "%.1f ± %.1f", e.mean, e.half_width);
-      return std::string(text);
-    };
     std::snprintf(line, sizeof line, "%-4d %-*s %-10s %20s %20s %10.1f %10.0f %8.1f %10s\n", ++rank,
                   static_cast<int>(width), params_text(row.params).c_str(), row.detector.c_str(),
                   with_interval(row.total_gpu_hours).c_str(), with_interval(row.lost_gpu_hours).c_str(),
@@ -198,6 +283,7 @@ std::string capacity_table(const CapacityAnalysis& analysis) {
                   row.young_daly_s > 0 ? hours(row.young_daly_s).c_str() : "-");
     out += line;
   }
+  if (analysis.rows.size() > 1) out += paired_lines(analysis);
   if (!analysis.comparison.empty()) out += "\n" + analysis.comparison + "\n";
   return out;
 }
@@ -228,8 +314,26 @@ nlohmann::ordered_json capacity_json(const CapacityAnalysis& analysis) {
                     {"mtbf_s", row.mtbf_s},
                     {"young_daly_s", row.young_daly_s}});
   }
+  nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
+  for (const CapacityPair& pair : analysis.pairs) {
+    const PairedComparison& c = pair.comparison;
+    pairs.push_back(
+        {{"a", pair.a + 1},
+         {"b", pair.b + 1},
+         {"seeds", c.seeds},
+         {"difference_gpu_hours", estimate(c.difference)},
+         {"b_costlier_seeds", c.b_costlier},
+         {"separated", c.separated},
+         {"seeds_needed", c.seeds_needed ? nlohmann::ordered_json(*c.seeds_needed) : nlohmann::ordered_json()}});
+  }
   nlohmann::ordered_json j;
+  j["complete"] = analysis.missing_cells.empty();
+  j["missing_cells"] = analysis.missing_cells;
+  j["weights"] = {{"lost", analysis.weights.lost},
+                  {"checkpoints", analysis.weights.checkpoints},
+                  {"spares", analysis.weights.spares}};
   j["rows"] = rows;
+  j["pairs"] = pairs;
   j["best"] = rows.empty() ? nlohmann::ordered_json() : rows.front();
   j["young_daly_s"] = analysis.young_daly_s;
   j["best_interval_s"] = analysis.best_interval_s;

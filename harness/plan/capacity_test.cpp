@@ -22,7 +22,7 @@ TEST(PlanCapacity, ShardsGatherIntoARankingBesideYoungDaly) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("--gather --out"), std::string::npos) << r.out;
   }
-  const auto gathered = gauntlet("plan capacity " + kPlan + " --gather --json --out " + out.string());
+  const auto gathered = gauntlet("plan capacity " + kPlan + " --gather --out " + out.string());
   ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
   const auto analysis = nlohmann::json::parse(slurp(out / "capacity.json"));
   const auto& rows = analysis["rows"];
@@ -36,9 +36,24 @@ TEST(PlanCapacity, ShardsGatherIntoARankingBesideYoungDaly) {
     const int spares = std::stoi(row["params"]["job.spare_hosts"].get<std::string>());
     EXPECT_DOUBLE_EQ(row["spare_gpu_hours"].get<double>(), spares * 8 * 24.0);
     EXPECT_EQ(row["total_gpu_hours"]["n"].get<int>(), 3);
+    // Every weight 1: lost, checkpoint and idle spare GPU-hours alike.
     EXPECT_NEAR(row["total_gpu_hours"]["mean"].get<double>(),
-                row["lost_gpu_hours"]["mean"].get<double>() + row["checkpoint_gpu_hours"].get<double>(), 1e-9);
+                row["lost_gpu_hours"]["mean"].get<double>() + row["checkpoint_gpu_hours"].get<double>() +
+                    row["spare_gpu_hours"].get<double>(),
+                1e-6);
   }
+  EXPECT_TRUE(analysis["complete"].get<bool>());
+  // Every two rows paired over their three seeds: the mean paired
+  // difference is the difference of the rows' means.
+  ASSERT_EQ(analysis["pairs"].size(), 15u);
+  for (const auto& pair : analysis["pairs"]) {
+    const auto& a = rows[pair["a"].get<std::size_t>() - 1];
+    const auto& b = rows[pair["b"].get<std::size_t>() - 1];
+    EXPECT_EQ(pair["seeds"].get<int>(), 3);
+    EXPECT_NEAR(pair["difference_gpu_hours"]["mean"].get<double>(),
+                b["total_gpu_hours"]["mean"].get<double>() - a["total_gpu_hours"]["mean"].get<double>(), 1e-6);
+  }
+  EXPECT_NE(gathered.out.find("paired by seed against rank 1"), std::string::npos) << gathered.out;
   // Young/Daly from the runs' own failures: count those that hit the job in
   // each seed's summary of the best setting.
   const auto& best = analysis["best"];
@@ -54,8 +69,43 @@ TEST(PlanCapacity, ShardsGatherIntoARankingBesideYoungDaly) {
   EXPECT_NEAR(analysis["young_daly_s"].get<double>(), std::sqrt(2 * 30 * 86400 / failures), 1e-6);
   EXPECT_NE(analysis["comparison"].get<std::string>().find("Young/Daly"), std::string::npos);
   const std::string html = slurp(out / "report.html");
+
+  // The weights price each kind of GPU-hour: spares held idle at 0 leave
+  // lost and checkpoint GPU-hours, these at twice the price.
+  const auto weighted =
+      gauntlet("plan capacity " + kPlan + " --gather --spare-weight 0 --checkpoint-weight 2 --out " + out.string());
+  ASSERT_EQ(weighted.exit_code, 0) << weighted.err;
+  EXPECT_NE(weighted.out.find("cost = 1 x lost + 2 x checkpoint + 0 x spare GPU-hours"), std::string::npos)
+      << weighted.out;
+  const auto reweighted = nlohmann::json::parse(slurp(out / "capacity.json"));
+  EXPECT_DOUBLE_EQ(reweighted["weights"]["spares"].get<double>(), 0.0);
+  for (const auto& row : reweighted["rows"])
+    EXPECT_NEAR(row["total_gpu_hours"]["mean"].get<double>(),
+                row["lost_gpu_hours"]["mean"].get<double>() + 2 * row["checkpoint_gpu_hours"].get<double>(), 1e-6);
+  const auto bad = gauntlet("plan capacity " + kPlan + " --gather --spare-weight -1 --out " + out.string());
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(html.find("Capacity: lost GPU-hours against the checkpoint interval"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
+}
+
+// One shard of two done: the gather prints the interim ranking of what
+// is there and lists the missing cells, and exits 1 (not final).
+TEST(PlanCapacity, APartialGatherGivesAnInterimTable) {
+  const auto out = scratch("partial");
+  const auto r = gauntlet("plan capacity " + kPlan + " --no-progress --shard 0/2 --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto gathered = gauntlet("plan capacity " + kPlan + " --gather --out " + out.string());
+  EXPECT_EQ(gathered.exit_code, 1) << gathered.err;
+  EXPECT_NE(gathered.out.find("INTERIM: 9 of 18 cells have no results yet"), std::string::npos) << gathered.out;
+  EXPECT_NE(gathered.out.find("rank setting"), std::string::npos) << gathered.out;
+  EXPECT_NE(gathered.err.find("missing 9 of 18 cells"), std::string::npos) << gathered.err;
+  const auto analysis = nlohmann::json::parse(slurp(out / "capacity.json"));
+  EXPECT_FALSE(analysis["complete"].get<bool>());
+  EXPECT_EQ(analysis["missing_cells"].size(), 9u);
+  ASSERT_EQ(analysis["rows"].size(), 6u);  // every setting has a seed in shard 0
+  int seeds = 0;
+  for (const auto& row : analysis["rows"]) seeds += row["total_gpu_hours"]["n"].get<int>();
+  EXPECT_EQ(seeds, 9);
 }
 
 TEST(PlanCapacity, LaunchersGatherWithTheAnalysis) {
