@@ -6,8 +6,13 @@
 
 #include "harness/scenario/scenario.hpp"
 #include "sim/network_engine.hpp"
+#include "sim/packet/roce_params.hpp"
 
 namespace gauntlet::harness {
+
+// The packet engine's RoCE parameters the scenario's calibration sets
+// (transport.ib_timeout, ...); the others keep their defaults.
+sim::RoceParams roce_params_from(const sim::Calibration& calibration);
 
 std::unique_ptr<sim::NetworkEngine> make_engine(const Scenario& scenario, const sim::Topology& topology);
 

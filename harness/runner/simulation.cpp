@@ -23,8 +23,10 @@
 #include "models/benchmark_service.hpp"
 #include "models/calibration.hpp"
 #include "models/collectives/flow_set_archive.hpp"
+#include "models/packet_transport_calibration.hpp"
 #include "models/profiler.hpp"
 #include "models/simulated_gpus.hpp"
+#include "sim/packet/packet_engine.hpp"
 #include "sim/telemetry_bus.hpp"
 
 namespace gauntlet::harness {
@@ -73,10 +75,22 @@ struct SimulatedCluster {
       flow_sets.emplace(request.flow_sets, models::FlowSetArchive::salt_for(topology));
       job.set_flow_set_archive(&*flow_sets);
     }
-    scheduler.emplace(*engine, tenants.all(), *fault_types);
+    // The flow model's give-up under loss counts the same NCCL_IB_RETRY_CNT
+    // tries as the packet engine's queue pairs.
+    models::RoceTransportParams transport;
+    transport.retry_count = scenario.calibration.count(models::calibration::kIbRetryCount);
+    scheduler.emplace(*engine, tenants.all(), *fault_types, transport);
     scheduler->communicator().set_transport_timeout(
         scenario.calibration.duration(models::calibration::kTransportTimeout));
     scheduler->communicator().set_network_calibration(scenario.network_table());
+    // On packets a queue pair out of retries errors its work request
+    // (IBV_WC_RETRY_EXC_ERR) and NCCL aborts: the job owning it fails.
+    if (auto* packet = dynamic_cast<sim::PacketEngine*>(engine.get()))
+      packet->set_qp_error_handler([this](sim::EndpointId src, sim::EndpointId dst) {
+        for (models::TrainingJob* owner : tenants.all())
+          if (owner->uses_link(topology.host_link(src)) && owner->uses_link(topology.host_link(dst)))
+            owner->fail_collective("NCCL Error: transport retry counter exceeded");
+      });
     if (request.inject_faults) scheduler->arm(faults, scenario.duration);
     apply_healthy_fleet(healthy, tenants.all(), *engine, scenario.duration);
     if (request.inject_faults) {

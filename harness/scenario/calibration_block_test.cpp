@@ -7,6 +7,7 @@
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/loader.hpp"
 #include "models/calibration.hpp"
+#include "models/packet_transport_calibration.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -71,6 +72,21 @@ TEST(CalibrationBlock, AValueOutOfRangeIsReportedWithTheRange) {
   const std::string duration = error_of("calibration:\n  agent.heartbeat_interval: 2h\n");
   EXPECT_NE(duration.find("between 1ms and 1h, got 2h"), std::string::npos) << duration;
   EXPECT_EQ(error_of("calibration:\n  probe.pings: 0\n").rfind("cal.yaml:7:16: ", 0), 0u);
+}
+
+TEST(CalibrationBlock, TheQueuePairsNcclSettingsAreWholeNumbersInTheirVerbsRanges) {
+  const Scenario s = parse_with("calibration:\n  transport.ib_timeout: 14\n  transport.ib_retry_count: 3\n");
+  EXPECT_EQ(s.calibration.count(k::kIbTimeout), 14);
+  EXPECT_EQ(s.calibration.count(k::kIbRetryCount), 3);
+  EXPECT_EQ(parse_with("").calibration.count(k::kIbTimeout), 20);  // NCCL 2.23.4's default
+  // The verbs fields are 5 and 3 bits wide; a timeout of 0 waits forever.
+  const std::string zero = error_of("calibration:\n  transport.ib_timeout: 0\n");
+  EXPECT_EQ(zero.rfind("cal.yaml:7:25: ", 0), 0u) << zero;
+  EXPECT_NE(zero.find("between 1 and 31"), std::string::npos) << zero;
+  EXPECT_EQ(error_of("calibration:\n  transport.ib_timeout: 32\n").rfind("cal.yaml:7:25: ", 0), 0u);
+  EXPECT_EQ(error_of("calibration:\n  transport.ib_retry_count: 8\n").rfind("cal.yaml:7:29: ", 0), 0u);
+  EXPECT_EQ(error_of("calibration:\n  transport.ib_retry_count: 2.5\n").rfind("cal.yaml:7:29: ", 0), 0u);
+  EXPECT_EQ(error_of("calibration:\n  transport.retransmit_initial_timeout: 1\n").rfind("cal.yaml:7:41: ", 0), 0u);
 }
 
 TEST(CalibrationBlock, ANameSetTwiceIsAnError) {

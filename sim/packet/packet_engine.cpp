@@ -63,6 +63,7 @@ struct PacketEngine::Impl {
   std::unordered_map<TransferId, Pending> transfers;
   TransferId next_transfer = 0;
   std::vector<TransferListener> listeners;
+  QpErrorHandler qp_error;
 
   // Packet-level faults in force, per link and cause.
   std::map<LinkId, std::map<std::string, double>> loss_causes;
@@ -78,6 +79,7 @@ struct PacketEngine::Impl {
   }
   void on_delivered(TransferId id, PacketEngine& owner);
   void on_acked(TransferId id);
+  void on_failed(TransferId id, PacketEngine& owner);
   void apply_link(LinkId link);
   void converge(LinkId link);
 };
@@ -91,6 +93,19 @@ void PacketEngine::Impl::on_delivered(TransferId id, PacketEngine& owner) {
   notify(TransferEvent::Kind::finished, id, p, now - owner.route_latency(p.src, p.dst));
   TransferCallback done = std::move(p.on_done);
   if (done) done(now);
+}
+
+// The sender's QP errored: its transfer never completes; the handler learns
+// it (the run fails the job's collective, as NCCL does on a completion with
+// IBV_WC_RETRY_EXC_ERR).
+void PacketEngine::Impl::on_failed(TransferId id, PacketEngine& owner) {
+  auto it = transfers.find(id);
+  if (it == transfers.end()) return;
+  (void)owner;
+  const EndpointId src = it->second.src, dst = it->second.dst;
+  fabric.rnic(dst).close_receive(static_cast<std::uint32_t>(id));
+  transfers.erase(it);
+  if (qp_error) qp_error(src, dst);
 }
 
 void PacketEngine::Impl::on_acked(TransferId id) {
@@ -148,7 +163,8 @@ PacketEngine::PacketEngine(const Topology& topology, std::uint64_t seed, const R
     if (!impl_->fabric.built(topology.host_link(e))) continue;
     Impl* impl = impl_.get();
     impl_->fabric.rnic(e).set_handlers([impl, this](std::uint32_t qp) { impl->on_delivered(qp, *this); },
-                                       [impl](std::uint32_t qp) { impl->on_acked(qp); });
+                                       [impl](std::uint32_t qp) { impl->on_acked(qp); },
+                                       [impl, this](std::uint32_t qp) { impl->on_failed(qp, *this); });
   }
 }
 
@@ -302,6 +318,8 @@ bool PacketEngine::set_fabric_link_drained(LinkId link, bool drained) {
   impl_->converge(link);
   return true;
 }
+
+void PacketEngine::set_qp_error_handler(QpErrorHandler handler) { impl_->qp_error = std::move(handler); }
 
 void PacketEngine::set_convergence_delay(Nanos delay) { impl_->convergence_delay = std::max<Nanos>(0, delay); }
 

@@ -12,6 +12,7 @@
 // Routes come from the same ECMP router as the flow engine's, so both
 // engines send a connection over the same spine.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -107,6 +108,12 @@ class PacketEngine final : public NetworkEngine, public PacketFaults, public Pac
   // The same for a single cause: the link's whole loss or background load.
   void set_link_loss(LinkId link, double rate) { set_link_loss(link, "", rate); }
   void set_background_load(LinkId link, double load) { set_background_load(link, "", load); }
+
+  // A transfer's queue pair errored (no progress for retry_count x its
+  // timeout: IBV_WC_RETRY_EXC_ERR); the transfer never finishes. The run
+  // fails the job that owns it, as NCCL aborts on such a completion.
+  using QpErrorHandler = std::function<void(EndpointId src, EndpointId dst)>;
+  void set_qp_error_handler(QpErrorHandler handler);
 
   // Routing convergence after a fabric link goes down or comes back (as the
   // flow engine's; 1 s by default).

@@ -35,9 +35,10 @@ Rnic::~Rnic() {
   for (auto& [id, qp] : sending_) ns3::Simulator::Cancel(qp.rto);
 }
 
-void Rnic::set_handlers(MessageDelivered delivered, MessageAcked acked) {
+void Rnic::set_handlers(MessageDelivered delivered, MessageAcked acked, MessageFailed failed) {
   delivered_ = std::move(delivered);
   acked_ = std::move(acked);
+  failed_ = std::move(failed);
 }
 
 void Rnic::post_send(std::uint32_t id, int dst, double bytes, std::uint16_t udp_sport) {
@@ -52,6 +53,8 @@ void Rnic::post_send(std::uint32_t id, int dst, double bytes, std::uint16_t udp_
   qp.target = line_rate_;
   qp.next_send = sim_now();
   qp.last_progress = sim_now();
+  qp.timer_from = qp.last_progress;
+  qp.timeout = std::min(params_.transport.initial_retransmit_timeout, params_.transport.qp_timeout());
   const bool fresh = sending_.emplace(id, qp).second;
   // Acknowledgements find their message by QP number alone.
   GAUNTLET_INVARIANT(fresh, "QP " + std::to_string(id) + " posted twice");
@@ -232,7 +235,8 @@ void Rnic::on_ack(const RoceHeader& h, bool nak) {
   if (h.psn > qp.acked) {
     qp.acked = h.psn;
     qp.last_progress = sim_now();
-    qp.retries = 0;
+    qp.timer_from = qp.last_progress;
+    qp.timeout = std::min(params_.transport.initial_retransmit_timeout, params_.transport.qp_timeout());
   }
   if (nak && qp.next_psn > h.psn) qp.next_psn = h.psn;  // go back N
   if (qp.acked >= qp.packets) {
@@ -312,32 +316,37 @@ void Rnic::check_rate(const SendQp& qp) const {
 void Rnic::arm_rto(SendQp& qp) {
   if (qp.rto.IsRunning()) return;
   const std::uint32_t id = qp.id;
-  qp.rto = ns3::Simulator::Schedule(at_offset(qp.last_progress + params_.transport.retransmit_timeout),
-                                    [this, id] { on_rto(id); });
+  qp.rto = ns3::Simulator::Schedule(at_offset(qp.timer_from + qp.timeout), [this, id] { on_rto(id); });
 }
 
-// Fires at the last progress plus the timeout; re-arms itself while
-// acknowledgements keep coming, so no timer is touched per ACK.
+// Fires at the last progress or timeout plus the current timeout; re-arms
+// itself while acknowledgements keep coming, so no timer is touched per ACK.
+// Each timeout without progress resends from the first unacknowledged packet
+// and doubles the next one, up to the QP's timeout; with no progress for
+// the QP's give-up time, the QP goes to the error state.
 void Rnic::on_rto(std::uint32_t id) {
   auto it = sending_.find(id);
   if (it == sending_.end()) return;
   SendQp& qp = it->second;
   if (qp.failed) return;
+  const TransportParams& t = params_.transport;
   const Nanos now = sim_now();
-  if (now - qp.last_progress < params_.transport.retransmit_timeout) {
+  if (now - qp.timer_from < qp.timeout) {
     arm_rto(qp);
     return;
   }
   // Acknowledged messages leave sending_: a timeout is for one unfinished.
   GAUNTLET_INVARIANT(qp.acked < qp.packets, "QP " + std::to_string(id) + " timed out after its last acknowledgement");
   ++counters_.timeouts;
-  if (++qp.retries > params_.transport.retry_count) {
-    qp.failed = true;  // the QP goes to the error state: nothing more is sent
+  if (now - qp.last_progress >= t.qp_give_up()) {
+    qp.failed = true;  // IBV_WC_RETRY_EXC_ERR: nothing more is sent
     ++counters_.qp_errors;
+    if (failed_) failed_(id);
     return;
   }
   qp.next_psn = qp.acked;
-  qp.last_progress = now;
+  qp.timer_from = now;
+  qp.timeout = std::min(qp.timeout * 2, t.qp_timeout());
   arm_rto(qp);
   pump();
 }

@@ -25,7 +25,7 @@ struct RnicCounters {
   std::uint64_t out_of_sequence = 0;      // data packets received past a hole
   std::uint64_t cnp_sent = 0;             // as a notification point (receiver)
   std::uint64_t cnp_handled = 0;          // as a reaction point (sender)
-  std::uint64_t timeouts = 0;             // retransmission timeouts
+  std::uint64_t timeouts = 0;             // retransmission timeouts (local_ack_timeout_err)
   std::uint64_t qp_errors = 0;            // QPs that exhausted their retries
   std::uint64_t ecn_marked_received = 0;  // data packets received marked CE
 };
@@ -36,13 +36,16 @@ class Rnic {
   using MessageDelivered = std::function<void(std::uint32_t qp)>;
   // The requester has the acknowledgement of a message's last packet.
   using MessageAcked = std::function<void(std::uint32_t qp)>;
+  // The requester's QP went to the error state (retries exhausted): the
+  // message will never complete.
+  using MessageFailed = std::function<void(std::uint32_t qp)>;
 
   Rnic(int endpoint, const RoceParams& params, ns3::Ptr<RocePort> port);
   Rnic(const Rnic&) = delete;
   Rnic& operator=(const Rnic&) = delete;
   ~Rnic();
 
-  void set_handlers(MessageDelivered delivered, MessageAcked acked);
+  void set_handlers(MessageDelivered delivered, MessageAcked acked, MessageFailed failed = {});
   // Posts a message of `bytes` to `dst` on a new QP numbered `qp`.
   void post_send(std::uint32_t qp, int dst, double bytes, std::uint16_t udp_sport);
   // Forgets a finished message's responder state.
@@ -82,8 +85,9 @@ class Rnic {
     double bytes_since_stage = 0;
     Nanos next_send = 0;
     double pacing_carry_ns = 0;
-    Nanos last_progress = 0;
-    int retries = 0;
+    Nanos last_progress = 0;  // posted, or new data acknowledged
+    Nanos timer_from = 0;     // the last progress or timeout
+    Nanos timeout = 0;        // current retransmission timeout (adaptive)
     bool failed = false;
     bool ticking = false;
     ns3::EventId rto;
@@ -123,6 +127,7 @@ class Rnic {
   ns3::EventId storm_event_;
   MessageDelivered delivered_;
   MessageAcked acked_;
+  MessageFailed failed_;
   RnicCounters counters_;
 };
 

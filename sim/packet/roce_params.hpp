@@ -61,12 +61,26 @@ struct TransportParams {
   // The responder acknowledges every this many packets (coalesced ACKs, as
   // HPCC's L2_ACK_INTERVAL) and at once on a message's last packet.
   int ack_every = 16;
-  // Local ACK timeout and retries (NCCL_IB_TIMEOUT / NCCL_IB_RETRY_CNT): a QP
-  // retransmits from its first unacknowledged packet after this silence, and
-  // fails after retry_count timeouts without progress. 4.096 us x 2^17 =
-  // 537 ms; 7 retries span ~3.8 s, the transport's 4 s give-up.
-  Nanos retransmit_timeout = 536'871 * kMicrosecond;
+  // Local ACK timeout and retries as NCCL configures a QP and a ConnectX NIC
+  // with adaptive retransmission runs them. The QP's timeout is 4.096 us x
+  // 2^ib_timeout (InfiniBand spec; NCCL_IB_TIMEOUT, 20 from NCCL 2.23.4 on:
+  // 4.29 s). A QP silent for its current timeout resends from its
+  // first unacknowledged packet; the first timeout is short and each
+  // consecutive one doubles, capped at the QP's timeout; an acknowledgement
+  // of new data resets it. The QP errors (IBV_WC_RETRY_EXC_ERR) when no
+  // progress is made for retry_count x the QP's timeout (NCCL_IB_RETRY_CNT,
+  // 7: 30 s), the total NVIDIA's adaptive retransmission profile applies
+  // with qp_total_timeout. The defaults are models/packet_transport_calibration.hpp's. Setting the initial timeout to
+  // the QP's timeout gives the fixed-timeout transport.
+  int ib_timeout = 20;
   int retry_count = 7;
+  // No published default for the firmware's profile (NVIDIA documents only
+  // its 4 us minimum base): 4.096 us x 2^8 = 1.05 ms, above the 0.64 ms a
+  // full 32 MB switch buffer takes to drain at 400 Gb/s, so queueing alone
+  // does not fire it.
+  Nanos initial_retransmit_timeout = 1'048'576;
+  Nanos qp_timeout() const { return static_cast<Nanos>(4096) << ib_timeout; }
+  Nanos qp_give_up() const { return qp_timeout() * retry_count; }
   // A responder sends one NAK per out-of-sequence episode, and again after
   // this long if the hole persists (HPCC's NACK interval: 500 us).
   Nanos nak_interval = 500 * kMicrosecond;
