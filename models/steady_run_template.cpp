@@ -34,8 +34,8 @@ void shift_into(const telemetry::Record& base, const SteadyStretch& stretch, tel
     it->set_iteration(stretch.first_iteration);
     it->set_start_ns(moved(base.iteration().start_ns(), stretch));
     it->set_end_ns(moved(base.iteration().end_ns(), stretch));
-    if (stretch.scale != 1.0)
-      it->set_compute_ns(std::llround(static_cast<double>(base.iteration().compute_ns()) * stretch.scale));
+    const sim::Nanos compute = base.iteration().compute_ns();
+    it->set_compute_ns(stretch.scale == 1.0 ? compute : std::llround(static_cast<double>(compute) * stretch.scale));
   } else if (base.has_collective()) {
     auto* c = out->mutable_collective();
     c->set_sequence(stretch.first_iteration);
@@ -89,8 +89,10 @@ void SteadyRunTemplate::publish(sim::TelemetryBus& bus, const std::vector<const 
   // Every rewritten time lies in [earliest, latest]: when both ends encode
   // as wide as when the records were last measured, so do all of them.
   const int width = records.empty() ? 0 : varint_width(static_cast<std::uint64_t>(earliest));
+  // A new time scale changes the compute times' values, so their widths
+  // are measured again.
   const bool same_widths = width == varint_width(static_cast<std::uint64_t>(latest)) && width == time_width_ &&
-                           varint_width(stretch.first_iteration) == sequence_width_;
+                           varint_width(stretch.first_iteration) == sequence_width_ && stretch.scale == measured_scale_;
   telemetry::SteadyRun header;
   set_header(header, records_version, stretch);
   const std::uint64_t header_bytes = header.ByteSizeLong();
@@ -98,6 +100,7 @@ void SteadyRunTemplate::publish(sim::TelemetryBus& bus, const std::vector<const 
     records_bytes_ = run_->ByteSizeLong() - header_bytes;
     time_width_ = width;
     sequence_width_ = varint_width(stretch.first_iteration);
+    measured_scale_ = stretch.scale;
   }
   bus.lend_steady(run_.get(), records_bytes_ + header_bytes);
   lent_in_ = bus.generation() + 1;

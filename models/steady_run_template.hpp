@@ -48,6 +48,7 @@ class SteadyRunTemplate {
   // in as many bytes as when it was measured.
   std::uint64_t records_bytes_ = 0;
   int time_width_ = 0, sequence_width_ = 0;  // those encoded widths; 0: not measured
+  double measured_scale_ = 1.0;              // the time scale they were measured at
 };
 
 }  // namespace gauntlet::models

@@ -207,7 +207,7 @@ class TrainingJob {
   void simulate_iteration();
   void finish_iteration(std::shared_ptr<IterationOutcome> outcome);
   void end_steady_run(std::uint64_t count);
-  const std::vector<const telemetry::Record*>& records_to_repeat(double scale);
+  const std::vector<const telemetry::Record*>& records_to_repeat();
   void publish_hang(sim::Nanos at);
   void publish_step_records(const IterationOutcome& outcome);
   void after_iteration();
@@ -262,7 +262,6 @@ class TrainingJob {
   std::shared_ptr<const IterationOutcome> filtered_for_;  // the outcome steady_records_ point into
   std::vector<const telemetry::Record*> steady_records_;  // its records that steady runs repeat
   std::uint64_t steady_records_version_ = 0;              // their records_version on the bus
-  double steady_records_scale_ = 1.0;                     // the time scale that version was published at
   SteadyRunTemplate steady_template_;                     // publishes the stretches that repeat them
   bool reconfigure_pending_ = false;
   bool launched_ = false;                     // containers started once

@@ -107,7 +107,7 @@ void TrainingJob::end_steady_run(std::uint64_t count) {
   // The stretch repeats the iterations right after the last one counted.
   GAUNTLET_INVARIANT(count <= run.count && run.first == ledger_.progress());
   if (count == 0) return;
-  const std::vector<const telemetry::Record*>& repeated = records_to_repeat(run.scale);
+  const std::vector<const telemetry::Record*>& repeated = records_to_repeat();
   steady_template_.publish(bus_, repeated, steady_records_version_,
                            {.first_iteration = run.first,
                             .count = count,
@@ -118,15 +118,10 @@ void TrainingJob::end_steady_run(std::uint64_t count) {
   ledger_.complete(run.start, run.duration, count);
 }
 
-// The records a stretch repeats. Readers may reuse what they derived from
-// an earlier stretch of the same records_version, so stretches of another
-// time scale get a version of their own.
-const std::vector<const telemetry::Record*>& TrainingJob::records_to_repeat(double scale) {
-  if (filtered_for_ == last_ && scale == steady_records_scale_) return steady_records_;
-  steady_records_version_ = bus_.next_records_version();
-  steady_records_scale_ = scale;
+const std::vector<const telemetry::Record*>& TrainingJob::records_to_repeat() {
   if (filtered_for_ == last_) return steady_records_;
   filtered_for_ = last_;
+  steady_records_version_ = bus_.next_records_version();
   steady_records_.clear();
   for (const telemetry::Record& record : last_->records)
     if (!steady_filter_ || steady_filter_(record)) steady_records_.push_back(&record);
