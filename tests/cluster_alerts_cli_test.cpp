@@ -150,4 +150,88 @@ TEST(ClusterAlerts, AnAlertOnARecordingRuleFires) {
   EXPECT_EQ(named, std::set<std::string>{"h2.gpu1"}) << r.alerts;
 }
 
+// An operator's rules kept as a Kubernetes PrometheusRule, aggregated by
+// dcgm-exporter's Hostname: the alert keeps its name, labels and expanded
+// annotations in alerts.jsonl, and the host (or, by Hostname and gpu, the
+// GPU) is still its suspect.
+TEST(ClusterAlerts, APrometheusRuleAggregatedByHostKeepsItsAlertAndSuspect) {
+  if (!have_promtool()) GTEST_SKIP() << "promtool is not installed (Debian: prometheus)";
+  const fs::path dir = scratch("prometheus-rule");
+  std::ofstream(dir / "scenario.yaml") << kScenario;
+  std::ofstream(dir / "rules.yaml") << R"(apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: gpu-ecc
+  namespace: monitoring
+spec:
+  groups:
+    - name: gpu-ecc
+      rules:
+        - alert: HostDoubleBitError
+          expr: max by (Hostname) (DCGM_FI_DEV_ECC_DBE_VOL_TOTAL) > 0
+          labels: {severity: page, kind: fail_stop}
+          annotations:
+            summary: "double-bit ECC error on {{ $labels.Hostname }}"
+        - alert: GpuDoubleBitError
+          expr: max by (Hostname, gpu) (DCGM_FI_DEV_ECC_DBE_VOL_TOTAL) > 0
+          labels: {severity: page, kind: fail_stop}
+)";
+  const std::string name = "prom:" + (dir / "rules.yaml").string();
+  RunResult r = gauntlet_run(dir / "scenario.yaml", dir, "--detectors " + name);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.summary["detectors"][name]["status"], "ok");
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;  // every metric read is exported
+  std::map<std::string, nlohmann::json> by_alert;
+  std::istringstream lines(r.alerts);
+  for (std::string l; std::getline(lines, l);) {
+    const auto alert = nlohmann::json::parse(l);
+    ASSERT_TRUE(alert.contains("alert")) << l;
+    by_alert[alert["alert"]["name"]] = alert;
+  }
+  ASSERT_EQ(by_alert.size(), 2u) << r.alerts;
+  const auto& host = by_alert["HostDoubleBitError"];
+  EXPECT_EQ(host["suspects"][0]["id"], "h2") << host.dump();
+  EXPECT_EQ(host["alert"]["labels"]["severity"], "page");
+  EXPECT_EQ(host["alert"]["labels"]["Hostname"], "h2");
+  EXPECT_EQ(host["alert"]["annotations"]["summary"], "double-bit ECC error on h2");
+  EXPECT_EQ(host["kind"], "fail_stop");
+  EXPECT_EQ(by_alert["GpuDoubleBitError"]["suspects"][0]["id"], "h2.gpu1");
+}
+
+// A rule on a metric gauntlet never exports says so at load time, once per
+// name, with the exported names nearest to it; the run still goes on.
+TEST(ClusterAlerts, ARuleOnAnUnexportedMetricIsWarnedAtLoad) {
+  if (!have_promtool()) GTEST_SKIP() << "promtool is not installed (Debian: prometheus)";
+  const fs::path dir = scratch("unexported-metric");
+  std::ofstream(dir / "scenario.yaml") << kScenario;
+  std::ofstream(dir / "rules.yaml") << R"(groups:
+  - name: gpu
+    rules:
+      - alert: GpuHot
+        expr: DCGM_FI_DEV_GPU_TEMPERATURE > 90
+      - alert: GpuVeryHot
+        expr: DCGM_FI_DEV_GPU_TEMPERATURE > 95
+      - alert: NodeDown
+        expr: up{job="node"} == 0
+      - alert: Xid
+        expr: DCGM_FI_DEV_XID_ERRORS > 0
+)";
+  const std::string command = std::string(GAUNTLET_BINARY_DIR) + "/gauntlet validate " +
+                              (dir / "scenario.yaml").string() + " --detectors prom:" + (dir / "rules.yaml").string() +
+                              " >/dev/null 2>" + (dir / "stderr").string();
+  const int status = std::system(command.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const std::string err = slurp(dir / "stderr");
+  const auto count = [&](const std::string& text) {
+    int n = 0;
+    for (std::size_t at = err.find(text); at != std::string::npos; at = err.find(text, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("warning:"), 2) << err;
+  EXPECT_EQ(count("rules.yaml:5:15: warning: the rules read 'DCGM_FI_DEV_GPU_TEMPERATURE'"), 1) << err;
+  EXPECT_EQ(count("nearest exported: DCGM_FI_DEV_GPU_TEMP,"), 1) << err;
+  EXPECT_EQ(count("rules.yaml:9:15: warning: the rules read 'up'"), 1) << err;
+  EXPECT_EQ(count("docs/protocol.md#signals-units-engines-and-exporter-names"), 2) << err;
+}
+
 }  // namespace

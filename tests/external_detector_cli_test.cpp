@@ -56,6 +56,50 @@ TEST(ExecDetector, ExampleIsScoredAndLocalizesTheThrottledGpu) {
   EXPECT_TRUE(named("faulty run watched by exec:" + kExample + " alone (it may pause training; it ran no benchmark)"));
 }
 
+// From the command line alone: a detector whose command holds a comma
+// (`--detectors` would split it), and runs under names of their own (`as:`).
+TEST(ExecDetector, DetectorFlagKeepsCommasAndTakesAsNames) {
+  const fs::path dir = scratch("detector-flag");
+  const std::string with_comma = "exec:env GAUNTLET_TEST_LIST=a,b " + kExample;
+  RunResult r =
+      gauntlet_run("scenarios/demo.yaml", dir,
+                   "--detectors timeout --detector '" + with_comma + "' --detector '{name: \"exec:" + kExample +
+                       "\", as: watch}' --detector '{name: timeout, as: timeout-again}'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto& detectors = r.summary["detectors"];
+  EXPECT_EQ(detectors.size(), 4u) << detectors.dump();
+  EXPECT_EQ(detectors[with_comma]["status"], "ok");
+  EXPECT_EQ(detectors[with_comma]["detected"], 2);
+  EXPECT_EQ(detectors["watch"]["detected"], 2);
+  EXPECT_EQ(detectors["timeout-again"]["alerts"], detectors["timeout"]["alerts"]);
+  // The score table keeps its columns under the long name: every row's
+  // alerts figure ends where the header's "alerts" does.
+  std::istringstream lines(r.out);
+  std::size_t alerts_end = std::string::npos;
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("detector ")) alerts_end = line.find("alerts") + 6;
+    if (alerts_end == std::string::npos || line.starts_with("detector ")) continue;
+    for (const char* name : {"timeout ", "watch ", "timeout-again ", "exec:env"}) {
+      if (!line.starts_with(name)) continue;
+      ++rows;
+      EXPECT_NE(line[alerts_end - 1], ' ') << line;
+      EXPECT_EQ(line[alerts_end], ' ') << line;
+    }
+  }
+  EXPECT_EQ(rows, 4) << r.out;
+
+  // One name twice is refused, at the flag's map.
+  r = gauntlet_run("scenarios/demo.yaml", scratch("detector-flag-twice"),
+                   "--detectors timeout --detector '{name: timeout}'");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--detector:1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("detector 'timeout' is listed twice"), std::string::npos) << r.err;
+  r = gauntlet_run("scenarios/demo.yaml", scratch("detector-flag-bad"), "--detector '{name: timeout, as: \"a b\"}'");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--detector:1:"), std::string::npos) << r.err;
+}
+
 TEST(ExecDetector, SameSeedGivesTheSameAlerts) {
   const fs::path a = scratch("det-a"), b = scratch("det-b");
   RunResult ra = gauntlet_run("scenarios/demo.yaml", a, "--seed 5 --detectors exec:" + kExample);
@@ -149,6 +193,28 @@ TEST(PythonDetectors, ThresholdFindsTheThrottledGpu) {
   EXPECT_EQ(d["localization_top1"], 0.5);  // h5.gpu2; a worker for the link
   EXPECT_EQ(d["false_alerts"], 0);
   EXPECT_LE(d["detection_latency_s"]["p50"].get<double>(), 10.0);
+}
+
+// A detector author whose first python3 is a pyenv or conda interpreter
+// without protobuf: a venv without the system's packages stands in for it.
+// The README's command scores on the first try (the SDK finds Debian's
+// python3-protobuf).
+TEST(PythonDetectors, AnInterpreterWithoutProtobufStillScores) {
+  const fs::path dir = scratch("python-no-protobuf");
+  const fs::path venv = dir / "venv";
+  const std::string make_venv =
+      std::string(GAUNTLET_PYTHON) + " -m venv --without-pip " + venv.string() + " 2>/dev/null";
+  if (std::system(make_venv.c_str()) != 0) GTEST_SKIP() << "no venv module (Debian: python3-venv)";
+  const std::string python = (venv / "bin" / "python3").string();
+  ASSERT_NE(std::system((python + " -c 'import google.protobuf' 2>/dev/null").c_str()), 0)
+      << "the stand-in interpreter has protobuf of its own";
+  const std::string name = std::string("exec:env PYTHONPATH=") + GAUNTLET_BINARY_DIR + "/python " + python +
+                           " -m gauntlet_detector.examples.threshold 1.1";
+  RunResult r = gauntlet_run("scenarios/demo.yaml", dir, "--detectors '" + name + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto& d = r.summary["detectors"][name];
+  EXPECT_EQ(d["status"], "ok") << r.err;
+  EXPECT_EQ(d["detected"], 2);  // as with Debian's interpreter (ThresholdFindsTheThrottledGpu)
 }
 
 TEST(PythonDetectors, LinkProbeNamesTheLossyLink) {

@@ -15,6 +15,9 @@ namespace po = boost::program_options;
 void add_scenario_options(po::options_description& options, ScenarioOptions& out) {
   options.add_options()("seed", po::value<UnsignedOption>(), "override the scenario's seed")(
       "detectors", po::value(&out.detectors), "comma-separated detectors instead of the scenario's")(
+      "detector", po::value(&out.detector)->composing(),
+      "a detector instead of the scenario's, once per detector (after --detectors' ones): a name kept whole, commas "
+      "included, or a map as in a scenario: '{name: \"exec:...\", as: NAME, PARAM: VALUE}'")(
       "mitigation", po::value(&out.mitigation), "none | isolate-restart | falcon-ladder");
 }
 
@@ -40,14 +43,17 @@ harness::Scenario load_with_overrides(const ScenarioOptions& options, const harn
   overrides.seed = options.seed;
   if (!options.mitigation.empty()) overrides.mitigation = options.mitigation;
   if (!options.engine.empty()) overrides.engine = options.engine;
-  if (!options.detectors.empty()) {
+  if (!options.detectors.empty() || !options.detector.empty()) {
     std::vector<std::string> names;
     std::stringstream list(options.detectors);
     for (std::string name; std::getline(list, name, ',');)
       if (!name.empty()) names.push_back(name);
+    names.insert(names.end(), options.detector.begin(), options.detector.end());
     overrides.detectors = names;
   }
-  return harness::load_scenario(options.path, registry, overrides);
+  harness::Scenario scenario = harness::load_scenario(options.path, registry, overrides);
+  for (const std::string& warning : scenario.warnings) std::fprintf(stderr, "%s\n", warning.c_str());
+  return scenario;
 }
 
 }  // namespace gauntlet::cli

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/cli/command_line.hpp"
 #include "harness/cli/commands.hpp"
@@ -16,7 +17,10 @@ namespace gauntlet::cli {
 struct ScenarioOptions {
   std::string path;
   std::optional<unsigned long long> seed;
-  std::string detectors;   // comma-separated; empty: the scenario's own
+  std::string detectors;  // comma-separated; empty: the scenario's own
+  // --detector, once per detector: a name whose commas are its own, or a
+  // YAML map as a scenario lists one ({name: ..., as: ..., PARAM: ...}).
+  std::vector<std::string> detector;
   std::string mitigation;  // empty: the scenario's own
   std::string engine;      // empty: the scenario's own (set by commands, not a flag)
 };

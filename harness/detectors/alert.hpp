@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,11 @@ struct Alert {
   std::string detector;
   std::string kind;
   std::vector<Suspect> suspects;  // best first
+  // What a rule engine's alert says of itself (prom: detectors): its name,
+  // labels and annotations; empty otherwise.
+  std::string name = {};
+  std::map<std::string, std::string> labels = {};
+  std::map<std::string, std::string> annotations = {};
 };
 
 }  // namespace gauntlet::harness

@@ -147,4 +147,68 @@ void switch_port_series(const telemetry::PortCounters& p, const AddSeries& add) 
   received_series(p, *id, add);
 }
 
+std::set<std::string> exported_metric_names() {
+  std::set<std::string> names;
+  const AddSeries collect = [&](const std::string& metric, const std::string&, const std::string&, double, double) {
+    names.insert(metric);
+  };
+  telemetry::GpuSample gpu;
+  gpu.set_gpu("h0.gpu0");
+  dcgm_series(gpu, collect);
+  telemetry::NicCounters nic;
+  nic.set_nic("h0.nic0");
+  infiniband_series(nic, collect);
+  telemetry::RnicTransportCounters transport;
+  transport.set_nic("h0.nic0");
+  infiniband_series(transport, collect);
+  // Both directions of a host link (the RNIC receives downward) and a
+  // fabric link.
+  for (const sim::ComponentId& link :
+       {sim::ComponentId::make_host_link(0, 0, 0), sim::ComponentId::make_fabric_link(0, 0)})
+    for (bool upward : {true, false}) {
+      telemetry::PortCounters port;
+      port.set_link(link.str());
+      port.set_upward(upward);
+      switch_port_series(port, collect);
+    }
+  return names;
+}
+
+namespace {
+
+// The number after `prefix` in `text` ("nvidia3", "nvidia" -> 3); -1 when
+// `text` is not that.
+int index_after(const std::string& text, const std::string& prefix) {
+  if (!text.starts_with(prefix) || text.size() == prefix.size() || text.size() > prefix.size() + 6) return -1;
+  int n = 0;
+  for (std::size_t i = prefix.size(); i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    n = n * 10 + (text[i] - '0');
+  }
+  return n;
+}
+
+std::string label(const std::map<std::string, std::string>& labels, const char* name) {
+  const auto found = labels.find(name);
+  return found == labels.end() ? std::string() : found->second;
+}
+
+}  // namespace
+
+std::optional<std::string> component_of_exporter_labels(const std::map<std::string, std::string>& labels) {
+  if (const auto link = sim::ComponentId::parse(label(labels, "ifName"))) return link->str();
+  const auto host = sim::ComponentId::parse(label(labels, "Hostname"));
+  const auto instance = sim::ComponentId::parse(label(labels, "instance"));
+  if (host && host->kind == sim::ComponentKind::host) {
+    int gpu = index_after(label(labels, "device"), "nvidia");
+    if (gpu < 0) gpu = index_after(label(labels, "gpu"), "");
+    return gpu >= 0 ? sim::ComponentId::make_gpu(host->host, gpu).str() : host->str();
+  }
+  if (!instance) return std::nullopt;
+  const int nic = index_after(label(labels, "device"), "mlx5_");
+  if (instance->kind == sim::ComponentKind::host && nic >= 0)
+    return sim::ComponentId::make_nic(instance->host, nic).str();
+  return instance->str();
+}
+
 }  // namespace gauntlet::harness

@@ -20,6 +20,9 @@
 // describes (h5.gpu2, h5.nic3, leaf3~spine1), so that a rule's alert names
 // what it is about. docs/protocol.md lists every name with its unit.
 #include <functional>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 
 #include "sim/proto/telemetry.pb.h"
@@ -36,5 +39,14 @@ void infiniband_series(const telemetry::NicCounters& nic, const AddSeries& add);
 // The mlx5 hw_counters of the RNIC's RoCE transport, under the same labels.
 void infiniband_series(const telemetry::RnicTransportCounters& transport, const AddSeries& add);
 void switch_port_series(const telemetry::PortCounters& port, const AddSeries& add);
+
+// Every metric name the functions above export.
+std::set<std::string> exported_metric_names();
+
+// The component an alert's labels name through the exporters' own labels,
+// when an aggregation kept those but not `component`: Hostname (with gpu or
+// device nvidiaK: that GPU), instance (a host, with device mlx5_K: that
+// RNIC; or a switch), ifName (a link). nullopt when they name none.
+std::optional<std::string> component_of_exporter_labels(const std::map<std::string, std::string>& labels);
 
 }  // namespace gauntlet::harness

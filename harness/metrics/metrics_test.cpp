@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "harness/metrics/exporter_names.hpp"
 #include "harness/metrics/exporter_series.hpp"
 #include "harness/metrics/openmetrics.hpp"
 #include "harness/metrics/prom_rules_detector.hpp"
@@ -124,6 +128,117 @@ TEST(PromRules, ConfigAndRuleFileAreChecked) {
   EXPECT_FALSE(parse_prom_config("r.yaml", {{"lookback", "1m"}}, &error, &bad_key));
   EXPECT_NE(error.find("unknown parameter 'lookback'"), std::string::npos);
   EXPECT_THROW(read_prom_rules("/nonexistent/rules.yaml"), InputError);
+}
+
+std::string write_rules(const std::string& name, const std::string& text) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / ("gauntlet-metrics-test-" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(PromRules, APrometheusRuleDocumentLoadsAsItsGroups) {
+  const std::string path = write_rules("k8s.yaml", R"(apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: gpu-rules
+  namespace: monitoring
+  labels: {release: kube-prometheus-stack}
+spec:
+  groups:
+    - name: gpu
+      rules:
+        - record: host:dbe:max
+          expr: max by (Hostname) (DCGM_FI_DEV_ECC_DBE_VOL_TOTAL)
+        - alert: HostDoubleBitError
+          expr: host:dbe:max > 0
+          annotations: {summary: "double-bit error on {{ $labels.Hostname }}"}
+)");
+  const PromRuleFile rules = read_prom_rules(path);
+  EXPECT_EQ(rules.alerts, std::vector<std::string>{"HostDoubleBitError"});
+  EXPECT_EQ(rules.recorded, std::vector<std::string>{"host:dbe:max"});
+  EXPECT_EQ(rules.expressions.size(), 2u);
+  // promtool is handed the groups alone, as a plain rule file.
+  EXPECT_TRUE(rules.rules_text.starts_with("groups:")) << rules.rules_text;
+  EXPECT_EQ(rules.rules_text.find("apiVersion"), std::string::npos) << rules.rules_text;
+  // A plain file goes to promtool as it is.
+  const std::string plain_text = "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: up == 0\n";
+  EXPECT_EQ(read_prom_rules(write_rules("plain.yaml", plain_text)).rules_text, plain_text);
+}
+
+TEST(PromRules, OtherKubernetesKindsAreRefusedWithAHint) {
+  const std::string path = write_rules("deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nspec: {}\n");
+  try {
+    read_prom_rules(path);
+    FAIL() << "a Deployment was read as rules";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_EQ(e.column(), 7);
+    EXPECT_NE(e.message().find("kind: PrometheusRule"), std::string::npos) << e.message();
+  }
+}
+
+TEST(PromRules, MetricNamesAreWhatAnExpressionSelects) {
+  EXPECT_EQ(metric_names_in(R"(sum by (Hostname, gpu) (rate(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL{gpu!="0"}[5m] offset 1m))
+             > on (Hostname) group_left(instance) 0.5 * avg without (gpu) (node_load1 @ start()))"),
+            (std::set<std::string>{"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "node_load1"}));
+  EXPECT_EQ(metric_names_in(R"e(label_replace(up, "x", "$1", "instance", "(.*)") and bool job:errors:rate5m
+             unless absent(nope[1h:1m]) or 1e3 < inf)e"),
+            (std::set<std::string>{"up", "job:errors:rate5m", "nope"}));
+}
+
+TEST(PromRules, AMetricNeverExportedIsWarnedOnceWithTheNearestExportedNames) {
+  const std::string path = write_rules("typo.yaml", R"(groups:
+  - name: g
+    rules:
+      - record: host:temp:max
+        expr: max by (Hostname) (DCGM_FI_DEV_GPU_TEMPERATURE)
+      - alert: Hot
+        expr: host:temp:max > 90 or DCGM_FI_DEV_GPU_TEMPERATURE > 95
+      - alert: Clock
+        expr: DCGM_FI_DEV_SM_CLOCK < 1000
+)");
+  const std::vector<std::string> warnings = unexported_metric_warnings(path);
+  ASSERT_EQ(warnings.size(), 1u);  // host:temp:max is the file's own; the typo is named once
+  EXPECT_NE(warnings[0].find(path + ":5:15: warning:"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("'DCGM_FI_DEV_GPU_TEMPERATURE'"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("DCGM_FI_DEV_GPU_TEMP,"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("docs/protocol.md"), std::string::npos) << warnings[0];
+}
+
+TEST(ExporterNames, TheExportedCatalogHoldsEveryFamily) {
+  const std::set<std::string> names = exported_metric_names();
+  for (const char* name : {"DCGM_FI_DEV_XID_ERRORS", "node_infiniband_port_data_transmitted_bytes_total",
+                           "node_infiniband_symbol_error_total", "node_infiniband_packet_sequence_errors_total",
+                           "ifHCOutOctets", "SAI_PORT_STAT_IF_IN_FEC_NOT_CORRECTABLE_FRAMES"})
+    EXPECT_EQ(names.count(name), 1u) << name;
+}
+
+TEST(ExporterNames, AnAggregationsKeptLabelsStillNameTheComponent) {
+  using Labels = std::map<std::string, std::string>;
+  EXPECT_EQ(component_of_exporter_labels(Labels{{"Hostname", "h5"}}), "h5");
+  EXPECT_EQ(component_of_exporter_labels(Labels{{"Hostname", "h5"}, {"gpu", "2"}}), "h5.gpu2");
+  EXPECT_EQ(component_of_exporter_labels(Labels{{"Hostname", "h5"}, {"device", "nvidia3"}}), "h5.gpu3");
+  EXPECT_EQ(component_of_exporter_labels(Labels{{"instance", "h1"}, {"device", "mlx5_1"}}), "h1.nic1");
+  EXPECT_EQ(component_of_exporter_labels(Labels{{"instance", "leaf3"}}), "leaf3");
+  EXPECT_EQ(component_of_exporter_labels(Labels{{"instance", "spine1"}, {"ifName", "leaf3~spine1"}}), "leaf3~spine1");
+  EXPECT_EQ(component_of_exporter_labels(Labels{{"severity", "page"}}), std::nullopt);
+  EXPECT_EQ(component_of_exporter_labels(Labels{{"instance", "10.0.0.1:9100"}}), std::nullopt);
+}
+
+TEST(PromRules, PromtoolsAnnotationsAreKeptWithTheirAlert) {
+  const std::vector<FiringAlert> alerts = parse_promtool_output(R"(  FAILED:
+    alertname: Hot, time: 2m,
+        exp:[],
+        got:[
+            0:
+              Labels:{Hostname="h5", alertname="Hot", severity="page"}
+              Annotations:{description="x, y", summary="host h5 hot"}
+            ]
+)");
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].labels.at("Hostname"), "h5");
+  EXPECT_EQ(alerts[0].annotations.at("summary"), "host h5 hot");
+  EXPECT_EQ(alerts[0].annotations.at("description"), "x, y");
 }
 
 }  // namespace

@@ -1,32 +1,20 @@
 #include "harness/metrics/prom_rules_detector.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <yaml-cpp/yaml.h>
-
-#include <csignal>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
 #include <set>
 #include <sstream>
 
+#include "harness/metrics/exporter_names.hpp"
 #include "harness/metrics/openmetrics.hpp"
+#include "harness/metrics/promtool.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/input_file.hpp"
 
 namespace gauntlet::harness {
 namespace {
 
-namespace fs = std::filesystem;
-
 // What promtool prints is read by hand, in one pass: a regular expression
 // over a rule's 20,000-character label recursed until the stack ran out.
-// Its output is read up to this size; more fails the detector alone.
-constexpr std::uintmax_t kMaxPromtoolOutputBytes = 64u << 20;
 
 // Prometheus durations as promtool prints them: 4m15s, 1h2m, 1d, 500ms.
 std::optional<double> prometheus_seconds(std::string_view text) {
@@ -92,12 +80,13 @@ bool read_alert_header(std::string_view line, std::string* name, double* time_s)
   return true;
 }
 
-// `Labels:{a="x", b="y \"z\""}` -> its labels, values as printed; nullopt
-// when the line is not one.
-std::optional<std::map<std::string, std::string>> read_labels_line(std::string_view line) {
+// `Labels:{a="x", b="y \"z\""}` (or `Annotations:{...}` with kOpen
+// "Annotations:{") -> its labels, values as printed; nullopt when the line is
+// not one.
+std::optional<std::map<std::string, std::string>> read_labels_line(std::string_view line,
+                                                                   std::string_view kOpen = "Labels:{") {
   line = trim_left(line);
   while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
-  constexpr std::string_view kOpen = "Labels:{";
   if (!line.starts_with(kOpen) || !line.ends_with('}')) return std::nullopt;
   std::string_view body = line.substr(kOpen.size(), line.size() - kOpen.size() - 1);
   std::map<std::string, std::string> labels;
@@ -121,124 +110,7 @@ std::string quoted(const std::string& text) {
   return out + "'";
 }
 
-// Where promtool finds the test file: the memory file this process passes it
-// as descriptor kTestFd. Nothing is written to disk, so nothing is left
-// behind however the run ends (a SIGKILL included).
-constexpr int kTestFd = 3;
-
-// A memory file holding `text`; -1 with `error` set when it cannot be made.
-int memory_file(const char* name, const std::string& text, std::string* error) {
-  const int fd = ::memfd_create(name, MFD_CLOEXEC);
-  if (fd < 0) {
-    *error = std::string("memfd_create: ") + std::strerror(errno);
-    return -1;
-  }
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      *error = std::string("cannot hold promtool's test file: ") + std::strerror(errno);
-      ::close(fd);
-      return -1;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return fd;
-}
-
-std::string read_all(int fd) {
-  std::string out;
-  char buffer[65536];
-  ::lseek(fd, 0, SEEK_SET);
-  // One byte past the limit is enough to tell that promtool printed too much.
-  for (ssize_t n; out.size() <= kMaxPromtoolOutputBytes && (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
-  }
-  return out;
-}
-
-// Runs `promtool test rules` on `test_file`, killed with this process
-// (whatever ends it); its stdout and stderr into `output`. The exit status,
-// or -1 with `error` set.
-int run_promtool(const std::string& test_file, std::string& output, std::string* error) {
-  const int test_fd = memory_file("gauntlet-prom-test", test_file, error);
-  if (test_fd < 0) return -1;
-  const int output_fd = memory_file("gauntlet-prom-output", "", error);
-  if (output_fd < 0) {
-    ::close(test_fd);
-    return -1;
-  }
-  const std::string path = "/proc/self/fd/" + std::to_string(kTestFd);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null < 0 || ::dup2(null, STDIN_FILENO) < 0 || ::dup2(output_fd, STDOUT_FILENO) < 0 ||
-        ::dup2(output_fd, STDERR_FILENO) < 0)
-      ::_exit(127);
-    // dup2 onto itself keeps close-on-exec: clear it then.
-    if (test_fd == kTestFd ? ::fcntl(kTestFd, F_SETFD, 0) < 0 : ::dup2(test_fd, kTestFd) < 0) ::_exit(127);
-    ::execlp("promtool", "promtool", "test", "rules", path.c_str(), static_cast<char*>(nullptr));
-    ::_exit(126);
-  }
-  ::close(test_fd);
-  if (pid < 0) {
-    *error = std::string("fork: ") + std::strerror(errno);
-    ::close(output_fd);
-    return -1;
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  output = read_all(output_fd);
-  ::close(output_fd);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 126) {
-    *error = "cannot start promtool (Debian: apt-get install prometheus)";
-    return -1;
-  }
-  if (!WIFEXITED(status)) {
-    *error = "promtool was killed by signal " + std::to_string(WTERMSIG(status));
-    return -1;
-  }
-  return WEXITSTATUS(status);
-}
-
 }  // namespace
-
-PromRuleFile read_prom_rules(const std::string& path) {
-  const std::string text = read_input_file(path);
-  const auto fail = [&path](const YAML::Mark& mark, const std::string& message) {
-    throw InputError(path, mark.line + 1, mark.column + 1, message);
-  };
-  PromRuleFile rules;
-  try {
-    const YAML::Node root = YAML::Load(text);
-    const YAML::Node groups = root["groups"];
-    if (!groups || !groups.IsSequence()) fail(root.Mark(), "a rule file holds a list of 'groups'");
-    for (const YAML::Node& group : groups) {
-      if (!group["rules"] || !group["rules"].IsSequence()) fail(group.Mark(), "a rule group needs a list of 'rules'");
-      for (const YAML::Node& rule : group["rules"]) {
-        if (!rule["alert"]) {
-          // A recording rule raises nothing, but the alerts reading its
-          // series need its inputs fed to promtool.
-          if (rule["record"] && rule["expr"]) rules.expressions.push_back(rule["expr"].as<std::string>());
-          continue;
-        }
-        if (!rule["expr"]) fail(rule.Mark(), "alerting rule '" + rule["alert"].as<std::string>() + "' has no 'expr'");
-        rules.alerts.push_back(rule["alert"].as<std::string>());
-        rules.expressions.push_back(rule["expr"].as<std::string>());
-      }
-    }
-  } catch (const YAML::Exception& e) {
-    fail(e.mark, e.msg);
-  }
-  if (rules.alerts.empty()) throw InputError(path, 0, 0, "no alerting rule (a rule with 'alert' and 'expr')");
-  return rules;
-}
 
 std::optional<PromRulesConfig> parse_prom_config(const std::string& rules_path,
                                                  const std::map<std::string, std::string>& params, std::string* error,
@@ -273,7 +145,11 @@ std::vector<FiringAlert> parse_promtool_output(const std::string& text) {
   for (std::string line; std::getline(lines, line);) {
     if (read_alert_header(line, &name, &time_s)) continue;
     if (time_s < 0) continue;
-    if (auto labels = read_labels_line(line)) out.push_back({name, time_s, std::move(*labels)});
+    if (auto labels = read_labels_line(line)) {
+      out.push_back({name, time_s, std::move(*labels), {}});
+    } else if (auto annotations = read_labels_line(line, "Annotations:{"); annotations && !out.empty()) {
+      out.back().annotations = std::move(*annotations);
+    }
   }
   return out;
 }
@@ -288,7 +164,7 @@ void PromRulesDetector::observe(const telemetry::Batch& batch) {
 
 std::string PromRulesDetector::test_file(const PromRuleFile& rules, sim::Nanos until) const {
   std::ostringstream out;
-  out << "rule_files: [" << quoted(fs::absolute(config_.rules_path).string()) << "]\n"
+  out << "rule_files: [" << quoted(promtool_file_path(1)) << "]\n"
       << "evaluation_interval: " << sim::format_duration(config_.evaluation_interval) << "\n"
       << "tests:\n  - interval: " << sim::format_duration(series_.scrape_interval()) << "\n    input_series:\n";
   // Only the metrics some rule reads: the rest would cost promtool time for nothing.
@@ -319,7 +195,8 @@ void PromRulesDetector::evaluate(sim::Nanos until) {
     return;
   }
   std::string error, output;
-  const int status = run_promtool(test_file(*rules, until), output, &error);
+  const int status = run_promtool({"test", "rules", promtool_file_path(0)},
+                                  {test_file(*rules, until), rules->rules_text}, output, &error);
   if (status < 0) {
     failure_ = error;
     return;
@@ -353,8 +230,15 @@ void PromRulesDetector::evaluate(sim::Nanos until) {
     const bool own_kind = kind != f.labels.end() && (kind->second == "fail_stop" || kind->second == "fail_slow" ||
                                                      kind->second == "network" || kind->second == "monitor");
     alert.kind = own_kind ? kind->second : config_.kind;
+    alert.name = f.alertname;
+    alert.labels = f.labels;
+    alert.annotations = f.annotations;
     const auto component = f.labels.find(config_.component_label);
-    if (component != f.labels.end()) alert.suspects.push_back({component->second, 1.0});
+    if (component != f.labels.end()) {
+      alert.suspects.push_back({component->second, 1.0});
+    } else if (auto named = component_of_exporter_labels(f.labels)) {
+      alert.suspects.push_back({*named, 1.0});
+    }
     raise(std::move(alert));
   }
 }

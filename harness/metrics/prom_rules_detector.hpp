@@ -7,7 +7,9 @@
 // (`promtool test rules` from Debian's prometheus package, fed the series in
 // its expanding notation and asked at every evaluation for what fires).
 // Each alert that starts firing becomes a gauntlet alert at that simulated
-// moment, naming the component in its `component_label` label.
+// moment, with the alert's name, labels and annotations, naming the
+// component in its `component_label` label (or, when an aggregation dropped
+// it, the one the exporters' labels it kept name: Hostname, instance, ...).
 //
 // Being evaluated after the run, these alerts cannot steer a mitigation
 // policy, which the loader refuses.
@@ -18,6 +20,7 @@
 
 #include "harness/detectors/detector.hpp"
 #include "harness/metrics/exporter_series.hpp"
+#include "harness/metrics/prom_rule_file.hpp"
 
 namespace gauntlet::harness {
 
@@ -31,16 +34,6 @@ struct PromRulesConfig {
   ScrapeSettings scrape;
 };
 
-// The alerting rules' names and expressions from a Prometheus rule file.
-struct PromRuleFile {
-  std::vector<std::string> alerts;
-  std::vector<std::string> expressions;
-};
-
-// Reads and checks the rule file (YAML; groups of rules with `alert` and
-// `expr`); throws InputError at the rule file's line and column.
-PromRuleFile read_prom_rules(const std::string& path);
-
 // The scenario's parameters; nullopt with *error and *bad_key set.
 std::optional<PromRulesConfig> parse_prom_config(const std::string& rules_path,
                                                  const std::map<std::string, std::string>& params, std::string* error,
@@ -51,6 +44,7 @@ struct FiringAlert {
   std::string alertname;
   double time_s = 0;
   std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
 };
 // Parses `promtool test rules` output; every alert it lists as got.
 std::vector<FiringAlert> parse_promtool_output(const std::string& text);

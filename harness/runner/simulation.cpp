@@ -337,7 +337,9 @@ std::string SimulationOutcome::to_json() const {
     for (const Alert& a : d.alerts) {
       json suspects = json::array();
       for (const Suspect& s : a.suspects) suspects.push_back({s.id, s.score});
-      alerts.push_back({a.time_s, a.kind, suspects});
+      json alert = {a.time_s, a.kind, suspects};
+      if (!a.name.empty()) alert.push_back({a.name, a.labels, a.annotations});
+      alerts.push_back(std::move(alert));
     }
     j["detectors"][name] = {{"alerts", alerts},
                             {"probes_sent", d.probes_sent},
@@ -398,6 +400,11 @@ SimulationOutcome SimulationOutcome::from_json(const std::string& text) {
       alert.detector = name;
       alert.kind = a[1].get<std::string>();
       for (const auto& s : a[2]) alert.suspects.push_back({s[0].get<std::string>(), s[1].get<double>()});
+      if (a.size() > 3) {
+        alert.name = a[3][0].get<std::string>();
+        alert.labels = a[3][1].get<std::map<std::string, std::string>>();
+        alert.annotations = a[3][2].get<std::map<std::string, std::string>>();
+      }
       detector.alerts.push_back(std::move(alert));
     }
   }

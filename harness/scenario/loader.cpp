@@ -116,7 +116,7 @@ DetectorSpec read_detector(const Source& source, const Field& item, const Detect
         if (key_of(field) == bad_key) at = key_of(field) == "kind" ? field.value_mark : field.key_mark;
       source.fail(at, "detector '" + spec.name + "': " + error);
     }
-    read_prom_rules(rules);  // its own errors point into the rule file
+    check_prom_rules(rules);  // its own errors point into the rule file
     return spec;
   }
 
@@ -189,6 +189,17 @@ std::vector<DetectorSpec> detectors_from_option(const std::vector<std::string>& 
   for (const std::string& name : names) {
     if (sim::invalid_utf8_at(name) != std::string_view::npos)
       throw InputError("--detectors", 1, column, "detector name is not UTF-8 text");
+    if (name.starts_with("{")) {
+      // A map as a scenario lists it: `{name: "exec:...", as: fast, reply_timeout: 5s}`.
+      const Source source("--detector");
+      const YAML::Node map = yaml_read::load_one_document(source, name, "a --detector map");
+      DetectorSpec spec = read_detector(source, Field{"detector", map, map.Mark(), map.Mark()}, registry);
+      for (const DetectorSpec& earlier : specs)
+        if (earlier.run_name() == spec.run_name())
+          source.fail(map.Mark(), "detector '" + spec.run_name() + "' is listed twice; give one a name with 'as:'");
+      specs.push_back(std::move(spec));
+      continue;
+    }
     if (!name.starts_with(ExternalDetector::kPrefix) && !name.starts_with(PromRulesDetector::kPrefix) &&
         !registry.find(name)) {
       std::string known;
@@ -196,9 +207,10 @@ std::vector<DetectorSpec> detectors_from_option(const std::vector<std::string>& 
       throw InputError("--detectors", 1, column, "unknown detector '" + name + "' (known: " + known + ")");
     }
     for (const DetectorSpec& earlier : specs)
-      if (earlier.name == name) throw InputError("--detectors", 1, column, "detector '" + name + "' is listed twice");
+      if (earlier.run_name() == name)
+        throw InputError("--detectors", 1, column, "detector '" + name + "' is listed twice");
     if (name.starts_with(PromRulesDetector::kPrefix))
-      read_prom_rules(name.substr(std::string(PromRulesDetector::kPrefix).size()));
+      check_prom_rules(name.substr(std::string(PromRulesDetector::kPrefix).size()));
     specs.push_back(DetectorSpec{name, {}, {}});
     column += static_cast<int>(name.size()) + 1;
   }
@@ -319,6 +331,11 @@ Scenario read_scenario(const Source& source, const YAML::Node& root, const Detec
     scenario.mitigation = m;
   }
   check_scenario_limits(source, top, scenario);
+  for (const DetectorSpec& d : scenario.detectors)
+    if (d.name.starts_with(PromRulesDetector::kPrefix))
+      for (std::string& warning :
+           unexported_metric_warnings(d.name.substr(std::string(PromRulesDetector::kPrefix).size())))
+        scenario.warnings.push_back(std::move(warning));
   return scenario;
 }
 

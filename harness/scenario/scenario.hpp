@@ -79,6 +79,9 @@ struct Scenario {
     return network_calibration ? *network_calibration : sim::shipped_network_calibration();
   }
   std::string source_path;
+  // What loading found worth a word but not a refusal ("FILE:LINE:COL:
+  // warning: ..."): a prom: rule reading a metric never exported.
+  std::vector<std::string> warnings;
 
   bool shared() const { return jobs.size() > 1; }
 };

@@ -97,6 +97,8 @@ void write_alert_line(std::ostream& out, const Alert& alert) {
   json suspects = json::array();
   for (const auto& s : alert.suspects) suspects.push_back({{"id", s.id}, {"score", s.score}});
   j["suspects"] = std::move(suspects);
+  if (!alert.name.empty())
+    j["alert"] = {{"name", alert.name}, {"labels", alert.labels}, {"annotations", alert.annotations}};
   out << j.dump() << '\n';
 }
 
@@ -169,6 +171,17 @@ AlertRecords read_alert_records(std::istream& in, const std::string& file_name) 
         suspect.score = item.contains("score") ? line.number(item, "score") : 0.0;
         a.suspects.push_back(std::move(suspect));
       }
+    }
+    if (auto rule = j.find("alert"); rule != j.end() && !rule->is_null()) {
+      const auto text_map = [](const json& m) {
+        return m.is_object() && std::all_of(m.begin(), m.end(), [](const json& v) { return v.is_string(); });
+      };
+      if (!rule->is_object() || !rule->value("name", json()).is_string() ||
+          !text_map(rule->value("labels", json::object())) || !text_map(rule->value("annotations", json::object())))
+        line.fail("alert", "'alert' must be {name: text, labels: {text: text}, annotations: {text: text}}");
+      a.name = (*rule)["name"].get<std::string>();
+      a.labels = rule->value("labels", json::object()).get<std::map<std::string, std::string>>();
+      a.annotations = rule->value("annotations", json::object()).get<std::map<std::string, std::string>>();
     }
     out.push_back(std::move(a));
     records.lines.push_back(line.line_number);

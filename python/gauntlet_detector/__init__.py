@@ -9,11 +9,15 @@ stdout. The message classes are generated from sim/proto/*.proto when
 gauntlet is built (detector_protocol_pb2, telemetry_pb2 in this package).
 """
 
-from . import detector_protocol_pb2 as protocol
-from . import telemetry_pb2
-from . import telemetry
-from .detector import ALERT_KINDS, Detector, alert, run
-from .framing import ProtocolError, read_message, write_message
+from .protobuf_path import ensure_protobuf
+
+ensure_protobuf()  # before the message classes: another python3 may lack protobuf
+
+from . import detector_protocol_pb2 as protocol  # noqa: E402
+from . import telemetry_pb2  # noqa: E402
+from . import telemetry  # noqa: E402
+from .detector import ALERT_KINDS, Detector, alert, run  # noqa: E402
+from .framing import ProtocolError, read_message, write_message  # noqa: E402
 
 __all__ = ["ALERT_KINDS", "Detector", "ProtocolError", "alert", "protocol", "read_message", "run", "telemetry",
            "telemetry_pb2", "write_message"]
