@@ -119,6 +119,11 @@ void score_detectors(const Scenario& scenario, const CounterfactualRuns& runs, s
   ScoringOptions scoring;
   scoring.run_end_s = sim::to_seconds(scenario.duration);
   const double iteration_hours = mean_duration(report.fault_free) / 3600.0;
+  // A tenant is scored on the faults that touched its job; the others only
+  // keep an alert naming their component from counting false.
+  const bool per_tenant = scenario.shared() && scenario.detectors_scope == DetectorScope::tenant;
+  const std::vector<FaultEpisode> scored_faults =
+      per_tenant ? faults_for_tenant(report.cluster_faults, scenario.job.name) : report.faults;
   for (std::size_t i = 0; i < scenario.detectors.size(); ++i) {
     const std::string& name = scenario.detectors[i].run_name();
     double progress = static_cast<double>(report.faulty.iterations());
@@ -131,7 +136,8 @@ void score_detectors(const Scenario& scenario, const CounterfactualRuns& runs, s
       report.own_runs[name] = std::move(own);
     }
     const DetectorOutcome& outcome = report.faulty.detectors.at(name);
-    DetectorScore score = score_detector(report.faults, outcome.alerts, scoring);
+    DetectorScore score = score_detector(scored_faults, outcome.alerts, scoring);
+    score.faults.resize(report.faults.size());  // the outcomes of this view's own faults
     RunCosts costs;
     costs.lost_iterations = static_cast<double>(report.fault_free.iterations()) - progress;
     costs.lost_gpu_hours = costs.lost_iterations * iteration_hours * scenario.job.gpus;

@@ -81,7 +81,7 @@ namespace {
 FaultOutcome fault_outcome(const FaultEpisode& f, const std::vector<const Alert*>& matched) {
   FaultOutcome o;
   o.id = f.id;
-  o.scored = !f.benign;
+  o.scored = !f.benign && !f.other_tenants;
   o.latent = o.scored && !f.affected_job;
   o.alerts = static_cast<int>(matched.size());
   o.detected = !matched.empty();
@@ -123,12 +123,16 @@ std::vector<std::size_t> stable_order(std::size_t n, Key key) {
 std::optional<std::size_t> fault_of_alert(const Alert& a, const std::set<std::size_t>& open,
                                           const std::vector<std::size_t>& by_start,
                                           const std::vector<FaultEpisode>& faults, bool& in_benign) {
-  std::optional<std::size_t> named, any;
+  std::optional<std::size_t> named, any, named_elsewhere;
   bool names_benign = false;
   in_benign = false;
   for (std::size_t rank : open) {
     const std::size_t fi = by_start[rank];
     const FaultEpisode& f = faults[fi];
+    if (f.other_tenants) {
+      if (!named_elsewhere && names(a, f.target)) named_elsewhere = fi;
+      continue;
+    }
     if (f.benign) {
       const bool names_it = names(a, f.target);
       in_benign = in_benign || !f.background || names_it;
@@ -141,6 +145,9 @@ std::optional<std::size_t> fault_of_alert(const Alert& a, const std::set<std::si
   // An alert blaming the expected change, and no fault, reports the
   // background, whatever else is open then.
   if (!named && names_benign) any.reset();
+  // A component that really is faulty, named, is never a false alarm, even
+  // when its fault touched only other tenants.
+  if (!named && named_elsewhere) return named_elsewhere;
   return named ? named : any;
 }
 
@@ -201,7 +208,10 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
   DetectorScore score;
   score.alerts = static_cast<int>(alerts.size());
   const std::vector<std::vector<const Alert*>> matched = match_alerts(faults, alerts, options, score);
-  for (std::size_t fi = 0; fi < faults.size(); ++fi) score.faults.push_back(fault_outcome(faults[fi], matched[fi]));
+  for (std::size_t fi = 0; fi < faults.size(); ++fi) {
+    score.faults.push_back(fault_outcome(faults[fi], matched[fi]));
+    if (faults[fi].other_tenants) score.other_tenant_alerts += static_cast<int>(matched[fi].size());
+  }
   std::vector<const FaultOutcome*> all, impactful, latent;
   for (const FaultOutcome& o : score.faults) {
     if (!o.scored) continue;
@@ -213,6 +223,21 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
   score.latent = class_score(latent);
   if (score.alerts > 0) score.precision = static_cast<double>(score.alerts - score.false_alerts) / score.alerts;
   return score;
+}
+
+std::vector<FaultEpisode> faults_for_tenant(const std::vector<FaultEpisode>& faults, const std::string& job) {
+  const auto touches = [&](const FaultEpisode& f) {
+    return std::find(f.jobs.begin(), f.jobs.end(), job) != f.jobs.end();
+  };
+  std::vector<FaultEpisode> out;
+  for (const FaultEpisode& f : faults)
+    if (touches(f)) out.push_back(f);
+  for (const FaultEpisode& f : faults)
+    if (!touches(f) && !f.benign) {
+      out.push_back(f);
+      out.back().other_tenants = true;
+    }
+  return out;
 }
 
 }  // namespace gauntlet::harness

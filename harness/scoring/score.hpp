@@ -28,6 +28,10 @@ struct FaultEpisode {
   // Jobs sharing the cluster: the jobs the fault touched (harness/runner/tenants.hpp);
   // empty for a job alone.
   std::vector<std::string> jobs;
+  // Scoring one tenant: the fault touched only other jobs. Not scored toward
+  // this tenant's recall, but an alert naming its target is true (a faulty
+  // component is faulty whoever it hurt): an alert on an unaffecting fault.
+  bool other_tenants = false;
 };
 
 struct LatencyStats {
@@ -78,6 +82,7 @@ struct DetectorScore {
   int alerts = 0;
   int false_alerts = 0;
   int benign_alerts = 0;             // false alerts raised during a benign episode (a reconfigure, background noise)
+  int other_tenant_alerts = 0;       // true alerts naming a fault that touched only other tenants' jobs
   std::optional<double> precision;   // (alerts - false_alerts) / alerts; empty with no alert
   ClassScore overall;                // every non-benign fault
   ClassScore impactful;              // the faults that slowed the job
@@ -96,6 +101,10 @@ struct ScoringOptions {
   std::function<bool(const std::string&)> known_component;
 };
 
+// One tenant's faults to score: those touching `job`, in order, then the
+// other non-benign ones marked other_tenants.
+std::vector<FaultEpisode> faults_for_tenant(const std::vector<FaultEpisode>& faults, const std::string& job);
+
 // Localization credit of one alert for `target` among its top k suspects.
 // Suspects rank by score, highest first; suspects with equal scores share a
 // rank range, and the target gets the share of its range that lies within
@@ -109,10 +118,10 @@ double localization_credit(const std::vector<Suspect>& suspects, const std::stri
 // alert matches the earliest-starting open non-benign episode whose target it
 // names among its suspects, else the earliest-starting open non-benign
 // episode (a detection without localization) unless it names the target of
-// an open benign episode. Alerts matching nothing are false, including those
-// that fall only in benign episodes or blame one. Latent faults
-// (affected_job=false) are matched and scored like the others and reported
-// in their own class.
+// an open benign episode. An alert naming the target of an open
+// other_tenants episode (and no scored one) matches it: true, not scored. Alerts matching nothing are false, including
+// those that fall only in benign episodes or blame one. Latent faults (affected_job=false) are matched and scored like
+// the others and reported in their own class.
 DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std::vector<Alert>& alerts,
                              const ScoringOptions& options);
 

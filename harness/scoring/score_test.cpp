@@ -229,5 +229,37 @@ TEST(Score, PercentilesUseNearestRank) {
   EXPECT_DOUBLE_EQ(*s.overall.localization_top1, 1.0);
 }
 
+// Two tenants share a spine link; its fault touched only tenant B's job.
+// Tenant A's detector naming the link is right about the cluster: a true
+// alert on a fault that did not affect A, and not a fault A must find.
+TEST(Score, AnAlertNamingAFaultOfAnotherTenantIsTrueButNotScored) {
+  FaultEpisode shared_link = fault("f1", "leaf0~spine1", 100, 300);
+  shared_link.jobs = {"b"};
+  FaultEpisode own_gpu = fault("f2", "h1.gpu0", 150, 300);
+  own_gpu.jobs = {"a"};
+  const std::vector<FaultEpisode> scored = faults_for_tenant({shared_link, own_gpu}, "a");
+  ASSERT_EQ(scored.size(), 2u);
+  EXPECT_EQ(scored[0].id, "f2");  // the tenant's own faults first, as its view lists them
+  EXPECT_TRUE(scored[1].other_tenants);
+  const DetectorScore s =
+      score_detector(scored, {alert(160, {"leaf0~spine1"}), alert(170, {"h1.gpu0"}), alert(180, {"h7.gpu3"})}, opts());
+  EXPECT_EQ(s.alerts, 3);
+  EXPECT_EQ(s.false_alerts, 0);  // h7.gpu3 names nothing faulty but falls in A's own fault: a detection
+  EXPECT_EQ(s.other_tenant_alerts, 1);
+  EXPECT_EQ(s.overall.scored_faults, 1);
+  EXPECT_EQ(s.overall.detected, 1);
+  EXPECT_EQ(s.overall.localization_top1, 1.0);
+  // Without the other tenant's fault, the link alert would have been taken
+  // for a poor localization of A's GPU fault.
+  const DetectorScore alone =
+      score_detector({own_gpu}, {alert(160, {"leaf0~spine1"}), alert(170, {"h1.gpu0"})}, opts());
+  EXPECT_EQ(alone.overall.localization_top1, 0.0);
+  // Before any fault of A, the named link is still true; an unnamed alert then is false.
+  const DetectorScore early = score_detector(scored, {alert(110, {"leaf0~spine1"}), alert(120)}, opts());
+  EXPECT_EQ(early.false_alerts, 1);
+  EXPECT_EQ(early.other_tenant_alerts, 1);
+  EXPECT_EQ(early.overall.detected, 0);
+}
+
 }  // namespace
 }  // namespace gauntlet::harness

@@ -33,6 +33,7 @@ json detector_json(const SummaryDetector& d) {
   j["alerts"] = s.alerts;
   j["false_alerts"] = s.false_alerts;
   j["benign_alerts"] = s.benign_alerts;
+  if (s.other_tenant_alerts > 0) j["other_tenant_alerts"] = s.other_tenant_alerts;
   j["precision"] = or_null(s.precision);
   put_class(j, s.overall);
   json impactful, latent;
@@ -144,6 +145,7 @@ DetectorScore detector_score_from_json(const json& d) {
   s.alerts = count(d, "alerts");
   s.false_alerts = count(d, "false_alerts");
   s.benign_alerts = count(d, "benign_alerts");
+  s.other_tenant_alerts = count(d, "other_tenant_alerts");
   s.precision = number(d, "precision");
   s.overall = class_from(d);
   if (auto it = d.find("impactful"); it != d.end()) s.impactful = class_from(*it);
