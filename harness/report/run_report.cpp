@@ -22,19 +22,21 @@ std::string format(const char* pattern, double value) {
 
 std::string td(const std::string& text) { return "<td>" + html::escape(text) + "</td>"; }
 
-// One class's cells: detected/scored, recall, latency mean/p50/p95, top-1, top-3.
+// One class's cells: detected/scored, recall, latency mean/p50/p95, top-1,
+// top-3, top-1 at the host or switch and at the pod.
 std::string class_cells(const ClassScore& c) {
   const std::optional<LatencyStats>& l = c.detection_latency_s;
   auto latency = [&](double LatencyStats::*field) { return td(l ? format("%.1f s", (*l).*field) : "-"); };
   return td(class_counts(c)) + td(figure_text(c.recall, "%.2f")) + latency(&LatencyStats::mean) +
          latency(&LatencyStats::p50) + latency(&LatencyStats::p95) + td(figure_text(c.localization_top1, "%.2f")) +
-         td(figure_text(c.localization_top3, "%.2f"));
+         td(figure_text(c.localization_top3, "%.2f")) + td(figure_text(c.localization_host_top1, "%.2f")) +
+         td(figure_text(c.localization_pod_top1, "%.2f"));
 }
 
 std::string scoreboard(const RunView& run) {
   const char* class_headers =
       "<th>detected</th><th>recall</th><th>latency mean</th><th>latency p50</th>"
-      "<th>latency p95</th><th>top-1</th><th>top-3</th>";
+      "<th>latency p95</th><th>top-1</th><th>top-3</th><th>host top-1</th><th>pod top-1</th>";
   std::string out = std::string("<table>\n<tr><th class=\"name\">detector</th><th>class</th>") + class_headers +
                     "<th>alerts</th><th>false alerts</th><th>precision</th><th>false isolations</th>"
                     "<th>lost iterations</th><th>lost GPU-hours</th><th>probes</th></tr>\n";

@@ -118,6 +118,7 @@ void score_detectors(const Scenario& scenario, const CounterfactualRuns& runs, s
                      RunReport& report) {
   ScoringOptions scoring;
   scoring.run_end_s = sim::to_seconds(scenario.duration);
+  scoring.pods_of = pods_in(scenario.cluster);
   const double iteration_hours = mean_duration(report.fault_free) / 3600.0;
   // A tenant is scored on the faults that touched its job; the others only
   // keep an alert naming their component from counting false.

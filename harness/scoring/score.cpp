@@ -38,7 +38,8 @@ bool names(const Alert& alert, const std::string& target) {
 ClassScore class_score(const std::vector<const FaultOutcome*>& outcomes) {
   ClassScore c;
   std::vector<double> latencies, localize_times;
-  double top1 = 0, top3 = 0;
+  double top1 = 0, top3 = 0, host_top1 = 0, pod_top1 = 0;
+  bool pods = false;
   for (const FaultOutcome* o : outcomes) {
     ++c.scored_faults;
     if (!o->detected) continue;
@@ -46,6 +47,9 @@ ClassScore class_score(const std::vector<const FaultOutcome*>& outcomes) {
     latencies.push_back(o->detection_latency_s);
     top1 += o->top1;
     top3 += o->top3;
+    host_top1 += o->host_top1;
+    pods = pods || o->pod_top1.has_value();
+    pod_top1 += o->pod_top1.value_or(0);
     if (o->time_to_localize_s) {
       ++c.localized;
       localize_times.push_back(*o->time_to_localize_s);
@@ -56,6 +60,8 @@ ClassScore class_score(const std::vector<const FaultOutcome*>& outcomes) {
     c.detection_latency_s = stats(latencies);
     c.localization_top1 = top1 / c.detected;
     c.localization_top3 = top3 / c.detected;
+    c.localization_host_top1 = host_top1 / c.detected;
+    if (pods) c.localization_pod_top1 = pod_top1 / c.detected;
   }
   if (c.localized > 0) c.time_to_localize_s = stats(localize_times);
   return c;
@@ -78,7 +84,8 @@ double localization_credit(const std::vector<Suspect>& suspects, const std::stri
 namespace {
 
 // A fault's outcome from the alerts matched to it, in time order.
-FaultOutcome fault_outcome(const FaultEpisode& f, const std::vector<const Alert*>& matched) {
+FaultOutcome fault_outcome(const FaultEpisode& f, const std::vector<const Alert*>& matched,
+                           const std::function<std::vector<std::string>(const std::string&)>& pods_of) {
   FaultOutcome o;
   o.id = f.id;
   o.scored = !f.benign && !f.other_tenants;
@@ -92,8 +99,11 @@ FaultOutcome fault_outcome(const FaultEpisode& f, const std::vector<const Alert*
     if (a->suspects.empty()) continue;
     o.top1 = localization_credit(a->suspects, f.target, 1);
     o.top3 = localization_credit(a->suspects, f.target, 3);
+    o.host_top1 = level_credit(a->suspects, host_level_units(f.target), host_level_units, 1);
+    if (pods_of) o.pod_top1 = level_credit(a->suspects, pods_of(f.target), pods_of, 1);
     break;
   }
+  if (pods_of && !o.pod_top1) o.pod_top1 = 0;
   for (const Alert* a : matched)
     if (localization_credit(a->suspects, f.target, 1) == 1.0) {
       o.time_to_localize_s = a->time_s - f.start_s;
@@ -209,7 +219,7 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
   score.alerts = static_cast<int>(alerts.size());
   const std::vector<std::vector<const Alert*>> matched = match_alerts(faults, alerts, options, score);
   for (std::size_t fi = 0; fi < faults.size(); ++fi) {
-    score.faults.push_back(fault_outcome(faults[fi], matched[fi]));
+    score.faults.push_back(fault_outcome(faults[fi], matched[fi], options.pods_of));
     if (faults[fi].other_tenants) score.other_tenant_alerts += static_cast<int>(matched[fi].size());
   }
   std::vector<const FaultOutcome*> all, impactful, latent;
@@ -238,6 +248,71 @@ std::vector<FaultEpisode> faults_for_tenant(const std::vector<FaultEpisode>& fau
       out.back().other_tenants = true;
     }
   return out;
+}
+
+std::vector<std::string> host_level_units(const std::string& id) {
+  const auto c = sim::ComponentId::parse(id);
+  if (!c) return {};
+  const auto host = [&] { return sim::ComponentId::make_host(c->host).str(); };
+  const auto leaf = [&] { return sim::ComponentId::make_leaf(c->leaf).str(); };
+  switch (c->kind) {
+    case sim::ComponentKind::leaf:
+    case sim::ComponentKind::spine:
+      return {id};
+    case sim::ComponentKind::host_link:
+      return {host(), leaf()};
+    case sim::ComponentKind::fabric_link:
+      return {leaf(), sim::ComponentId::make_spine(c->spine).str()};
+    default:
+      return {host()};
+  }
+}
+
+std::function<std::vector<std::string>(const std::string&)> pods_in(const sim::ClusterShape& shape) {
+  const sim::Topology topology(shape);
+  const int rails = shape.rail_optimized ? shape.rnics_per_host : 1;
+  return [topology, rails](const std::string& id) -> std::vector<std::string> {
+    const auto c = sim::ComponentId::parse(id);
+    if (!c) return {};
+    const auto pod = [](int p) { return "pod" + std::to_string(p); };
+    const auto leaf_pod = [&] { return pod(c->leaf / rails); };
+    const auto spine = [&] { return sim::ComponentId::make_spine(c->spine).str(); };
+    switch (c->kind) {
+      case sim::ComponentKind::leaf:
+        return {leaf_pod()};
+      case sim::ComponentKind::spine:
+        return {spine()};
+      case sim::ComponentKind::fabric_link:
+        return {leaf_pod(), spine()};
+      default:  // host-resident parts, and a host link (its leaf serves the host's pod)
+        return {pod(topology.pod_of_host(c->host))};
+    }
+  };
+}
+
+double level_credit(const std::vector<Suspect>& suspects, const std::vector<std::string>& units,
+                    const std::function<std::vector<std::string>(const std::string&)>& unit_of, int k) {
+  const auto right = [&](const Suspect& s) {
+    const std::vector<std::string> of = unit_of(s.id);
+    return std::any_of(of.begin(), of.end(),
+                       [&](const std::string& u) { return std::find(units.begin(), units.end(), u) != units.end(); });
+  };
+  // The best-ranked right suspect's tie group: those above it fill places
+  // first, then its group's places go in any order.
+  const Suspect* best = nullptr;
+  for (const Suspect& s : suspects)
+    if (right(s) && (!best || s.score > best->score)) best = &s;
+  if (units.empty() || !best) return 0;
+  int above = 0, tied = 0, tied_right = 0;
+  for (const Suspect& s : suspects) {
+    if (s.score > best->score) ++above;
+    if (s.score == best->score) ++tied, tied_right += right(s) ? 1 : 0;
+  }
+  const int places = std::clamp(k - above, 0, tied);
+  // The chance that none of the right ones gets one of `places` of `tied`.
+  double none = 1;
+  for (int i = 0; i < places; ++i) none *= static_cast<double>(tied - tied_right - i) / (tied - i);
+  return 1 - std::max(none, 0.0);
 }
 
 }  // namespace gauntlet::harness

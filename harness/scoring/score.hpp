@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/detectors/alert.hpp"
+#include "sim/topology.hpp"
 
 namespace gauntlet::harness {
 
@@ -52,6 +53,10 @@ struct FaultOutcome {
   // Credit of the first matching alert that names suspects (see localization_credit).
   double top1 = 0;
   double top3 = 0;
+  // The same alert's top-1 credit at coarser levels: the target's host or
+  // switch, and its pod (none without the cluster's layout).
+  double host_top1 = 0;
+  std::optional<double> pod_top1;
 };
 
 // Figures over one class of faults. A figure without evidence behind it is
@@ -65,6 +70,10 @@ struct ClassScore {
   std::optional<LatencyStats> detection_latency_s;  // over the detected faults
   std::optional<double> localization_top1;          // mean credit over the detected faults
   std::optional<double> localization_top3;
+  // Top-1 credit at the target's host or switch, and at its pod: an operator
+  // who drains host h5 for a fault on h5.gpu2 acted on the right unit.
+  std::optional<double> localization_host_top1;
+  std::optional<double> localization_pod_top1;
   std::optional<LatencyStats> time_to_localize_s;  // over the localized faults
 };
 
@@ -99,7 +108,25 @@ struct ScoringOptions {
   // Whether an id names a component of the cluster (unset: every id does).
   // An alert whose suspects are all unknown is false: it named nothing there.
   std::function<bool(const std::string&)> known_component;
+  // The pods a component belongs to (a link: both ends'); unset: pods are
+  // not known and pod-level localization is not scored.
+  std::function<std::vector<std::string>(const std::string&)> pods_of;
 };
+
+// The hosts or switches a component is part of or attaches: h5 for h5.gpu2
+// and h5.nic1, h5 and leaf1 for h5.nic1~leaf1, leaf1 and spine0 for
+// leaf1~spine0, a switch itself. Empty for an id that is none.
+std::vector<std::string> host_level_units(const std::string& id);
+
+// A cluster's pods: hosts by their group, a leaf by the group it serves, a
+// spine as a pod of its own (it serves every pod); a link both ends'.
+std::function<std::vector<std::string>(const std::string&)> pods_in(const sim::ClusterShape& shape);
+
+// Top-k credit for a set of units: as localization_credit, with a suspect
+// right when `unit_of` of it shares a unit with `units` (several suspects
+// can be; the credit is the chance one of them is within the first k).
+double level_credit(const std::vector<Suspect>& suspects, const std::vector<std::string>& units,
+                    const std::function<std::vector<std::string>(const std::string&)>& unit_of, int k);
 
 // One tenant's faults to score: those touching `job`, in order, then the
 // other non-benign ones marked other_tenants.

@@ -261,5 +261,47 @@ TEST(Score, AnAlertNamingAFaultOfAnotherTenantIsTrueButNotScored) {
   EXPECT_EQ(early.overall.detected, 0);
 }
 
+// Many real detectors stop at the host, the unit an operator drains:
+// naming h5 for a fault on h5.gpu2 is wrong at the component level and
+// right at the host's and the pod's.
+TEST(Score, NamingTheHostOfAFaultyGpuEarnsHostLevelCredit) {
+  sim::ClusterShape shape;  // two pods of four hosts, two rails
+  shape.hosts = 8;
+  shape.gpus_per_host = 4;
+  shape.rnics_per_host = 2;
+  shape.leaves = 4;
+  shape.spines = 2;
+  ScoringOptions o = opts();
+  o.pods_of = pods_in(shape);
+  const std::vector<FaultEpisode> gpu = {fault("f1", "h5.gpu2", 100, 200)};
+  DetectorScore s = score_detector(gpu, {alert(110, {"h5"})}, o);
+  EXPECT_EQ(s.overall.localization_top1, 0.0);
+  EXPECT_EQ(s.overall.localization_host_top1, 1.0);
+  EXPECT_EQ(s.overall.localization_pod_top1, 1.0);
+  s = score_detector(gpu, {alert(110, {"h4.gpu2"})}, o);  // the same pod, another host
+  EXPECT_EQ(s.overall.localization_host_top1, 0.0);
+  EXPECT_EQ(s.overall.localization_pod_top1, 1.0);
+  s = score_detector(gpu, {alert(110, {"h1.gpu2"})}, o);  // the other pod
+  EXPECT_EQ(s.overall.localization_pod_top1, 0.0);
+  // Tied on top with a suspect on another host: half the host credit; two
+  // of three tied on the right host: the chance one of them comes first.
+  s = score_detector(gpu, {ranked(110, {{"h5.gpu1", 1}, {"h3.gpu0", 1}})}, o);
+  EXPECT_EQ(s.overall.localization_host_top1, 0.5);
+  EXPECT_DOUBLE_EQ(level_credit({{"h5.gpu1", 1}, {"h5.nic0", 1}, {"h3.gpu0", 1}}, {"h5"}, host_level_units, 1),
+                   2.0 / 3.0);
+  // A switch is a link's host-level unit; a spine is a pod of its own.
+  const std::vector<FaultEpisode> link = {fault("f2", "leaf1~spine0", 100, 200)};
+  s = score_detector(link, {alert(110, {"leaf1"})}, o);
+  EXPECT_EQ(s.overall.localization_top1, 0.0);
+  EXPECT_EQ(s.overall.localization_host_top1, 1.0);
+  EXPECT_EQ(host_level_units("h5.nic1~leaf1"), (std::vector<std::string>{"h5", "leaf1"}));
+  EXPECT_EQ(o.pods_of("spine1"), std::vector<std::string>{"spine1"});
+  EXPECT_EQ(o.pods_of("leaf3"), std::vector<std::string>{"pod1"});
+  // Without the cluster's layout (a real run's alerts alone) pods are not scored.
+  s = score_detector(gpu, {alert(110, {"h5"})}, opts());
+  EXPECT_EQ(s.overall.localization_host_top1, 1.0);
+  EXPECT_FALSE(s.overall.localization_pod_top1.has_value());
+}
+
 }  // namespace
 }  // namespace gauntlet::harness

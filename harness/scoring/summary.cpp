@@ -23,6 +23,8 @@ void put_class(json& out, const ClassScore& c) {
   out["detection_latency_s"] = latency_json(c.detection_latency_s);
   out["localization_top1"] = or_null(c.localization_top1);
   out["localization_top3"] = or_null(c.localization_top3);
+  out["localization_host_top1"] = or_null(c.localization_host_top1);
+  out["localization_pod_top1"] = or_null(c.localization_pod_top1);
   out["time_to_localize_s"] = latency_json(c.time_to_localize_s);
 }
 
@@ -82,6 +84,8 @@ ClassScore class_from(const json& j) {
   c.detection_latency_s = latency_from(j, "detection_latency_s");
   c.localization_top1 = number(j, "localization_top1");
   c.localization_top3 = number(j, "localization_top3");
+  c.localization_host_top1 = number(j, "localization_host_top1");
+  c.localization_pod_top1 = number(j, "localization_pod_top1");
   c.time_to_localize_s = latency_from(j, "time_to_localize_s");
   return c;
 }
