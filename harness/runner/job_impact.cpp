@@ -12,7 +12,9 @@ double span_end_s(const models::IterationSpan& span) {
   return sim::to_seconds(span.start + static_cast<sim::Nanos>(span.count) * span.duration);
 }
 
-double mean_duration_s(const SimulationOutcome& run) {
+}  // namespace
+
+double mean_iteration_seconds(const SimulationOutcome& run) {
   double total = 0, count = 0;
   for (const auto& span : run.timeline) {
     total += sim::to_seconds(span.duration) * static_cast<double>(span.count);
@@ -21,8 +23,6 @@ double mean_duration_s(const SimulationOutcome& run) {
   return count > 0 ? total / count : 0;
 }
 
-}  // namespace
-
 JobImpact::JobImpact(const SimulationOutcome& faulty, const SimulationOutcome& fault_free,
                      std::vector<FaultWindow> faults, double slowdown, double run_end_s)
     : faulty_(faulty),
@@ -30,7 +30,7 @@ JobImpact::JobImpact(const SimulationOutcome& faulty, const SimulationOutcome& f
       faults_(std::move(faults)),
       slowdown_(slowdown),
       run_end_s_(run_end_s),
-      settle_s_(2 * mean_duration_s(fault_free)) {
+      settle_s_(2 * mean_iteration_seconds(fault_free)) {
   for (std::size_t epoch = 0; epoch < std::max<std::size_t>(1, faulty_.placements.size()); ++epoch)
     epoch_ratios_.push_back(epoch_ratio(epoch));
 }

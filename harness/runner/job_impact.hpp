@@ -21,6 +21,9 @@ struct FaultWindow {
   bool benign = false;
 };
 
+// A run's mean iteration time in seconds, over every iteration it completed.
+double mean_iteration_seconds(const SimulationOutcome& run);
+
 class JobImpact {
  public:
   // Keeps references to both runs. `slowdown`: the margin over the counterfactual that counts (0.001 = 0.1%).

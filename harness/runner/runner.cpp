@@ -19,19 +19,6 @@
 #include "sim/contract.hpp"
 
 namespace gauntlet::harness {
-namespace {
-
-double mean_duration(const SimulationOutcome& run) {
-  double total = 0, count = 0;
-  for (const auto& span : run.timeline) {
-    total += sim::to_seconds(span.duration) * static_cast<double>(span.count);
-    count += static_cast<double>(span.count);
-  }
-  return count > 0 ? total / count : 0;
-}
-
-}  // namespace
-
 std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const SimulationOutcome& faulty,
                                          const SimulationOutcome& fault_free) {
   const auto fault_types = fault_types_of(scenario);
@@ -119,7 +106,7 @@ void score_detectors(const Scenario& scenario, const CounterfactualRuns& runs, s
   ScoringOptions scoring;
   scoring.run_end_s = sim::to_seconds(scenario.duration);
   scoring.pods_of = pods_in(scenario.cluster);
-  const double iteration_hours = mean_duration(report.fault_free) / 3600.0;
+  const double iteration_hours = mean_iteration_seconds(report.fault_free) / 3600.0;
   // A tenant is scored on the faults that touched its job; the others only
   // keep an alert naming their component from counting false.
   const bool per_tenant = scenario.shared() && scenario.detectors_scope == DetectorScope::tenant;
