@@ -84,6 +84,10 @@ std::optional<std::vector<std::string>> split_command_line(const std::string& co
   return words;
 }
 
+bool is_gauntlet_exec_key(const std::string& key) {
+  return key == "name" || key == "as" || key == "reply_timeout" || key == "flow_records";
+}
+
 std::optional<ExternalConfig> parse_external_config(const std::map<std::string, std::string>& params,
                                                     std::string* error, std::string* bad_key) {
   ExternalConfig config;
@@ -99,8 +103,8 @@ std::optional<ExternalConfig> parse_external_config(const std::map<std::string, 
       continue;
     }
     if (key != "reply_timeout") {
-      *error = "unknown parameter '" + key + "' for an exec: detector (known: flow_records, reply_timeout)";
-      return std::nullopt;
+      config.params[key] = value;
+      continue;
     }
     std::string why;
     auto ns = sim::parse_duration(value, &why);
@@ -168,6 +172,11 @@ std::string ExternalDetector::start_message() const {
   cadence->set_steady_samples_max_ns(10 * sim::kMinute);
   cadence->set_run_duration_ns(run_.duration);
   cadence->set_reply_timeout_ns(config_.reply_timeout);
+  for (const auto& [param, value] : config_.params) {
+    protocol::ParameterValue* p = start.add_parameters();
+    p->set_name(param);
+    p->set_value(value);
+  }
   return start.SerializeAsString();
 }
 

@@ -34,7 +34,14 @@ class DetectorProcess;
 struct ExternalConfig {
   sim::Nanos reply_timeout = 10 * sim::kSecond;  // wall time per batch
   bool flow_records = false;                     // the detector asked for FlowRecords
+  // Values for parameters the detector declares (external_detector_description.hpp),
+  // as written; sent in DetectorStart.parameters.
+  std::map<std::string, std::string> params;
 };
+
+// The keys of an exec: detector's entry that are gauntlet's own; any other
+// key is a value for a parameter the detector declares.
+bool is_gauntlet_exec_key(const std::string& key);
 
 // Limits on one reply; past them the detector is failed, not trimmed.
 inline constexpr int kMaxAlertsPerReply = 100;
@@ -73,7 +80,9 @@ struct ExternalRunInfo {
 std::optional<std::vector<std::string>> split_command_line(const std::string& command, std::string* error);
 
 // The parameters an exec: detector takes (scenario map form), checked:
-// nullopt with *error and *bad_key (the offending parameter) set.
+// nullopt with *error and *bad_key (the offending parameter) set. Keys
+// other than gauntlet's own go to `params` unchecked: only the detector's
+// description can say what they may be.
 std::optional<ExternalConfig> parse_external_config(const std::map<std::string, std::string>& params,
                                                     std::string* error, std::string* bad_key);
 // The same, throwing std::invalid_argument.

@@ -155,6 +155,8 @@ DetectorProcess::DetectorProcess(std::vector<std::string> argv_words, sim::Nanos
 
 DetectorProcess::~DetectorProcess() { stop(false); }
 
+void DetectorProcess::close_input() { close_fd(to_child_); }
+
 void DetectorProcess::stop(bool patient) {
   // What it started, found while it still lives: a helper that called
   // setsid() has left its process group and would outlive a kill of that

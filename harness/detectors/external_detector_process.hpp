@@ -40,6 +40,8 @@ class DetectorProcess {
   // a reply nobody asked for.
   bool has_unread_output();
 
+  // Closes its stdin (end of input) and lets it run on: its output can still be read.
+  void close_input();
   // Closes its stdin and waits (up to a second when `patient`) for it to
   // exit, then kills its whole process group.
   void stop(bool patient);

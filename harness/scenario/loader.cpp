@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "harness/detectors/external_detector.hpp"
+#include "harness/detectors/external_detector_description.hpp"
 #include "harness/metrics/prom_rules_detector.hpp"
 #include "harness/scenario/calibration_block.hpp"
 #include "harness/scenario/fault_entries.hpp"
@@ -78,6 +79,33 @@ std::string read_run_name(const Source& source, const Field& field) {
   return name;
 }
 
+// An exec: detector's values for the parameters it declares: the detector
+// is asked for its description (it runs, answers and stops) and each value
+// is checked against it, so a misspelt or out-of-range value is bad input
+// here, not a failure mid-run.
+void check_declared_values(const Source& source, const DetectorSpec& spec, const std::vector<Field>& param_fields) {
+  std::map<std::string, std::string> given;
+  const Field* first = nullptr;
+  for (const Field& field : param_fields)
+    if (!is_gauntlet_exec_key(key_of(field))) {
+      given[key_of(field)] = spec.params.at(key_of(field));
+      if (!first) first = &field;
+    }
+  if (given.empty()) return;
+  std::string error, bad_key;
+  const ExternalConfig config = external_config_from(spec.params);
+  const auto info = describe_external_detector(spec.name, config.reply_timeout, &error);
+  if (!info)
+    source.fail(first->key_mark, "detector '" + spec.name + "': parameter '" + key_of(*first) +
+                                     "' needs the parameters the detector declares, and asking it failed: " + error);
+  if (DetectorRegistry().resolve(*info, given, &error, &bad_key)) return;
+  const bool declared = std::any_of(info->params.begin(), info->params.end(),
+                                    [&](const DetectorParamInfo& p) { return p.name == bad_key; });
+  for (const Field& field : param_fields)
+    if (key_of(field) == bad_key) source.fail(declared ? field.value_mark : field.key_mark, error);
+  source.fail(first->key_mark, error);
+}
+
 DetectorSpec read_detector(const Source& source, const Field& item, const DetectorRegistry& registry) {
   DetectorSpec spec;
   spec.pos = to_pos(item.value_mark);
@@ -105,6 +133,7 @@ DetectorSpec read_detector(const Source& source, const Field& item, const Detect
           at = key_of(field) == "reply_timeout" || key_of(field) == "flow_records" ? field.value_mark : field.key_mark;
       source.fail(at, "detector '" + spec.name + "': " + error);
     }
+    check_declared_values(source, spec, param_fields);
     return spec;
   }
   if (spec.name.starts_with(PromRulesDetector::kPrefix)) {

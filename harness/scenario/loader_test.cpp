@@ -318,7 +318,7 @@ std::vector<BadCase> bad_cases() {
        "unknown parameter 'colective_timeout'"},
       {"detector entry of wrong type", kHead + "detectors: [[timeout]]\n", 15, 13, "a detector is a name or a map"},
       {"unknown exec: parameter", kHead + "detectors:\n  - {name: \"exec:./d\", bogus: 1}\n", 16, 24,
-       "unknown parameter 'bogus' for an exec: detector"},
+       "parameter 'bogus' needs the parameters the detector declares, and asking it failed"},
       {"bad exec: reply timeout", kHead + "detectors:\n  - {name: \"exec:./d\", reply_timeout: 0s}\n", 16, 39,
        "must be positive"},
       {"bad exec: flow_records", kHead + "detectors:\n  - {name: \"exec:./d\", flow_records: yes}\n", 16, 38,

@@ -7,6 +7,8 @@
 #include <set>
 #include <unordered_set>
 
+#include "harness/detectors/external_detector.hpp"
+#include "harness/detectors/external_detector_description.hpp"
 #include "harness/scenario/input_error.hpp"
 #include "harness/scenario/input_file.hpp"
 #include "harness/scenario/loader.hpp"
@@ -208,10 +210,21 @@ SuiteSweep read_sweep(const Source& source, const Field& field, const YAML::Node
   if (!found)
     source.fail(map.field("detector").value_mark, "'" + sweep.detector + "' is not one of the suite's detectors");
   const std::string name = listed.IsMap() ? listed["name"].Scalar() : listed.Scalar();
-  const DetectorInfo* info = registry.find(name);
+  const bool external = name.starts_with(ExternalDetector::kPrefix);
+  std::optional<DetectorInfo> described;
+  if (external) {
+    std::string error;
+    described = describe_external_detector(name, ExternalConfig{}.reply_timeout, &error);
+    if (!described)
+      source.fail(map.field("detector").value_mark,
+                  "'" + sweep.detector + "': its parameters are unknown (asking the detector failed: " + error + ")");
+  }
+  const DetectorInfo* info = external ? &*described : registry.find(name);
   if (info == nullptr)
     source.fail(map.field("detector").value_mark,
-                "'" + sweep.detector + "' is not a reference detector: its parameters are unknown");
+                "'" + sweep.detector +
+                    "' is neither a reference detector nor an exec: detector: its parameters are "
+                    "unknown");
   sweep.param = yaml_read::read_text(source, map.require("param"));
   const DetectorParamInfo* param = nullptr;
   for (const DetectorParamInfo& p : info->params)
@@ -221,7 +234,9 @@ SuiteSweep read_sweep(const Source& source, const Field& field, const YAML::Node
   std::map<std::string, std::string> own;
   if (listed.IsMap())
     for (const auto& kv : listed)
-      if (kv.first.Scalar() != "name" && kv.first.Scalar() != "as") own[kv.first.Scalar()] = kv.second.Scalar();
+      if (kv.first.Scalar() != "name" && kv.first.Scalar() != "as" &&
+          !(external && is_gauntlet_exec_key(kv.first.Scalar())))
+        own[kv.first.Scalar()] = kv.second.Scalar();
   sweep.own_value = own.count(sweep.param) ? own[sweep.param] : param->default_value;
   YAML::Node own_node;
   try {

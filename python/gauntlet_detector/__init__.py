@@ -16,8 +16,8 @@ ensure_protobuf()  # before the message classes: another python3 may lack protob
 from . import detector_protocol_pb2 as protocol  # noqa: E402
 from . import telemetry_pb2  # noqa: E402
 from . import telemetry  # noqa: E402
-from .detector import ALERT_KINDS, Detector, alert, run  # noqa: E402
+from .detector import ALERT_KINDS, Detector, alert, parameter, run  # noqa: E402
 from .framing import ProtocolError, read_message, write_message  # noqa: E402
 
-__all__ = ["ALERT_KINDS", "Detector", "ProtocolError", "alert", "protocol", "read_message", "run", "telemetry",
-           "telemetry_pb2", "write_message"]
+__all__ = ["ALERT_KINDS", "Detector", "ProtocolError", "alert", "parameter", "protocol", "read_message", "run",
+           "telemetry", "telemetry_pb2", "write_message"]

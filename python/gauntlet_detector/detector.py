@@ -6,6 +6,7 @@ batch gets exactly one reply, built from what on_batch returns plus the
 probe, profiling and benchmark requests made while it ran.
 """
 
+import re
 import sys
 
 from . import framing
@@ -26,8 +27,55 @@ def alert(kind, *suspects):
     return message
 
 
+_KINDS = {"number": protocol.ParameterDeclaration.NUMBER, "integer": protocol.ParameterDeclaration.INTEGER,
+          "duration": protocol.ParameterDeclaration.DURATION}
+_SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parameter(name, kind, default, minimum=None, maximum=None, help=""):
+    """A ParameterDeclaration: kind is number, integer or duration (written 30s, 500ms; bounds in seconds).
+
+    default is written as a scenario would write it (0.1, 5, "30s")."""
+    if kind not in _KINDS:
+        raise ValueError("parameter kind must be one of %s, got %r" % (", ".join(_KINDS), kind))
+    declaration = protocol.ParameterDeclaration(name=name, kind=_KINDS[kind], default_value=str(default), help=help)
+    if minimum is not None:
+        declaration.min = minimum
+    if maximum is not None:
+        declaration.max = maximum
+    return declaration
+
+
+def parameter_value(declaration, text):
+    """A parameter's text (as a scenario writes it) as a Python number: a duration in seconds."""
+    if declaration.kind == protocol.ParameterDeclaration.INTEGER:
+        return int(text)
+    if declaration.kind == protocol.ParameterDeclaration.DURATION:
+        match = re.fullmatch(r"([0-9]*\.?[0-9]+)(ns|us|ms|s|m|h|d)", text)
+        if not match:
+            raise ValueError("bad duration %r" % text)
+        return float(match.group(1)) * _SECONDS_PER_UNIT[match.group(2)]
+    return float(text)
+
+
 class Detector:
-    """Override on_start and on_batch; the request methods queue asks for the current reply."""
+    """Override on_start and on_batch; the request methods queue asks for the current reply.
+
+    A detector with parameters a scenario may set (and a threshold sweep may
+    sweep) declares them in parameters() and takes their values in
+    configure(), which run() calls before on_start.
+    """
+
+    def parameters(self):
+        """The ParameterDeclarations (see parameter()) gauntlet may set; none by default."""
+        return []
+
+    def configure(self, values):
+        """Takes {name: value} for every declared parameter (the scenario's or the default), before on_start.
+
+        By default each becomes an attribute of that name."""
+        for name, value in values.items():
+            setattr(self, name, value)
 
     def __init__(self):
         self.start = None  # the DetectorStart, once on_start has run
@@ -80,6 +128,17 @@ def run(detector, stdin=None, stdout=None):
         print("this SDK speaks protocol version %d, gauntlet sent %d" % (protocol.VERSION_CURRENT,
                                                                          start.protocol_version), file=sys.stderr)
         return 1
+    declared = {d.name: d for d in detector.parameters()}
+    if start.describe:  # gauntlet asks only for the parameters: the start-up reply
+        framing.write_message(stdout, protocol.DetectorDescription(parameters=list(declared.values())))
+        return 0
+    values = {name: parameter_value(d, d.default_value) for name, d in declared.items()}
+    for given in start.parameters:
+        if given.name not in declared:
+            print("gauntlet set parameter %r, which this detector does not declare" % given.name, file=sys.stderr)
+            return 1
+        values[given.name] = parameter_value(declared[given.name], given.value)
+    detector.configure(values)
     detector.start = start
     detector.on_start(start)
     while True:

@@ -3,7 +3,7 @@ import io
 import sys
 import unittest
 
-from gauntlet_detector import Detector, alert, framing, protocol, run, telemetry, telemetry_pb2
+from gauntlet_detector import Detector, alert, framing, parameter, protocol, run, telemetry, telemetry_pb2
 
 S = 1_000_000_000
 
@@ -110,6 +110,53 @@ class Loop(unittest.TestCase):
             self.assertEqual(run(Detector(), stdin, io.BytesIO()), 1)
         finally:
             sys.stdout, sys.stderr = saved_out, saved_err
+
+    class Tunable(Detector):
+        def parameters(self):
+            return [parameter("ratio", "number", 1.1, 1, 10, "iteration time over the median"),
+                    parameter("window", "duration", "30s", 1, 3600), parameter("persist", "integer", 2, 1)]
+
+    def serve(self, detector, start, batches=()):
+        stdin = io.BytesIO()
+        framing.write_message(stdin, start)
+        for b in batches:
+            framing.write_message(stdin, b)
+        stdin.seek(0)
+        stdout, saved_out, saved_err = io.BytesIO(), sys.stdout, sys.stderr
+        sys.stderr = io.StringIO()
+        try:
+            status = run(detector, stdin, stdout)
+        finally:
+            sys.stdout, sys.stderr = saved_out, saved_err
+        stdout.seek(0)
+        return status, stdout
+
+    def test_a_describe_start_gets_the_declared_parameters_and_no_batch(self):
+        status, stdout = self.serve(self.Tunable(), protocol.DetectorStart(
+            protocol_version=protocol.VERSION_CURRENT, describe=True), [telemetry_pb2.Batch(until_ns=S)])
+        self.assertEqual(status, 0)
+        description = framing.read_message(stdout, protocol.DetectorDescription)
+        self.assertIsNone(framing.read_message(stdout, protocol.DetectorReply))
+        ratio, window, persist = description.parameters
+        self.assertEqual((ratio.name, ratio.kind, ratio.default_value, ratio.min, ratio.max),
+                         ("ratio", protocol.ParameterDeclaration.NUMBER, "1.1", 1, 10))
+        self.assertEqual((window.kind, window.default_value), (protocol.ParameterDeclaration.DURATION, "30s"))
+        self.assertTrue(persist.HasField("min"))
+        self.assertFalse(persist.HasField("max"))
+
+    def test_values_from_the_start_message_reach_the_detector(self):
+        start = protocol.DetectorStart(protocol_version=protocol.VERSION_CURRENT)
+        start.parameters.add(name="window", value="2m")
+        start.parameters.add(name="persist", value="5")
+        detector = self.Tunable()
+        status, _ = self.serve(detector, start)
+        self.assertEqual(status, 0)
+        self.assertEqual((detector.ratio, detector.window, detector.persist), (1.1, 120.0, 5))
+
+    def test_an_undeclared_value_stops_the_detector(self):
+        start = protocol.DetectorStart(protocol_version=protocol.VERSION_CURRENT)
+        start.parameters.add(name="ratoi", value="2")
+        self.assertEqual(self.serve(self.Tunable(), start)[0], 1)
 
     def test_unknown_alert_kind_is_refused(self):
         with self.assertRaises(ValueError):

@@ -32,7 +32,7 @@ import argparse
 import collections
 import sys
 
-from gauntlet_detector import Detector, alert, run, telemetry
+from gauntlet_detector import Detector, alert, parameter, run, telemetry
 
 NS_PER_S = 1_000_000_000
 MAX_SUSPECTS = 8
@@ -99,6 +99,19 @@ class NetBouncer(Detector):
         self.rounds, self.next_round_ns, self.next_fit_ns = 0, 0, 0
         self.results = collections.deque()  # (sent_ns, links, pings, pings_lost)
         self.bad = set()
+
+    def parameters(self):
+        return [
+            parameter("round", "duration", "%gs" % (self.round_ns / NS_PER_S), 0.1, 3600, "time between probe rounds"),
+            parameter("window", "duration", "%gs" % (self.window_ns / NS_PER_S), 1, 86400,
+                      "probe results this recent are fitted together"),
+            parameter("lam", "number", self.lam, 0, 100, "the regularizer's weight, which pushes x to 0 or 1"),
+            parameter("bad_below", "number", self.bad_below, 0, 1, "fitted success below which a link is bad"),
+        ]
+
+    def configure(self, values):
+        self.round_ns, self.window_ns = int(values["round"] * NS_PER_S), int(values["window"] * NS_PER_S)
+        self.lam, self.bad_below = values["lam"], values["bad_below"]
 
     def on_start(self, start):
         for link in start.topology.links:

@@ -27,7 +27,7 @@ import argparse
 import collections
 import sys
 
-from gauntlet_detector import Detector, alert, run, telemetry
+from gauntlet_detector import Detector, alert, parameter, run, telemetry
 
 NS_PER_S = 1_000_000_000
 MAX_SUSPECTS = 8
@@ -70,6 +70,17 @@ class Vote007(Detector):
         self.min_resend_share = min_resend_share
         self.flows = collections.deque()
         self.blamed = set()
+
+    def parameters(self):
+        return [
+            parameter("window", "duration", "%gs" % (self.window_ns / NS_PER_S), 1, 86400,
+                      "flow records that ended this recently vote"),
+            parameter("min_resend_share", "number", self.min_resend_share, 0, 1000,
+                      "resent packets over packets above which a flow votes"),
+        ]
+
+    def configure(self, values):
+        self.window_ns, self.min_resend_share = int(values["window"] * NS_PER_S), values["min_resend_share"]
 
     def add(self, record):
         links = tuple(link for link in record.path if "~" in link)
