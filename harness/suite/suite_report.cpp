@@ -7,6 +7,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/report/gnuplot.hpp"
 #include "harness/report/html.hpp"
 #include "harness/scenario/input_error.hpp"
@@ -243,29 +245,54 @@ std::string suite_report_html(const SuiteResult& r) {
   return html::page(title, body + "</table>\n");
 }
 
+namespace {
+
+// What makes two records the same episode: its seed and everything drawn
+// from it (shape, fault, target, times, parameters, background noise).
+std::string episode_draw(const EpisodeRecord& r) {
+  nlohmann::ordered_json draw = {{"seed", r.seed},     {"shape", r.shape},     {"type", r.type},
+                                 {"target", r.target}, {"onset_s", r.onset_s}, {"background", r.background}};
+  if (r.duration_s) draw["duration_s"] = *r.duration_s;
+  for (const auto& [key, value] : r.params) draw["params"][key] = value;
+  return draw.dump();
+}
+
+}  // namespace
+
 std::string compare_suites(const SuiteResult& a, const std::string& a_name, const SuiteResult& b,
                            const std::string& b_name) {
-  if (a.suite != b.suite || a.version != b.version || a.seed != b.seed)
-    throw InputError(b_name, 0, 0,
-                     "suite " + b.suite + " v" + std::to_string(b.version) + " seed " + std::to_string(b.seed) +
-                         " is not " + a_name + "'s suite " + a.suite + " v" + std::to_string(a.version) + " seed " +
-                         std::to_string(a.seed) + ": episodes cannot be paired");
+  // One suite's two results pair by index; two suites (another name, version
+  // or seed) pair the episodes they share, by seed and draw.
+  const bool same_suite = a.suite == b.suite && a.version == b.version && a.seed == b.seed;
   std::map<std::size_t, const EpisodeRecord*> by_index;
-  for (const EpisodeRecord& record : b.records) by_index[record.index] = &record;
+  std::map<std::string, const EpisodeRecord*> by_draw;
+  for (const EpisodeRecord& record : b.records) {
+    by_index[record.index] = &record;
+    by_draw.emplace(episode_draw(record), &record);
+  }
   struct Pair {
     int only_a = 0, only_b = 0, both = 0, neither = 0;
   };
   std::map<std::string, Pair> pairs;
   std::vector<std::string> order;
+  std::size_t shared = 0;
   for (const EpisodeRecord& ra : a.records) {
-    auto it = by_index.find(ra.index);
-    if (it == by_index.end() || ra.type == "healthy" || ra.fault_class == kUnaffected) continue;
-    if (it->second->seed != ra.seed)
-      throw InputError(b_name, 0, 0, "episode " + std::to_string(ra.index) + " has another seed than in " + a_name);
+    const EpisodeRecord* rb = nullptr;
+    if (same_suite) {
+      auto it = by_index.find(ra.index);
+      if (it != by_index.end() && it->second->seed != ra.seed)
+        throw InputError(b_name, 0, 0, "episode " + std::to_string(ra.index) + " has another seed than in " + a_name);
+      if (it != by_index.end()) rb = it->second;
+    } else if (auto it = by_draw.find(episode_draw(ra)); it != by_draw.end()) {
+      rb = it->second;
+    }
+    if (rb == nullptr) continue;
+    ++shared;
+    if (ra.type == "healthy" || ra.fault_class == kUnaffected) continue;
     // B's detectors by name (the first of a name, as a scan would find it):
     // one lookup each instead of a scan of B's list per detector of A.
     std::unordered_map<std::string_view, const DetectorEpisode*> in_b;
-    for (const DetectorEpisode& db : it->second->detectors) in_b.emplace(db.name, &db);
+    for (const DetectorEpisode& db : rb->detectors) in_b.emplace(db.name, &db);
     for (const DetectorEpisode& da : ra.detectors) {
       const auto found = in_b.find(da.name);
       if (found == in_b.end()) continue;
@@ -275,7 +302,16 @@ std::string compare_suites(const SuiteResult& a, const std::string& a_name, cons
       (da.detected ? (db.detected ? p.both : p.only_a) : (db.detected ? p.only_b : p.neither)) += 1;
     }
   }
-  std::string out = "paired by episode, McNemar exact test on detections (A = " + a_name + ", B = " + b_name + ")\n";
+  if (!same_suite && shared == 0)
+    throw InputError(b_name, 0, 0,
+                     "suite " + b.suite + " v" + std::to_string(b.version) + " seed " + std::to_string(b.seed) +
+                         " shares no episode (seed and draw) with " + a_name + "'s suite " + a.suite + " v" +
+                         std::to_string(a.version) + " seed " + std::to_string(a.seed) + ": nothing to pair");
+  std::string out = same_suite ? "paired by episode"
+                               : "paired by episode seed and draw: " + std::to_string(shared) + " episodes of " +
+                                     a.suite + " v" + std::to_string(a.version) + " and " + b.suite + " v" +
+                                     std::to_string(b.version) + " are the same";
+  out += ", McNemar exact test on detections (A = " + a_name + ", B = " + b_name + ")\n";
   out += "detector      episodes  both  only_A  only_B  neither  p-value  verdict\n";
   for (const std::string& name : order) {
     const Pair& p = pairs[name];

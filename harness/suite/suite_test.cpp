@@ -302,7 +302,32 @@ TEST(SuiteCompare, McNemarOnPairedEpisodes) {
   const std::string text = compare_suites(a, "A", b, "B");
   EXPECT_NE(text.find("0.0156"), std::string::npos) << text;  // 7 discordant pairs, all one way: 2 / 2^7
   EXPECT_NE(text.find("A detects more (significant)"), std::string::npos) << text;
-  b.version = 2;
+}
+
+// Two suites (another name or version) that share episodes, say a subset
+// of the standard suite that draws its first episodes as the standard suite
+// does, pair them by seed and draw, whatever their indices.
+TEST(SuiteCompare, TwoSuitesPairTheEpisodesTheyShareBySeedAndDraw) {
+  SuiteResult a, b;
+  a.suite = "standard", b.suite = "subset", b.version = 2;
+  for (std::size_t i = 0; i < 8; ++i) {
+    EpisodeRecord ra = record(i, "gpu_throttle", std::nullopt, true, 5, 1, 0);
+    ra.seed = 1000 + i, ra.target = "h" + std::to_string(i) + ".gpu0";
+    a.records.push_back(ra);
+    EpisodeRecord rb = ra;
+    rb.index = 7 - i;  // another order, other indices
+    rb.detectors[0].detected = i == 0;
+    b.records.push_back(rb);
+  }
+  EpisodeRecord other = b.records[0];  // B's own episode: another draw of the same seed
+  other.target = "h9.gpu0", other.index = 8;
+  b.records.push_back(other);
+  const std::string text = compare_suites(a, "A", b, "B");
+  EXPECT_NE(text.find("paired by episode seed and draw: 8 episodes of standard v0 and subset v2"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("0.0156"), std::string::npos) << text;
+  EXPECT_NE(text.find("A detects more (significant)"), std::string::npos) << text;
+  for (EpisodeRecord& r : b.records) r.seed += 1;  // nothing shared: refused
   EXPECT_THROW(compare_suites(a, "A", b, "B"), InputError);
 }
 
