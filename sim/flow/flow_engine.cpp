@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "sim/contract.hpp"
+#include "sim/flow/maestro_activities.hpp"
 
 namespace gauntlet::sim {
 namespace s4u = simgrid::s4u;
@@ -87,10 +88,11 @@ struct FlowEngine::Impl {
     TransferCallback on_done;
     EndpointId src = 0;
     EndpointId dst = 0;
-    double bytes = 0;           // the whole transfer
-    double sent_before = 0;     // bytes pushed on routes it has left
-    double payload = 0;         // bytes the current comm carries
-    std::vector<LinkId> route;  // the route of the current comm
+    double bytes = 0;                               // the whole transfer
+    double sent_before = 0;                         // bytes pushed on routes it has left
+    double payload = 0;                             // bytes the current comm carries
+    std::vector<LinkId> route;                      // the route of the current comm
+    std::optional<MaestroActivities::Entry> entry;  // SimGrid's record of the comm, when held
   };
   std::unordered_map<const s4u::Activity*, Pending> transfers;
   std::unordered_map<TransferId, const s4u::Activity*> by_id;
@@ -98,9 +100,10 @@ struct FlowEngine::Impl {
   ReplayLedger replays;
   std::vector<TransferListener> listeners;
   Nanos convergence_delay = kSecond;
-  std::multiset<Nanos> convergences;    // dates of pending routing updates
-  std::vector<s4u::CommPtr> cancelled;  // rerouted comms, kept alive for SimGrid
-  std::set<LinkId> drained;             // fabric links ECMP avoids whatever their state
+  std::multiset<Nanos> convergences;              // dates of pending routing updates
+  std::vector<s4u::CommPtr> cancelled;            // rerouted comms, kept alive for SimGrid
+  std::set<LinkId> drained;                       // fabric links ECMP avoids whatever their state
+  std::unique_ptr<MaestroActivities> activities;  // once the SimGrid engine exists
 
   void notify(TransferEvent::Kind kind, const Pending& p, Nanos at) {
     for (const auto& listener : listeners) listener({kind, p.id, p.src, p.dst, p.bytes, at});
@@ -160,6 +163,7 @@ void FlowEngine::Impl::on_activity_completed(const s4u::Activity& activity) {
   if (it == transfers.end()) return;
   Pending pending = std::move(it->second);
   transfers.erase(it);
+  if (pending.entry) activities->retire(*pending.entry);
   // The two indexes of transfers in flight hold the same ones.
   GAUNTLET_INVARIANT(by_id.erase(pending.id) == 1, "transfer " + std::to_string(pending.id) + " unknown by its id");
   current = std::max(current, from_seconds(s4u::Engine::get_clock()));
@@ -193,6 +197,7 @@ FlowEngine::FlowEngine(const Topology& topology, std::uint64_t seed) : impl_(std
   impl_->link_states.resize(static_cast<std::size_t>(topology.links()));
   impl_->endpoint_states.resize(static_cast<std::size_t>(topology.endpoints()));
   impl_->build_platform();
+  impl_->activities = std::make_unique<MaestroActivities>();
 }
 
 FlowEngine::~FlowEngine() {
@@ -253,6 +258,7 @@ void FlowEngine::cancel(TimerId id) {
 s4u::CommPtr FlowEngine::Impl::launch(Pending& p, double bytes) {
   s4u::CommPtr comm =
       s4u::Comm::sendto_init(hosts.at(static_cast<std::size_t>(p.src)), hosts.at(static_cast<std::size_t>(p.dst)));
+  p.entry = activities->take(*comm);
   comm->set_payload_size(static_cast<std::uint64_t>(bytes));
   p.payload = static_cast<double>(static_cast<std::uint64_t>(bytes));
   p.route = router.route(p.src, p.dst);
@@ -327,7 +333,7 @@ void FlowEngine::Impl::lift_bounds(s4u::SplitDuplexLink* link, double before, Cr
 
 TransferId FlowEngine::start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) {
   const TransferId id = ++impl_->next_transfer;
-  Impl::Pending pending{id, nullptr, nullptr, src, dst, bytes, 0, 0, {}};
+  Impl::Pending pending{id, nullptr, nullptr, src, dst, bytes, 0, 0, {}, std::nullopt};
   s4u::CommPtr comm = impl_->launch(pending, bytes);
   // SimGrid weighs a flow's share by its route latency (TCP's RTT
   // unfairness); RoCE congestion control shares fairly, so SimGrid links
@@ -407,6 +413,7 @@ Nanos FlowEngine::route_latency(EndpointId src, EndpointId dst) const {
 void FlowEngine::run_until(Nanos until) {
   if (until < impl_->current) return;
   impl_->engine->run_until(to_seconds(until));
+  impl_->activities->release();  // SimGrid is done with the comms that finished
   // Timers dated exactly `until` may sit just past SimGrid's double horizon.
   impl_->fire_due_timers(until);
   impl_->current = until;
