@@ -186,25 +186,36 @@ FaultDraw draw_fault(Draw& draw, const injectors::FaultTypeInfo& info, const sim
   return f;
 }
 
+FaultWindow window_of(const Scale& scale) {
+  FaultWindow w;
+  w.unit = scale.fault_unit;
+  w.at_low = scale.fault_at_low;
+  w.at_high = scale.duration_units() - scale.fault_margin;
+  w.length_low = scale.fault_length_low;
+  w.length_high = scale.fault_length_high;
+  w.end = scale.duration_units() - scale.fault_tail;
+  return w;
+}
+
 // Each target takes at most one fault, so no two overlap on one component
 // and none follows a fail-stop on its host by accident. Types the engine
 // cannot act out (packet-level ones on the flow engine) are not drawn.
 std::string faults_yaml(Draw& draw, const injectors::FaultCatalog& catalog, const sim::Topology& topology,
-                        int job_hosts, const Scale& scale) {
+                        int job_hosts, const FaultWindow& window, bool packets, int fewest, int most) {
   std::vector<const injectors::FaultTypeInfo*> types;
   for (const injectors::FaultDescriptor& d : catalog.all())
-    if (d.simulated && (scale.packets() || !d.spec.needs_packets)) types.push_back(&d.spec);
+    if (d.simulated && (packets || !d.spec.needs_packets)) types.push_back(&d.spec);
   std::set<std::string> targets_used;
   std::set<int> hosts_used;
-  const int faults = draw.between(0, 3);
+  const int faults = draw.between(fewest, most);
+  const sim::Nanos unit = window.unit == "s" ? sim::kSecond : window.unit == "m" ? sim::kMinute : sim::kMillisecond;
   std::ostringstream y;
   y << "faults:" << (faults == 0 ? " []" : "") << "\n";
   for (int i = 0; i < faults; ++i) {
     const injectors::FaultTypeInfo& info = *draw.pick(types);
-    const int at = draw.between(scale.fault_at_low, scale.duration_units() - scale.fault_margin);
-    const int length = std::min(draw.between(scale.fault_length_low, scale.fault_length_high),
-                                scale.duration_units() - at - scale.fault_tail);
-    const FaultDraw fault = draw_fault(draw, info, topology, job_hosts, length * scale.unit());
+    const int at = draw.between(window.at_low, window.at_high);
+    const int length = std::min(draw.between(window.length_low, window.length_high), window.end - at);
+    const FaultDraw fault = draw_fault(draw, info, topology, job_hosts, length * unit);
     if (!fault.possible) continue;
     const auto id = sim::ComponentId::parse(fault.target);
     const int host = id ? id->host : -1;
@@ -213,7 +224,7 @@ std::string faults_yaml(Draw& draw, const injectors::FaultCatalog& catalog, cons
     targets_used.insert(fault.target);
     if (host >= 0) hosts_used.insert(host);
     y << "  - {type: " << info.name << (fault.target.empty() ? "" : ", target: " + fault.target) << fault.params
-      << ", at: " << at << scale.fault_unit << ", duration: " << length << scale.fault_unit << "}\n";
+      << ", at: " << at << window.unit << ", duration: " << length << window.unit << "}\n";
   }
   return y.str();
 }
@@ -318,8 +329,16 @@ std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number,
   } else {
     y << job_yaml(draw, shape, scale);
   }
-  y << faults_yaml(draw, catalog, topology, job_hosts, scale) << detectors_yaml(draw, mitigation);
+  y << faults_yaml(draw, catalog, topology, job_hosts, window_of(scale), scale.packets(), 0, 3)
+    << detectors_yaml(draw, mitigation);
   return y.str();
+}
+
+std::string random_faults_yaml(std::uint64_t seed, const injectors::FaultCatalog& catalog,
+                               const sim::Topology& topology, int job_hosts, const FaultWindow& window, int fewest,
+                               int most) {
+  Draw draw(seed);
+  return faults_yaml(draw, catalog, topology, job_hosts, window, false, fewest, most);
 }
 
 std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "injectors/faults/fault_catalog.hpp"
+#include "sim/topology.hpp"
 
 namespace gauntlet::harness::soak {
 
@@ -20,5 +21,23 @@ namespace gauntlet::harness::soak {
 std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number, const injectors::FaultCatalog& catalog);
 // The same with the built-in fault types.
 std::string random_scenario_yaml(std::uint64_t seed, std::uint64_t case_number);
+
+// When faults start and how long they last, in `unit` ("ms", "s" or "m"):
+// a start in [at_low, at_high], a length in [length_low, length_high] cut
+// to end by `end`.
+struct FaultWindow {
+  std::string unit = "s";
+  int at_low = 0, at_high = 0;
+  int length_low = 1, length_high = 1;
+  int end = 0;
+};
+
+// A `faults:` block of fewest to most faults of the flow engine's types, drawn
+// as the fuzzer draws them (targets on the job's first `job_hosts` hosts, at
+// most one fault per component and per host; a draw the catalog's rules
+// refuse is skipped, so a block may hold fewer).
+std::string random_faults_yaml(std::uint64_t seed, const injectors::FaultCatalog& catalog,
+                               const sim::Topology& topology, int job_hosts, const FaultWindow& window, int fewest,
+                               int most);
 
 }  // namespace gauntlet::harness::soak
