@@ -31,12 +31,13 @@ namespace {
 
 struct Measured {
   double wall_seconds = 0;
+  double cpu_seconds = 0;  // the draw's processes together: steadier than wall time on a shared machine
   double peak_mib = 0;
   bool ok = false;
 };
 
 // The draw's whole run in a child; wall time and the child's peak resident
-// set (Linux folds in the peaks of the simulations it waited for).
+// set and CPU time (Linux folds in those of the simulations it waited for).
 Measured run_in_child(const harness::Scenario& scenario, const harness::DetectorRegistry& registry) {
   const auto began = std::chrono::steady_clock::now();
   const pid_t child = ::fork();
@@ -55,7 +56,10 @@ Measured run_in_child(const harness::Scenario& scenario, const harness::Detector
   rusage usage{};
   if (::wait4(child, &status, 0, &usage) != child) return {};
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - began;
-  return {wall.count(), static_cast<double>(usage.ru_maxrss) / 1024.0, WIFEXITED(status) && WEXITSTATUS(status) == 0};
+  const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+  return {wall.count(), cpu, static_cast<double>(usage.ru_maxrss) / 1024.0,
+          WIFEXITED(status) && WEXITSTATUS(status) == 0};
 }
 
 }  // namespace
@@ -87,6 +91,7 @@ int main(int argc, char** argv) {
   }
   const harness::DetectorRegistry registry = harness::builtin_detectors();
   std::vector<double> walls;
+  std::vector<double> cpus;
   double worst_peak = 0;
   bool all_ok = true;
   for (unsigned long long k = first.value; k < first.value + draws.value; ++k) {
@@ -104,18 +109,21 @@ int main(int argc, char** argv) {
       continue;
     }
     const Measured m = run_in_child(scenario, registry);
-    std::printf("draw %llu: %.1f s wall, %.0f MiB peak%s  (%s)\n", k, m.wall_seconds, m.peak_mib,
-                m.ok ? "" : ", FAILED", draw.summary.c_str());
+    std::printf("draw %llu: %.1f s wall, %.1f s CPU, %.0f MiB peak%s  (%s)\n", k, m.wall_seconds, m.cpu_seconds,
+                m.peak_mib, m.ok ? "" : ", FAILED", draw.summary.c_str());
     std::fflush(stdout);
     all_ok = all_ok && m.ok;
     walls.push_back(m.wall_seconds);
+    cpus.push_back(m.cpu_seconds);
     worst_peak = std::max(worst_peak, m.peak_mib);
   }
   if (!walls.empty()) {
-    std::vector<double> sorted = walls;
-    std::sort(sorted.begin(), sorted.end());
-    std::printf("%zu draws of %d GPUs: worst %.1f s wall, median %.1f s, worst peak %.0f MiB\n", walls.size(), gpus,
-                sorted.back(), sorted[sorted.size() / 2], worst_peak);
+    std::sort(walls.begin(), walls.end());
+    std::sort(cpus.begin(), cpus.end());
+    std::printf(
+        "%zu draws of %d GPUs: worst %.1f s wall (median %.1f s), worst %.1f s CPU (median %.1f s), "
+        "worst peak %.0f MiB\n",
+        walls.size(), gpus, walls.back(), walls[walls.size() / 2], cpus.back(), cpus[cpus.size() / 2], worst_peak);
   }
   return all_ok ? 0 : 1;
 }
