@@ -1,10 +1,12 @@
 // The smoke suite end to end through the gauntlet binary: the merged
 // summary's figures hold their intervals, healthy episodes give finite
 // false-alert rates, an episode's reproduce command gives its record byte for
-// byte, shards merge to the same summary, and bad suites write nothing.
+// byte, shards merge to the same summary, another suite sharing episodes is
+// compared on those, and bad suites write nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "gauntlet_cli.hpp"
@@ -123,6 +125,45 @@ TEST_F(SmokeSuite, ShardsMergeToTheSameSummary) {
   ASSERT_EQ(compared.exit_code, 0) << compared.err;
   EXPECT_EQ(compared.out.find("(significant)"), std::string::npos) << compared.out;
   EXPECT_NE(compared.out.find("no significant difference"), std::string::npos) << compared.out;
+}
+
+// A subset of the smoke suite under a name of its own: its first fault entry
+// alone, so its episodes are the smoke suite's first three, drawn alike.
+// --compare pairs them by seed and draw; a suite of another seed shares none.
+TEST_F(SmokeSuite, CompareOfAnotherSuitePairsTheEpisodesBothRan) {
+  ASSERT_EQ(run_->exit_code, 0) << run_->err;
+  std::string text = slurp("suites/smoke.yaml");
+  const auto cut = [&](const std::string& from, const std::string& to) {
+    const auto a = text.find(from), b = text.find(to);
+    ASSERT_NE(a, std::string::npos);
+    ASSERT_NE(b, std::string::npos);
+    text.erase(a, b - a);
+  };
+  cut("  - type: link_loss", "background:");
+  cut("sensitivity:", "out:");
+  text.replace(text.find("name: smoke"), 11, "name: smoke-subset");
+  const fs::path dir = scratch("smoke-subset");
+  fs::create_directories(dir);
+  const fs::path suite = dir / "subset.yaml";
+  std::ofstream(suite) << text;
+  const Result subset = gauntlet("suite " + suite.string() + " --no-progress --out " + (dir / "out").string());
+  ASSERT_EQ(subset.exit_code, 0) << subset.err;
+  const Result compared =
+      gauntlet("suite --compare " + (*out_ / "summary.json").string() + " " + (dir / "out" / "summary.json").string());
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_NE(compared.out.find("paired by episode seed and draw: 3 episodes of smoke v2 and smoke-subset v2"),
+            std::string::npos)
+      << compared.out;
+  EXPECT_NE(compared.out.find("c4d                  3     3       0       0        0"), std::string::npos)
+      << compared.out;
+  text.replace(text.find("seed: 1"), 7, "seed: 2");
+  std::ofstream(suite) << text;
+  const Result other = gauntlet("suite " + suite.string() + " --no-progress --out " + (dir / "other").string());
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  const Result refused = gauntlet("suite --compare " + (*out_ / "summary.json").string() + " " +
+                                  (dir / "other" / "summary.json").string());
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.err.find("shares no episode (seed and draw)"), std::string::npos) << refused.err;
 }
 
 TEST(SuiteCli, MergeOfMissingEpisodesFails) {
