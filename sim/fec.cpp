@@ -36,6 +36,19 @@ struct PoissonHead {
 
 }  // namespace
 
+double fec_codewords_spanned(double frame_bytes) {
+  return 1 + std::max(0.0, frame_bytes * 8 - 1) / kFecPayloadBitsPerCodeword;
+}
+
+double corruption_exposure(double frame_bytes, bool rs_fec) {
+  return rs_fec ? fec_codewords_spanned(frame_bytes) : frame_bytes * 8;
+}
+
+double frame_loss_by_length(double reference_loss, double reference_bytes, double frame_bytes, bool rs_fec) {
+  const double share = corruption_exposure(frame_bytes, rs_fec) / corruption_exposure(reference_bytes, rs_fec);
+  return -std::expm1(std::log1p(-reference_loss) * share);
+}
+
 double symbol_error_probability_from_ber(double ber) { return 1 - std::pow(1 - std::clamp(ber, 0.0, 1.0), 10); }
 
 FecCounts fec_counts(double symbol_error_probability, double bits) {
@@ -59,7 +72,7 @@ double symbol_error_probability_for(double frame_loss, double frame_bytes) {
   if (frame_loss <= 0) return 0;
   frame_loss = std::min(frame_loss, 1 - 1e-12);
   // A frame spans `per_frame` codewords and is lost if any is uncorrectable.
-  const double per_frame = std::max(1.0, frame_bytes * 8 / kFecPayloadBitsPerCodeword);
+  const double per_frame = fec_codewords_spanned(frame_bytes);
   const double codeword_loss = 1 - std::pow(1 - frame_loss, 1 / per_frame);
   double lo = 0, hi = kFecSymbolsPerCodeword;  // the mean symbol errors per codeword
   for (int i = 0; i < 100; ++i) {

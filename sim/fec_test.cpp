@@ -33,12 +33,28 @@ TEST(Fec, FrameLossMapsToTheSymbolErrorsThatCauseIt) {
   const double frame_bytes = 4096;
   for (double loss : {1e-6, 1e-4, 1e-2, 0.05}) {
     const double s = symbol_error_probability_for(loss, frame_bytes);
-    const double per_frame = frame_bytes * 8 / kFecPayloadBitsPerCodeword;
+    // A frame at a random offset in the codeword stream touches 1 + (L - 1) / C codewords.
+    const double per_frame = 1 + (frame_bytes * 8 - 1) / kFecPayloadBitsPerCodeword;
     const FecCounts c = fec_counts(s, kFecPayloadBitsPerCodeword);  // one codeword
     EXPECT_NEAR(1 - std::pow(1 - c.uncorrectable_codewords, per_frame), loss, loss * 1e-6) << loss;
   }
   EXPECT_EQ(symbol_error_probability_for(0, frame_bytes), 0);
   EXPECT_LT(symbol_error_probability_for(1e-6, frame_bytes), symbol_error_probability_for(1e-2, frame_bytes));
+}
+
+TEST(Fec, ShortFramesLoseLessByTheCodewordsOrBitsTheyExpose) {
+  // A full 4,158-byte RoCEv2 data frame (4 KB MTU, 62 bytes of headers)
+  // against a 64-byte ACK at 1e-4 data-frame loss, where loss is linear in
+  // exposure: RS-FEC leaves whole codewords uncorrected (7.47 against 1.10
+  // codewords touched), raw bit errors hit bits (33,264 against 512).
+  const double data = 4158, ack = 64, loss = 1e-4;
+  EXPECT_DOUBLE_EQ(frame_loss_by_length(loss, data, data, true), loss);
+  EXPECT_DOUBLE_EQ(frame_loss_by_length(loss, data, data, false), loss);
+  EXPECT_NEAR(loss / frame_loss_by_length(loss, data, ack, true), (1 + 33263.0 / 5140) / (1 + 511.0 / 5140), 0.01);
+  EXPECT_NEAR(loss / frame_loss_by_length(loss, data, ack, false), 33264.0 / 512, 0.01);
+  // At high loss the exposures compound: two data frames' worth of bits
+  // survive with (1 - p)^2.
+  EXPECT_NEAR(frame_loss_by_length(0.1, data, 2 * data, false), 1 - 0.9 * 0.9, 1e-12);
 }
 
 }  // namespace

@@ -134,8 +134,10 @@ class ReplayLedger {
 class PacketFaults {
  public:
   virtual ~PacketFaults() = default;
-  // Each frame crossing the link, either way, is corrupted with probability
-  // `rate` and dropped by the receiving port as a CRC error; 0 ends it.
+  // Frames crossing the link, either way, are corrupted by random bit errors
+  // and dropped by the receiving port as CRC errors: `rate` is a full
+  // (MTU-sized) data frame's loss, shorter frames lose 1 - (1 - BER)^bits
+  // for the bit error rate it implies; 0 ends it.
   virtual void set_link_loss(LinkId link, const std::string& cause, double rate) = 0;
   // Other tenants' traffic on the link, both ways, as a fraction of its line
   // rate, sharing the egress queues with the job's packets; 0 ends it.

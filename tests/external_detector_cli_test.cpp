@@ -34,11 +34,11 @@ TEST(ExecDetector, ExampleIsScoredAndLocalizesTheThrottledGpu) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto& d = r.summary["detectors"]["exec:" + kExample];
   EXPECT_EQ(d["status"], "ok");
-  // Both: the throttle and the lossy link, whose go-back-N goodput (as the
-  // packet engine measured it) slows iterations 11%; a worker is blamed
-  // for the link, h5.gpu2 rightly for the throttle.
-  EXPECT_EQ(d["detected"], 2);
-  EXPECT_EQ(d["localization_top1"], 0.5);
+  // The throttle, and h5.gpu2 rightly blamed for it. The lossy link's
+  // go-back-N goodput (as the packet engine measured it, ACKs and NAKs lost
+  // by their length) slows iterations 8.5%, under the example's 10% ratio.
+  EXPECT_EQ(d["detected"], 1);
+  EXPECT_EQ(d["localization_top1"], 1.0);
   EXPECT_EQ(d["false_alerts"], 0);
   // alerts.jsonl is one stream in time order, falcon's and the example's interleaved.
   std::istringstream lines(r.alerts);
@@ -69,8 +69,8 @@ TEST(ExecDetector, DetectorFlagKeepsCommasAndTakesAsNames) {
   const auto& detectors = r.summary["detectors"];
   EXPECT_EQ(detectors.size(), 4u) << detectors.dump();
   EXPECT_EQ(detectors[with_comma]["status"], "ok");
-  EXPECT_EQ(detectors[with_comma]["detected"], 2);
-  EXPECT_EQ(detectors["watch"]["detected"], 2);
+  EXPECT_EQ(detectors[with_comma]["detected"], 1);
+  EXPECT_EQ(detectors["watch"]["detected"], 1);
   EXPECT_EQ(detectors["timeout-again"]["alerts"], detectors["timeout"]["alerts"]);
   // The score table keeps its columns under the long name: every row's
   // alerts figure ends where the header's "alerts" does.
@@ -137,7 +137,7 @@ TEST(ExecDetector, CrashHangAndGarbageFailWhileTheOthersGoOn) {
   EXPECT_GE(d["falcon"]["detected"].get<int>(), 1);
   EXPECT_EQ(d["falcon"]["detected"], alone.summary["detectors"]["falcon"]["detected"]);
   EXPECT_EQ(d["exec:" + kExample]["status"], "ok");
-  EXPECT_EQ(d["exec:" + kExample]["detected"], 2);
+  EXPECT_EQ(d["exec:" + kExample]["detected"], 1);
   EXPECT_EQ(d["exec:sleep 60"]["alerts"], 0);
 }
 
@@ -189,8 +189,8 @@ TEST(PythonDetectors, ThresholdFindsTheThrottledGpu) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto& d = r.summary["detectors"][name];
   EXPECT_EQ(d["status"], "ok") << r.err;
-  EXPECT_EQ(d["detected"], 2);             // the throttle, and the lossy link's 11% slowdown
-  EXPECT_EQ(d["localization_top1"], 0.5);  // h5.gpu2; a worker for the link
+  EXPECT_EQ(d["detected"], 1);             // the throttle; the lossy link's 8.5% slowdown is under 10%
+  EXPECT_EQ(d["localization_top1"], 1.0);  // h5.gpu2
   EXPECT_EQ(d["false_alerts"], 0);
   EXPECT_LE(d["detection_latency_s"]["p50"].get<double>(), 10.0);
 }
@@ -214,7 +214,7 @@ TEST(PythonDetectors, AnInterpreterWithoutProtobufStillScores) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto& d = r.summary["detectors"][name];
   EXPECT_EQ(d["status"], "ok") << r.err;
-  EXPECT_EQ(d["detected"], 2);  // as with Debian's interpreter (ThresholdFindsTheThrottledGpu)
+  EXPECT_EQ(d["detected"], 1);  // as with Debian's interpreter (ThresholdFindsTheThrottledGpu)
 }
 
 TEST(PythonDetectors, LinkProbeNamesTheLossyLink) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/contract.hpp"
+#include "sim/fec.hpp"
 #include "sim/ecmp.hpp"
 #include "sim/packet/background_traffic.hpp"
 #include "sim/packet/packet_fabric.hpp"
@@ -335,8 +336,13 @@ void PacketEngine::set_link_loss(LinkId link, const std::string& cause, double r
   for (const auto& [name, r] : causes) delivered *= 1.0 - r;
   // Some frames always get through: a loss of 1 is a link down, not a loss.
   GAUNTLET_INVARIANT(delivered > 0 && delivered <= 1, "delivered share " + std::to_string(delivered));
-  impl_->fabric.lower_port(link).set_receive_loss(1.0 - delivered);
-  impl_->fabric.upper_port(link).set_receive_loss(1.0 - delivered);
+  // The rate is a full data frame's loss; shorter frames lose less, each
+  // port drawing by the frame's length (sim/fec.hpp).
+  const TransportParams& t = impl_->params.transport;
+  const double data_frame = t.mtu_payload + t.header_bytes;
+  const bool rs_fec = impl_->topology.link_bytes_per_second(link) * 8 >= kRsFecFromGbps * 1e9;
+  impl_->fabric.lower_port(link).set_receive_loss(1.0 - delivered, data_frame, rs_fec);
+  impl_->fabric.upper_port(link).set_receive_loss(1.0 - delivered, data_frame, rs_fec);
 }
 
 void PacketEngine::set_background_load(LinkId link, const std::string& cause, double share) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/contract.hpp"
+#include "sim/fec.hpp"
 
 namespace gauntlet::sim::packet {
 namespace {
@@ -169,7 +170,7 @@ void RocePort::finish_transmit() {
 
 void RocePort::receive_from_cable(ns3::Ptr<ns3::Packet> packet) {
   if (down_) return;
-  if (receive_loss_ > 0 && rng_.uniform() < receive_loss_) {
+  if (log_delivered_per_exposure_ < 0 && rng_.uniform() < frame_loss(packet->GetSize())) {
     ++counters_.crc_errors;  // a corrupted frame fails its FCS check here
     return;
   }
@@ -183,6 +184,17 @@ void RocePort::receive_from_cable(ns3::Ptr<ns3::Packet> packet) {
     return;
   }
   if (on_receive_) on_receive_(packet, h, *this);
+}
+
+void RocePort::set_receive_loss(double reference_loss, double reference_bytes, bool rs_fec) {
+  GAUNTLET_INVARIANT(reference_loss >= 0 && reference_loss < 1 && reference_bytes > 0,
+                     "frame loss " + std::to_string(reference_loss) + " at " + std::to_string(reference_bytes) + " B");
+  rs_fec_ = rs_fec;
+  log_delivered_per_exposure_ = std::log1p(-reference_loss) / corruption_exposure(reference_bytes, rs_fec);
+}
+
+double RocePort::frame_loss(double bytes) const {
+  return -std::expm1(log_delivered_per_exposure_ * corruption_exposure(bytes, rs_fec_));
 }
 
 void RocePort::apply_pause(int priority, int quanta) {

@@ -73,7 +73,13 @@ class RocePort final : public ns3::NetDevice {
   void set_down(bool down);
   bool down() const { return down_; }
   void set_rate_factor(double factor);
-  void set_receive_loss(double probability) { receive_loss_ = probability; }
+  // Corruption by frame length: a frame of `reference_bytes` (a full data
+  // frame on the wire) is lost with `reference_loss`, any other by the
+  // codewords it touches when the link runs RS-FEC, else by its bits (see
+  // frame_loss_by_length in sim/fec.hpp).
+  void set_receive_loss(double reference_loss, double reference_bytes, bool rs_fec);
+  // The probability that a received frame of `bytes` fails its FCS check.
+  double frame_loss(double bytes) const;
   void count_ecn_mark() { ++counters_.ecn_marked; }
   void count_drop() { ++counters_.drops; }
   const PortCounters& counters() const;
@@ -125,7 +131,9 @@ class RocePort final : public ns3::NetDevice {
   int data_priority_ = 3;
   bool down_ = false;
   bool busy_ = false;
-  double receive_loss_ = 0;
+  // ln(delivered) per unit of corruption_exposure: 0 on a clean cable.
+  double log_delivered_per_exposure_ = 0;
+  bool rs_fec_ = false;
   Rng rng_{0};
   std::array<ns3::Ptr<ns3::DropTailQueue<ns3::Packet>>, kPriorities> queues_;
   // Bytes in queues_, kept as frames come and go: the queue integral reads

@@ -14,8 +14,9 @@
 // wire, so nothing else is already committed). A lost resend
 // or a lost NAK costs instead the responder's NAK interval (the hole is
 // NAKed again only after it): to first order each loss costs
-// W + (p + p_nak) x interval, where the engine's lossy cable loses the
-// 64-byte NAK as often as a data frame (p_nak = p).
+// W + (p + p_nak) x interval, where the NAK, a 64-byte frame, is lost less
+// often than a data frame: by its bits at 40 Gb/s (no FEC), by the RS-FEC
+// codewords it touches at 100 and 400 Gb/s (sim/fec.hpp).
 // Those stalls are rare (one loss in 1/p), so their mean needs far more
 // losses than a test window holds at HPCC's 500 us interval; the responder
 // here re-NAKs after 20 us, about three loops at 40 Gb/s.
@@ -27,6 +28,7 @@
 
 #include <cmath>
 
+#include "sim/fec.hpp"
 #include "sim/packet/packet_engine.hpp"
 #include "sim/packet/packet_test_support.hpp"
 
@@ -49,7 +51,8 @@ double analytic_goodput(const Point& point, const RoceParams& params, Nanos link
   const double nak_s = 64 / bytes_per_s;
   const double loop_s = 3 * frame_s + 2 * nak_s + 4 * to_seconds(link_latency);
   const double window = std::ceil(loop_s / frame_s);
-  const double nak_loss = point.loss;
+  const bool rs_fec = point.gbps >= kRsFecFromGbps;
+  const double nak_loss = frame_loss_by_length(point.loss, data_frame_bytes(params), 64, rs_fec);
   const double cost = window + (point.loss + nak_loss) * to_seconds(params.transport.nak_interval) / frame_s;
   return (1 - point.loss) / (1 - point.loss + point.loss * cost);
 }
