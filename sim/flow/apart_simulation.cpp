@@ -1,8 +1,10 @@
 // FlowEngine::simulate_apart: the outcome of a transfer set on an idle copy
 // of the network, computed in a forked child so the parent's engine keeps
-// its clock, timers and transfers. SimGrid's cost per completed transfer
-// grows with every transfer in flight, so the child simulates one sharing
-// group at a time: tens of thousands at once would be quadratic.
+// its clock, timers and transfers. The child simulates one sharing group
+// at a time (groups share no link direction, so each ends as it would beside
+// the others); that was first done because SimGrid 3.32's cost per completed
+// transfer grew with every transfer in flight, which the engine now avoids
+// (sim/flow/maestro_activities.hpp), and is kept so outcomes stay the same.
 #include <algorithm>
 #include <numeric>
 #include <sstream>
