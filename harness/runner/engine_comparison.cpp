@@ -84,7 +84,10 @@ class EngineObserver final : public Detector {
     // each repeat is a second's sample like a plain record's.
     for (const telemetry::SteadySamples& block : batch.steady_samples())
       for (const telemetry::Record& r : block.samples()) {
-        const sim::Nanos first = r.has_port() ? r.port().time_ns() : r.has_nic() ? r.nic().time_ns() : -1;
+        const sim::Nanos first = r.has_port()        ? r.port().time_ns()
+                                 : r.has_nic()       ? r.nic().time_ns()
+                                 : r.has_transport() ? r.transport().time_ns()
+                                                     : -1;
         if (first < 0 || block.period_ns() <= 0) continue;
         for (sim::Nanos at = first; at <= block.until_ns(); at += block.period_ns()) count_sample(r, at);
       }

@@ -57,11 +57,16 @@ class FlowLog : public Detector {
     for (const telemetry::Record& r : batch.records()) {
       if (r.has_flow()) (*log_)["flows"].push_back(flow_json(r.flow()));
       if (r.has_nic()) add_tx(r.nic().nic(), r.nic().tx_bytes(), 1);
+      if (r.has_transport()) add_transport(r.transport(), r.transport().time_ns(), true);
     }
     for (const telemetry::SteadySamples& block : batch.steady_samples())
-      for (const telemetry::Record& r : block.samples())
+      for (const telemetry::Record& r : block.samples()) {
         if (r.has_nic())
           add_tx(r.nic().nic(), r.nic().tx_bytes(), (block.until_ns() - block.from_ns()) / block.period_ns() + 1);
+        if (r.has_transport())
+          for (sim::Nanos at = r.transport().time_ns(); at <= block.until_ns(); at += block.period_ns())
+            add_transport(r.transport(), at, false);
+      }
   }
 
  private:
@@ -84,12 +89,18 @@ class FlowLog : public Detector {
     tx = tx.is_null() ? 0.0 : tx.get<double>();
     tx = tx.get<double>() + static_cast<double>(bytes) * static_cast<double>(repeats);
   }
+  // Each second an RNIC's transport counters were sampled, with its resends
+  // and whether a plain record (a change) or a block's repeat said so.
+  void add_transport(const telemetry::RnicTransportCounters& t, sim::Nanos at, bool plain) {
+    (*log_)["transport"][t.nic()].push_back({at, t.retransmitted_packets(), plain});
+  }
   json* log_;
 };
 
 json run(const std::string& calibration = "", const std::string& detectors = "[flows]") {
   return json::parse(sim::run_isolated([calibration, detectors] {
-    json log = {{"flows", json::array()}, {"tx", json::object()}, {"alerts", json::array()}};
+    json log = {
+        {"flows", json::array()}, {"tx", json::object()}, {"transport", json::object()}, {"alerts", json::array()}};
     DetectorRegistry registry = builtin_detectors();
     registry.add({"flows", "keeps flow records and RNIC byte counters", {}, [&log](const DetectorContext&) {
                     return std::make_unique<FlowLog>(&log);
@@ -173,6 +184,46 @@ TEST(FlowRecordsRun, FlowVoteDetectorBlamesTheLossyUplink) {
     EXPECT_EQ(alert["detector"], "flow_vote");
     EXPECT_GT(alert["time"].get<double>(), 20);
   }
+}
+
+// An RNIC's transport counters are sampled once a second while it counts
+// anything: a change as a plain record, an unchanged second as a repeat in
+// a steady block. Each second is sampled once, the seconds it counts form
+// one unbroken span, most of them are repeats, and the resends they add up
+// to are the resends of the flow records the RNIC exported (both count the
+// same rates, rounded per second or per record).
+TEST(FlowRecordsRun, TransportCountersRepeatInBlocksWithoutGapsOrDoubles) {
+  const json log = run();
+  ASSERT_TRUE(log.contains("transport"));
+  std::map<std::string, double> flow_resends;
+  std::size_t flows_of_nic = 0;
+  for (const json& f : log["flows"]) flow_resends[f["exporter"].get<std::string>()] += f["resent"].get<double>();
+  int counting = 0;
+  for (const auto& [nic, samples] : log["transport"].items()) {
+    std::map<std::int64_t, int> seconds;
+    double resends = 0;
+    int plain = 0;
+    std::int64_t first = -1, last = -1;
+    for (const json& s : samples) {
+      const std::int64_t at = s[0].get<std::int64_t>();
+      ++seconds[at];
+      resends += s[1].get<double>();
+      plain += s[2].get<bool>();
+      if (s[1].get<std::uint64_t>() > 0) {
+        first = first < 0 ? at : std::min(first, at);
+        last = std::max(last, at);
+      }
+    }
+    for (const auto& [at, n] : seconds) EXPECT_EQ(n, 1) << nic << " at " << at;
+    if (first < 0) continue;
+    ++counting;
+    for (std::int64_t at = first; at <= last; at += sim::kSecond) EXPECT_TRUE(seconds.count(at)) << nic << " " << at;
+    EXPECT_LT(plain, static_cast<int>(seconds.size()) / 2) << nic;
+    flows_of_nic = 0;
+    for (const json& f : log["flows"]) flows_of_nic += f["exporter"] == nic;
+    EXPECT_NEAR(resends, flow_resends[nic], 1.0 + static_cast<double>(seconds.size() + flows_of_nic)) << nic;
+  }
+  EXPECT_GE(counting, 3);
 }
 
 // At 1:N each RNIC's bytes are Binomial(P, 1/N) kept packets times N of

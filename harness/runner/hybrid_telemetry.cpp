@@ -34,37 +34,53 @@ void overlay(const telemetry::PortCounters& counted, telemetry::PortCounters* mo
 void PacketCountMerge::merge(const telemetry::Batch& packets, telemetry::Batch* out) {
   // The model's plain records, by port direction or RNIC and time.
   PortIndex ports;
-  std::map<std::pair<std::string, std::int64_t>, telemetry::RnicTransportCounters*> rnics;
+  RnicIndex rnics;
   for (telemetry::Record& r : *out->mutable_records()) {
     if (r.has_port()) {
       ports[{port_key(r.port()), r.port().time_ns()}] = r.mutable_port();
       model_ports_[port_key(r.port())] = r.port();
     } else if (r.has_transport()) {
       rnics[{r.transport().nic(), r.transport().time_ns()}] = r.mutable_transport();
+      model_rnics_[r.transport().nic()] = r.transport();
     }
   }
   for (const telemetry::Record& r : packets.records()) {
-    if (r.has_port()) {
+    if (r.has_port())
       merge_port(r.port(), ports, out);
-    } else if (r.has_transport() && counts_anything(r.transport())) {
-      // A batch's all-zero record says it fell quiet, which the model knows.
-      const telemetry::RnicTransportCounters& t = r.transport();
-      auto it = rnics.find({t.nic(), t.time_ns()});
-      if (it == rnics.end()) {
-        *out->add_records() = r;
-        continue;
-      }
-      telemetry::RnicTransportCounters& model = *it->second;
-      model.set_retransmitted_packets(t.retransmitted_packets());
-      model.set_naks_sent(t.naks_sent());
-      model.set_naks_received(t.naks_received());
-      model.set_out_of_sequence(t.out_of_sequence());
-      model.set_cnp_sent(t.cnp_sent());
-      model.set_cnp_handled(t.cnp_handled());
-      model.set_timeouts(t.timeouts());
-      model.set_qp_errors(t.qp_errors());
-    }
+    else if (r.has_transport())
+      merge_rnic(r.transport(), rnics, out);
   }
+}
+
+void PacketCountMerge::merge_rnic(const telemetry::RnicTransportCounters& t, const RnicIndex& rnics,
+                                  telemetry::Batch* out) {
+  const bool counts = counts_anything(t);
+  telemetry::RnicTransportCounters* shown = nullptr;
+  if (const auto it = rnics.find({t.nic(), t.time_ns()}); it != rnics.end()) {
+    overlaid_rnics_.erase(t.nic());  // the model's own record speaks for the RNIC again
+    if (!counts) return;
+    shown = it->second;
+  } else {
+    // Quiet where the model's last record stands: nothing to say. Quiet
+    // after a batch's counts: the model's last record again.
+    if (!counts && !overlaid_rnics_.erase(t.nic())) return;
+    shown = out->add_records()->mutable_transport();
+    if (const auto held = model_rnics_.find(t.nic()); held != model_rnics_.end())
+      *shown = held->second;
+    else
+      shown->set_nic(t.nic());
+    shown->set_time_ns(t.time_ns());
+    if (!counts) return;
+    overlaid_rnics_.insert(t.nic());
+  }
+  shown->set_retransmitted_packets(t.retransmitted_packets());
+  shown->set_naks_sent(t.naks_sent());
+  shown->set_naks_received(t.naks_received());
+  shown->set_out_of_sequence(t.out_of_sequence());
+  shown->set_cnp_sent(t.cnp_sent());
+  shown->set_cnp_handled(t.cnp_handled());
+  shown->set_timeouts(t.timeouts());
+  shown->set_qp_errors(t.qp_errors());
 }
 
 void PacketCountMerge::merge_port(const telemetry::PortCounters& p, const PortIndex& ports, telemetry::Batch* out) {

@@ -26,13 +26,19 @@ class PacketCountMerge {
 
  private:
   using PortIndex = std::map<std::pair<std::string, std::int64_t>, telemetry::PortCounters*>;
+  using RnicIndex = std::map<std::pair<std::string, std::int64_t>, telemetry::RnicTransportCounters*>;
   void merge_port(const telemetry::PortCounters& counted, const PortIndex& model, telemetry::Batch* out);
+  void merge_rnic(const telemetry::RnicTransportCounters& counted, const RnicIndex& model, telemetry::Batch* out);
 
   // The model publishes a port's record when it changes: a port a batch
   // crossed without one this second shows the model's last record (held
   // by the exporters until the next) with the batch's counts over it.
   std::map<std::string, telemetry::PortCounters> model_ports_;  // link+direction -> the model's last record
   std::set<std::string> overlaid_;  // ports whose last record shown carries a batch's counts over a held one
+  // The same for RNICs' transport counters, which the model also publishes
+  // only when they change.
+  std::map<std::string, telemetry::RnicTransportCounters> model_rnics_;  // nic -> the model's last record
+  std::set<std::string> overlaid_rnics_;
 };
 
 }  // namespace gauntlet::harness

@@ -92,6 +92,46 @@ TEST(HybridTelemetry, APortTheModelKeptQuietShowsItsLastBytesUnderTheBatchsCount
   EXPECT_EQ(after.records_size(), 0);  // the model's record stands
 }
 
+// RNICs' transport counters too are published by the model only when they
+// change: a batch's resends in a second the model kept quiet show over the
+// model's held record, and the held record returns when the batch falls
+// quiet.
+TEST(HybridTelemetry, AnRnicTheModelKeptQuietShowsTheBatchsResendsThenItsOwnRecordAgain) {
+  PacketCountMerge merge;
+  telemetry::Batch first;
+  telemetry::RnicTransportCounters* held = first.add_records()->mutable_transport();
+  held->set_nic("h2.nic1");
+  held->set_time_ns(1000);
+  held->set_retransmitted_packets(6);
+  held->set_ecn_marked_received(9);  // packets do not count it: stays the model's
+  merge.merge(telemetry::Batch(), &first);
+
+  const auto counted = [](std::int64_t at, std::uint64_t resent) {
+    telemetry::Batch b;
+    telemetry::RnicTransportCounters* t = b.add_records()->mutable_transport();
+    t->set_nic("h2.nic1");
+    t->set_time_ns(at);
+    t->set_retransmitted_packets(resent);
+    return b;
+  };
+  telemetry::Batch during;
+  merge.merge(counted(2000, 250), &during);
+  ASSERT_EQ(during.records_size(), 1);
+  EXPECT_EQ(during.records(0).transport().time_ns(), 2000);
+  EXPECT_EQ(during.records(0).transport().retransmitted_packets(), 250u);
+  EXPECT_EQ(during.records(0).transport().ecn_marked_received(), 9u);
+
+  telemetry::Batch later;
+  merge.merge(counted(3000, 0), &later);
+  ASSERT_EQ(later.records_size(), 1);
+  EXPECT_EQ(later.records(0).transport().time_ns(), 3000);
+  EXPECT_EQ(later.records(0).transport().retransmitted_packets(), 6u);
+
+  telemetry::Batch after;
+  merge.merge(counted(4000, 0), &after);
+  EXPECT_EQ(after.records_size(), 0);  // the model's record stands
+}
+
 TEST(HybridTelemetry, RecordsOfAnotherInstantAreNotMerged) {
   telemetry::Batch model;
   port(model, "h0.nic0~leaf0", true, 1000)->set_tx_bytes(1);

@@ -148,34 +148,69 @@ sim::Nanos FabricSampler::queueing_delay(sim::LinkId link) const {
   return queueing_delays_[static_cast<std::size_t>(link)];
 }
 
-void FabricSampler::write_transport(sim::Nanos at, bool flowing, telemetry::Batch* out) {
-  const sim::Topology& topology = engine_.topology();
+FabricSampler::TransportValue FabricSampler::transport_value(sim::EndpointId endpoint,
+                                                             const TransportRate& rate) const {
   const auto count = [](double per_second) { return static_cast<std::uint64_t>(std::llround(per_second)); };
-  std::vector<sim::EndpointId> published;
+  return {count(rate.retransmitted),   count(rate.naks_sent), count(rate.naks_received),
+          count(rate.out_of_sequence), count(rate.cnp_sent),  count(rate.ecn_marked_received),
+          count(cnp_rate(endpoint))};
+}
+
+void FabricSampler::write_transport_record(telemetry::Record* r, sim::EndpointId endpoint, const TransportValue& v,
+                                           sim::Nanos at) const {
+  const sim::Topology& topology = engine_.topology();
+  auto* t = r->mutable_transport();
+  t->set_nic(sim::ComponentId::make_nic(topology.host_of(endpoint), topology.nic_of(endpoint)).str());
+  t->set_time_ns(at);
+  t->set_retransmitted_packets(v.retransmitted);
+  t->set_naks_sent(v.naks_sent);
+  t->set_naks_received(v.naks_received);
+  t->set_out_of_sequence(v.out_of_sequence);
+  t->set_cnp_sent(v.cnp_sent);
+  t->set_ecn_marked_received(v.ecn_marked_received);
+  t->set_cnp_handled(v.cnp_handled);
+}
+
+// Each RNIC's counters are a plain record when they change and a repeat
+// otherwise: a fleet's corrupting links keep thousands of RNICs counting
+// retransmissions at a steady rate for hours.
+void FabricSampler::write_transport(sim::Nanos at, bool flowing, telemetry::Batch* out) {
+  if (quiet_now_) {
+    if (!transports_repeating_)
+      for (auto& [endpoint, transport] : transports_)
+        if (transport.repeat_from < 0) transport.repeat_from = at;
+    transports_repeating_ = true;
+    return;
+  }
+  transports_repeating_ = false;
+  std::map<sim::EndpointId, TransportValue> now;
   if (flowing)
-    for (const auto& [endpoint, rate] : transport_rates_) {
-      auto* r = out->add_records()->mutable_transport();
-      r->set_nic(sim::ComponentId::make_nic(topology.host_of(endpoint), topology.nic_of(endpoint)).str());
-      r->set_time_ns(at);
-      r->set_retransmitted_packets(count(rate.retransmitted));
-      r->set_naks_sent(count(rate.naks_sent));
-      r->set_naks_received(count(rate.naks_received));
-      r->set_out_of_sequence(count(rate.out_of_sequence));
-      r->set_cnp_sent(count(rate.cnp_sent));
-      r->set_ecn_marked_received(count(rate.ecn_marked_received));
-      r->set_cnp_handled(count(cnp_rate(endpoint)));
-      published_bytes_ += r->ByteSizeLong();
-      published.push_back(endpoint);
+    for (const auto& [endpoint, rate] : transport_rates_) now.emplace(endpoint, transport_value(endpoint, rate));
+  const auto publish = [&](sim::EndpointId endpoint, const TransportValue& v) {
+    telemetry::Record* r = out->add_records();
+    write_transport_record(r, endpoint, v, at);
+    published_bytes_ += r->ByteSizeLong();
+  };
+  for (const auto& [endpoint, v] : now) {
+    auto it = transports_.find(endpoint);
+    if (it != transports_.end() && it->second.last == v) {
+      if (it->second.repeat_from < 0) it->second.repeat_from = at;
+      continue;
     }
+    if (it != transports_.end()) close_transport(endpoint, it->second, previous_);
+    publish(endpoint, v);
+    transports_[endpoint] = {v, -1};
+  }
   // Counters that stop counting say so once, as the packet engine's do.
-  for (sim::EndpointId endpoint : transport_published_)
-    if (!std::binary_search(published.begin(), published.end(), endpoint)) {
-      auto* r = out->add_records()->mutable_transport();
-      r->set_nic(sim::ComponentId::make_nic(topology.host_of(endpoint), topology.nic_of(endpoint)).str());
-      r->set_time_ns(at);
-      published_bytes_ += r->ByteSizeLong();
+  for (auto it = transports_.begin(); it != transports_.end();) {
+    if (now.count(it->first)) {
+      ++it;
+      continue;
     }
-  transport_published_ = std::move(published);
+    close_transport(it->first, it->second, previous_);
+    publish(it->first, {});
+    it = transports_.erase(it);
+  }
 }
 
 FabricSampler::PortValue FabricSampler::value_of(int direction, bool flowing) const {
@@ -282,10 +317,12 @@ void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch
         ports_[direction].last = v;
     }
   }
-  if (traffic_flowing || !transport_published_.empty()) write_transport(at, traffic_flowing, out);
+  if (traffic_flowing || !transports_.empty()) write_transport(at, traffic_flowing, out);
   if (at % params_.hold == 0) {
     for (auto& [direction, port] : ports_) close(direction, port, at);
+    for (auto& [endpoint, transport] : transports_) close_transport(endpoint, transport, at);
     all_repeating_ = false;
+    transports_repeating_ = false;
   }
   previous_ = at;
   previous_engine_version_ = engine_.state_version();
@@ -296,7 +333,9 @@ void FabricSampler::sample(sim::Nanos at, bool traffic_flowing, telemetry::Batch
 
 void FabricSampler::flush(telemetry::Batch* out) {
   for (auto& [direction, port] : ports_) close(direction, port, previous_);
+  for (auto& [endpoint, transport] : transports_) close_transport(endpoint, transport, previous_);
   all_repeating_ = false;
+  transports_repeating_ = false;
   emit_closed(out);
 }
 
@@ -308,20 +347,28 @@ const std::string& FabricSampler::link_name(sim::LinkId link) const {
 
 void FabricSampler::close(int direction, Port& port, sim::Nanos until) {
   if (port.repeat_from < 0) return;
-  closed_[{port.repeat_from, until}].push_back({direction, port.last, port.repeat_from});
+  closed_[{port.repeat_from, until}].ports.push_back({direction, port.last, port.repeat_from});
   port.repeat_from = -1;
+}
+
+void FabricSampler::close_transport(sim::EndpointId endpoint, Transport& transport, sim::Nanos until) {
+  if (transport.repeat_from < 0) return;
+  closed_[{transport.repeat_from, until}].transports.push_back({endpoint, transport.last, transport.repeat_from});
+  transport.repeat_from = -1;
 }
 
 // Blocks are written where they are published: the batch may live on an
 // arena, and a cluster's ports make blocks of thousands of records.
 void FabricSampler::emit_closed(telemetry::Batch* out) {
-  for (const auto& [span, ports] : closed_) {
+  for (const auto& [span, closed] : closed_) {
     telemetry::SteadySamples* block = out->add_steady_samples();
     block->set_from_ns(span.first);
     block->set_until_ns(span.second);
     block->set_period_ns(sim::kSecond);
-    block->mutable_samples()->Reserve(static_cast<int>(ports.size()));
-    for (const ClosedPort& p : ports) write_record(block->add_samples(), p.direction, p.value, p.from);
+    block->mutable_samples()->Reserve(static_cast<int>(closed.ports.size() + closed.transports.size()));
+    for (const ClosedPort& p : closed.ports) write_record(block->add_samples(), p.direction, p.value, p.from);
+    for (const ClosedTransport& t : closed.transports)
+      write_transport_record(block->add_samples(), t.endpoint, t.value, t.from);
     published_bytes_ += block->ByteSizeLong();
   }
   closed_.clear();

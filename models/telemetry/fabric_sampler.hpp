@@ -27,6 +27,8 @@
 // The first sample after a change is a plain PortCounters record; unchanged
 // repeats are gathered into SteadySamples blocks closed at a change and at
 // every multiple of `hold`, as the hardware sampler does for its samples.
+// RNIC transport counters (retransmissions, NAKs, CNPs) are published the
+// same way: a plain record at a change, repeats in blocks.
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -122,6 +124,15 @@ class FabricSampler {
     double out_of_sequence = 0, cnp_sent = 0, ecn_marked_received = 0;
     bool operator==(const TransportRate&) const = default;
   };
+  struct TransportValue {
+    std::uint64_t retransmitted = 0, naks_sent = 0, naks_received = 0, out_of_sequence = 0;
+    std::uint64_t cnp_sent = 0, ecn_marked_received = 0, cnp_handled = 0;
+    bool operator==(const TransportValue&) const = default;
+  };
+  struct Transport {
+    TransportValue last;
+    sim::Nanos repeat_from = -1;
+  };
   struct Rates {
     std::map<int, PortRate> ports;                       // by directed link
     std::vector<double> cnp;                             // per endpoint
@@ -129,6 +140,10 @@ class FabricSampler {
     std::vector<FlowRate> flows;                         // by (src, dst), when measured
   };
   void write_transport(sim::Nanos at, bool flowing, telemetry::Batch* out);
+  TransportValue transport_value(sim::EndpointId endpoint, const TransportRate& rate) const;
+  void write_transport_record(telemetry::Record* r, sim::EndpointId endpoint, const TransportValue& v,
+                              sim::Nanos at) const;
+  void close_transport(sim::EndpointId endpoint, Transport& transport, sim::Nanos until);
   Rates rates_of(const FabricWindow& window, double seconds) const;
   static PortRate port_rate(const PortWindow& window, double seconds);
   void set_rates(Rates rates);
@@ -154,9 +169,10 @@ class FabricSampler {
   std::vector<double> cnp_rate_;  // per endpoint
   std::map<sim::EndpointId, TransportRate> transport_rates_;
   std::vector<FlowRate> flow_rates_;
-  // RNICs whose transport counters were published at the last sample: one
+  // RNICs whose transport counters count something, as last published: one
   // that falls quiet publishes a zero record, then nothing.
-  std::vector<sim::EndpointId> transport_published_;
+  std::map<sim::EndpointId, Transport> transports_;
+  bool transports_repeating_ = false;  // every published RNIC has an open block
   // queueing_delay per link off iteration_rates_, derived at the first probe
   // after they change: a pingmesh round asks it of a quarter of a million
   // probes' links.
@@ -172,14 +188,24 @@ class FabricSampler {
   std::map<int, Port> ports_;   // published ports, by directed link
   bool all_repeating_ = false;  // every published port has an open block
   mutable std::unordered_map<sim::LinkId, std::string> names_;
-  // Closed repeat blocks by span: (direction, value, first repeat) of each
-  // port, written straight into the outgoing batch when emitted.
+  // Closed repeat blocks by span: (direction or RNIC, value, first repeat)
+  // of each port and RNIC, written straight into the outgoing batch when
+  // emitted.
   struct ClosedPort {
     int direction = 0;
     PortValue value;
     sim::Nanos from = 0;
   };
-  std::map<std::pair<sim::Nanos, sim::Nanos>, std::vector<ClosedPort>> closed_;
+  struct ClosedTransport {
+    sim::EndpointId endpoint = 0;
+    TransportValue value;
+    sim::Nanos from = 0;
+  };
+  struct ClosedSpan {
+    std::vector<ClosedPort> ports;
+    std::vector<ClosedTransport> transports;
+  };
+  std::map<std::pair<sim::Nanos, sim::Nanos>, ClosedSpan> closed_;
   sim::Nanos previous_ = -1;
   std::uint64_t previous_engine_version_ = 0;
   bool previous_flowing_ = false;

@@ -68,11 +68,11 @@ def iterations(batch, expand=True):
     return out
 
 
-_SAMPLE_FIELDS = ("gpu", "cpu", "nic", "port")
+_SAMPLE_FIELDS = ("gpu", "cpu", "nic", "port", "transport")
 
 
 def samples(batch, kind):
-    """(time_ns, sample) for every sample of `kind` (gpu, cpu, nic, port).
+    """(time_ns, sample) for every sample of `kind` (gpu, cpu, nic, port, transport).
 
     Includes the repeats that SteadySamples blocks stand for: sample s of a
     block recurs at s.time_ns + i * period_ns while from_ns + i * period_ns
