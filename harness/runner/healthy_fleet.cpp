@@ -55,6 +55,7 @@ std::vector<FaultEpisode> background_episodes(const Scenario& scenario) {
   std::stable_sort(conditions.begin(), conditions.end(),
                    [](const auto& a, const auto& b) { return a.start < b.start; });
   std::vector<FaultEpisode> episodes;
+  episodes.reserve(conditions.size());
   for (const models::BackgroundCondition& c : conditions) {
     FaultEpisode e;
     e.id = "bg" + std::to_string(episodes.size() + 1);
