@@ -33,6 +33,7 @@ std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const Simulat
     e.start_s = sim::to_seconds(f.start);
     if (f.end()) e.end_s = sim::to_seconds(*f.end());
     e.benign = f.benign || fault_types->spec(f.type).benign;
+    e.cause = f.cause;
     windows.push_back({e.target, e.start_s, e.end_s.value_or(run_end), e.benign});
     episodes.push_back(std::move(e));
   }

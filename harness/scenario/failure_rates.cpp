@@ -22,10 +22,15 @@ RatePreset llama3_preset() {
   // "The Llama 3 Herd of Models" (Meta, 2024), Table 5: 419 unexpected
   // interruptions in a 54-day snapshot of pre-training on 16,384 H100 GPUs,
   // by root cause. The counts are used: the table's percentages sum to
-  // 94.9% and print 30.1% for the faulty GPUs' 148 of 419 (35.3%). The GPU
-  // classes with signals of their own act them out (HBM3, SRAM, system
-  // processor, silent data corruption); the other GPU causes fail a GPU, the
-  // rest its host.
+  // 94.9% and print 30.1% for the faulty GPUs' 148 of 419 (35.3%). Each
+  // cause becomes the fault type whose signals it has: the GPU classes with
+  // signals of their own act them out (HBM3, SRAM, system processor, silent
+  // data corruption); a switch or cable takes a host link down until its
+  // repair (port_flap, down 23 h of every day, so down for any repair
+  // shorter than that), a NIC goes down (nic_down); the other GPU causes
+  // fail a GPU; the rest, software bugs, NCCL watchdog timeouts of unknown
+  // cause and host maintenance among them, stop the host (node_crash),
+  // having no fault type closer to them.
   struct Cause {
     const char* category;
     const char* type;
@@ -35,11 +40,11 @@ RatePreset llama3_preset() {
       {"Faulty GPU", "gpu_fail", 148},
       {"GPU HBM3 memory", "gpu_hbm_error", 72},
       {"Software bug", "node_crash", 54},
-      {"Network switch/cable", "node_crash", 35},
+      {"Network switch/cable", "port_flap", 35},
       {"Host maintenance", "node_crash", 32},
       {"GPU SRAM memory", "gpu_sram_error", 19},
       {"GPU system processor", "gpu_gsp_error", 17},
-      {"NIC", "node_crash", 7},
+      {"NIC", "nic_down", 7},
       {"NCCL watchdog timeouts", "node_crash", 7},
       {"Silent data corruption", "gpu_sdc", 6},
       {"GPU thermal interface and sensor", "gpu_fail", 6},
@@ -53,8 +58,14 @@ RatePreset llama3_preset() {
   };
   RatePreset preset{"llama3", "Llama 3: 419 unexpected interruptions in 54 days on 16,384 GPUs (Table 5)", {}};
   const double gpu_days = 54.0 * 16384;
-  for (const Cause& cause : causes)
-    preset.rates.push_back({cause.category, cause.type, cause.interruptions / gpu_days, RatePer::gpu, {}, {}, 0, 0});
+  for (const Cause& cause : causes) {
+    FailureRate rate{cause.category, cause.type, cause.interruptions / gpu_days, RatePer::gpu, {}, {}, 0, 0};
+    if (rate.type == "port_flap") {
+      rate.params.set_duration("period", 24 * sim::kHour);
+      rate.params.set_duration("down", 23 * sim::kHour);
+    }
+    preset.rates.push_back(std::move(rate));
+  }
   return preset;
 }
 

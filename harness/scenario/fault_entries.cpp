@@ -46,6 +46,7 @@ struct Entry {
   std::string stream;                     // the RNG stream of its draws
   FaultParams params;
   bool benign = false;
+  std::string cause;  // a rate's category
 };
 
 struct Placed {
@@ -211,6 +212,7 @@ void place_poisson(const Entry& entry, std::size_t position, Nanos run_duration,
   fault.duration = entry.duration;
   fault.params = entry.params;
   fault.benign = entry.benign;
+  fault.cause = entry.cause;
   auto eligible = [&](const std::string& target) {
     fault.target = target;
     return !conflicts.check(fault);
@@ -276,11 +278,16 @@ std::vector<Entry> rate_entries(const Source& source, const Field& item, std::si
     double per_component = rate.per_day;
     if (rate.per == RatePer::gpu && kind == sim::ComponentKind::host) per_component *= gpus_per_host;
     if (rate.per == RatePer::host && kind == sim::ComponentKind::gpu) per_component /= gpus_per_host;
-    const double per_day = per_component * static_cast<double>(entry.targets.size());
+    double per_day = per_component * static_cast<double>(entry.targets.size());
+    // A rate per GPU or host of a type that fails links or RNICs: the
+    // cluster's GPUs (or hosts) set the total, spread over those targets.
+    if (kind != sim::ComponentKind::gpu && kind != sim::ComponentKind::host)
+      per_day = rate.per_day * topology.hosts() * (rate.per == RatePer::gpu ? gpus_per_host : 1.0);
     if (per_day <= 0) continue;
     total_per_day += per_day;
     entry.poisson_mean = std::max<Nanos>(1, std::llround(static_cast<double>(sim::kDay) / per_day));
     entry.params = rate.params;
+    entry.cause = rate.category;
     if (rate.repair.fixed)
       entry.duration = rate.repair.fixed;
     else

@@ -84,6 +84,7 @@ void write_fault_line(std::ostream& out, const FaultEpisode& fault) {
   j["end_s"] = fault.end_s ? json(*fault.end_s) : json(nullptr);
   j["affected_job"] = fault.affected_job;
   j["benign"] = fault.benign;
+  if (!fault.cause.empty()) j["cause"] = fault.cause;
   if (fault.background) j["background"] = true;
   if (!fault.jobs.empty()) j["jobs"] = fault.jobs;
   out << j.dump() << '\n';
@@ -123,6 +124,10 @@ FaultRecords read_fault_records(std::istream& in, const std::string& file_name, 
       if (*f.end_s < f.start_s) line.fail("end_s", "'end_s' is before 'start_s'");
     }
     f.affected_job = line.flag(j, "affected_job", true);
+    if (auto c = j.find("cause"); c != j.end() && !c->is_null()) {
+      if (!c->is_string()) line.fail("cause", "'cause' must be a string or null");
+      f.cause = c->get<std::string>();
+    }
     if (auto jobs = j.find("jobs"); jobs != j.end() && !jobs->is_null()) {
       if (!jobs->is_array() || !std::all_of(jobs->begin(), jobs->end(), [](const json& n) { return n.is_string(); }))
         line.fail("jobs", "'jobs' must be a list of job names");

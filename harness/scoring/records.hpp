@@ -1,6 +1,6 @@
 #pragma once
 // The record files every run writes and `gauntlet score` reads:
-//   faults.jsonl  {"id","type","target","start_s","end_s","affected_job","benign"[,"background"]}
+//   faults.jsonl  {"id","type","target","start_s","end_s","affected_job","benign"[,"cause"][,"background"]}
 //                 (end_s null when open-ended; a chaos run adds "t0_unix_s", the
 //                 Unix time its times count from)
 //   alerts.jsonl  {"time_s","detector","kind","suspects":[{"id","score"}]}

@@ -20,6 +20,7 @@ TEST(Records, FaultsRoundTrip) {
   a.target = "leaf3~spine1";
   a.start_s = 300.0;
   a.end_s = 900.25;
+  a.cause = "Network switch/cable";
   FaultEpisode b;
   b.id = "f2";
   b.type = "reconfigure";
@@ -41,6 +42,8 @@ TEST(Records, FaultsRoundTrip) {
   EXPECT_DOUBLE_EQ(*back[0].end_s, 900.25);
   EXPECT_TRUE(back[0].affected_job);
   EXPECT_FALSE(back[0].benign);
+  EXPECT_EQ(back[0].cause, "Network switch/cable");
+  EXPECT_EQ(back[1].cause, "");
   EXPECT_EQ(back[1].target, "");
   EXPECT_FALSE(back[1].end_s);
   EXPECT_TRUE(back[1].benign);

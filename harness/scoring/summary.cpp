@@ -129,6 +129,7 @@ std::string summary_json(const Summary& summary) {
                {"class", fault_class(f)},
                {"affected_job", f.affected_job},
                {"benign", f.benign}};
+    if (!f.cause.empty()) fault["cause"] = f.cause;
     if (!f.jobs.empty()) fault["jobs"] = f.jobs;
     faults.push_back(std::move(fault));
   }

@@ -56,6 +56,9 @@ struct FaultSpec {
   // as light congestion): it acts as its type does, but ground truth says "no
   // fault", so alerts on it are false. A benign type is benign regardless.
   bool benign = false;
+  // What its source calls it (a failure-rate preset's or a trace's
+  // category, "Network switch/cable"); empty for faults written out.
+  std::string cause;
 
   std::optional<sim::Nanos> end() const { return duration ? std::optional(start + *duration) : std::nullopt; }
 };
