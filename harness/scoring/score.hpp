@@ -18,7 +18,6 @@ struct FaultEpisode {
   std::string target;  // empty for faults without a target (reconfigure)
   double start_s = 0;
   std::optional<double> end_s;  // none: lasted to the end of the run
-  std::string cause;            // what its source calls it (a failure-rate preset's category); empty if none
   // false: a latent fault (it slowed no iteration); scored apart from the
   // impactful ones, and as much a fault as they are
   bool affected_job = true;
@@ -34,6 +33,7 @@ struct FaultEpisode {
   // this tenant's recall, but an alert naming its target is true (a faulty
   // component is faulty whoever it hurt): an alert on an unaffecting fault.
   bool other_tenants = false;
+  std::string cause;  // what its source calls it (a failure-rate preset's category); empty if none
 };
 
 struct LatencyStats {
