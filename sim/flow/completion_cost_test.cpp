@@ -35,7 +35,7 @@ double process_cpu_seconds() {
 // RNIC carries long transfers that stay in flight; the first kLanes RNICs
 // also carry a short one, followed by the next as soon as it is delivered,
 // so `live` transfers stay in flight while kTimed of them complete.
-// Returns "completions cpu_seconds" for the cheapest of three such spells.
+// Returns "completions cpu_seconds" for the cheapest of seven such spells.
 std::string time_completions(int live) {
   return run_isolated([live] {
     ClusterShape shape;
@@ -65,10 +65,10 @@ std::string time_completions(int live) {
         engine.start_transfer(src, next_of(src), 1e15, nullptr);
     }
     engine.run_until(kMicrosecond);  // the first sharing of every transfer, not timed
-    // The least of three spells: other work on the machine only adds time.
+    // The least of seven spells: other work on the machine only adds time.
     double best = 0;
     int best_completed = 0;
-    for (int spell = 0; spell < 3; ++spell) {
+    for (int spell = 0; spell < 7; ++spell) {
       completed = 0;
       const double began = process_cpu_seconds();
       while (completed < kTimed) engine.run_until(engine.now() + kMillisecond);
@@ -82,7 +82,9 @@ std::string time_completions(int live) {
 }
 
 // A scaling shape, not a speed target: generous bands, CPU time of the
-// simulating process only.
+// simulating process only. A factor of 3 still fails the scan this guards
+// against (6.4x at 10,240 in flight, 290x at 102,400), and leaves room for
+// a loaded machine's caches (1.9x seen between quiet sizes under load).
 TEST(FlowEngineCompletionCost, CpuPerCompletedTransferStaysFlatFromAThousandToAHundredThousandInFlight) {
   std::vector<double> per_completion;
   for (int live : {1'024, 10'240, 102'400}) {
@@ -95,8 +97,8 @@ TEST(FlowEngineCompletionCost, CpuPerCompletedTransferStaysFlatFromAThousandToAH
     std::printf("%d in flight: %.2f us per completion\n", live, 1e6 * cpu / completed);
   }
   const double fewest = std::max(per_completion[0], 1e-7);
-  EXPECT_LT(per_completion[1], 2 * fewest) << per_completion[1] * 1e6 << " us vs " << fewest * 1e6 << " us";
-  EXPECT_LT(per_completion[2], 2 * fewest) << per_completion[2] * 1e6 << " us vs " << fewest * 1e6 << " us";
+  EXPECT_LT(per_completion[1], 3 * fewest) << per_completion[1] * 1e6 << " us vs " << fewest * 1e6 << " us";
+  EXPECT_LT(per_completion[2], 3 * fewest) << per_completion[2] * 1e6 << " us vs " << fewest * 1e6 << " us";
 }
 
 }  // namespace
