@@ -118,3 +118,13 @@ def port_rates(batch, period_ns=NS_PER_S):
 def records(batch, kind):
     """The plain records of one kind (probe, flow, benchmark, profile, job, container, heartbeat, ...)."""
     return [getattr(r, kind) for r in batch.records if r.WhichOneof("body") == kind]
+
+
+def rnic_leaves(topology):
+    """Each RNIC's leaf, by RNIC name, in the topology's order (host links are named h<N>.nic<K>~leaf<L>)."""
+    leaves = {}
+    for link in topology.links:
+        if not link.fabric:
+            rnic, leaf = link.id.split("~")
+            leaves[rnic] = leaf
+    return leaves

@@ -32,12 +32,8 @@ class LinkProbe(Detector):
         self.last_alert_ns = {}
 
     def on_start(self, start):
-        # Host links are named h<N>.nic<K>~leaf<L>: the RNICs and their leaves.
-        for link in start.topology.links:
-            if not link.fabric:
-                rnic, leaf = link.id.split("~")
-                self.rnics.append(rnic)
-                self.leaf_of[rnic] = leaf
+        self.leaf_of = telemetry.rnic_leaves(start.topology)
+        self.rnics = list(self.leaf_of)
 
     def plan_round(self):
         n = len(self.rnics)

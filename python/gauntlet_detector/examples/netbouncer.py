@@ -114,11 +114,8 @@ class NetBouncer(Detector):
         self.lam, self.bad_below = values["lam"], values["bad_below"]
 
     def on_start(self, start):
-        for link in start.topology.links:
-            if not link.fabric:
-                rnic, leaf = link.id.split("~")
-                self.rnics.append(rnic)
-                self.leaf_of[rnic] = leaf
+        self.leaf_of = telemetry.rnic_leaves(start.topology)
+        self.rnics = list(self.leaf_of)
 
     def plan_round(self):
         """One probe per RNIC to an RNIC of another leaf and host, the destination and port rotating."""
