@@ -8,7 +8,6 @@ detector for that to show.
 
     python3 declared_parameters_test.py --gauntlet build/gauntlet --source-dir .
 """
-import argparse
 import json
 import os
 import subprocess
@@ -16,7 +15,8 @@ import sys
 import tempfile
 import unittest
 
-PATHS = {}
+from run_paths import PATHS, main
+
 COMMAND = "exec:%s -m gauntlet_detector.examples.netbouncer" % sys.executable
 
 SUITE = """name: declared-parameters
@@ -105,14 +105,5 @@ class DeclaredParameters(unittest.TestCase):
         self.assertIn("(known: round, window, lam, bad_below)", done.stderr)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gauntlet", required=True, help="the gauntlet binary")
-    parser.add_argument("--source-dir", required=True, help="the repository's root (for its scenarios)")
-    args, rest = parser.parse_known_args()
-    PATHS["gauntlet"], PATHS["source"] = os.path.abspath(args.gauntlet), os.path.abspath(args.source_dir)
-    unittest.main(argv=[sys.argv[0]] + rest)
-
-
 if __name__ == "__main__":
-    main()
+    main(__doc__)

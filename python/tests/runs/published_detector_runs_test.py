@@ -11,7 +11,6 @@ background corruption (below 1e-5, CorrOpt).
 
     python3 published_detector_runs_test.py --gauntlet build/gauntlet --source-dir .
 """
-import argparse
 import json
 import os
 import subprocess
@@ -19,7 +18,7 @@ import sys
 import tempfile
 import unittest
 
-PATHS = {}
+from run_paths import PATHS, main
 
 
 def detector_entry(module, short, flow_records=False):
@@ -86,14 +85,5 @@ class PublishedLocalizers(unittest.TestCase):
             self.assertEqual(d[name]["alerts"], 0, name)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gauntlet", required=True, help="the gauntlet binary")
-    parser.add_argument("--source-dir", required=True, help="the repository's root (for its scenarios)")
-    args, rest = parser.parse_known_args()
-    PATHS["gauntlet"], PATHS["source"] = os.path.abspath(args.gauntlet), os.path.abspath(args.source_dir)
-    unittest.main(argv=[sys.argv[0]] + rest)
-
-
 if __name__ == "__main__":
-    main()
+    main(__doc__)
