@@ -13,9 +13,11 @@ namespace {
 
 using ActivityList = std::list<simgrid::kernel::activity::ActivityImplPtr>;
 
-// The list member sits in maestro's first few hundred bytes in 3.32 (after
-// the actor's name, host, mailboxes and context; its simcall follows).
-constexpr std::size_t kScannedBytes = 384;
+// The list member sits inside maestro's ActorImpl in 3.32 (after the
+// actor's name, host, mailboxes and context; its simcall follows). That
+// object is 360 bytes in Debian's 3.32: the scan stays within it, since
+// the bytes past its end belong to another heap block.
+constexpr std::size_t kScannedBytes = 360;
 constexpr std::size_t kWords = kScannedBytes / sizeof(std::uintptr_t);
 
 std::array<std::uintptr_t, kWords> words_of(const void* object) {
