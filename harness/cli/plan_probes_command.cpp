@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/plan_probes_predictions.hpp"
 #include "harness/cli/scenario_options.hpp"
 #include "harness/probe_plan/job_groups.hpp"
 #include "harness/probe_plan/probe_budget.hpp"
@@ -77,6 +78,39 @@ std::vector<double> parse_budgets(const std::string& text) {
     budgets.push_back(budget);
     column += static_cast<int>(item.size()) + 1;
   }
+  return budgets;
+}
+
+std::vector<double> parse_losses(const std::string& text) {
+  std::vector<double> losses;
+  std::istringstream items(text);
+  std::string item;
+  int column = 1;
+  while (std::getline(items, item, ',')) {
+    char* end = nullptr;
+    const double loss = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !(loss > 0) || !(loss <= 1))
+      throw harness::InputError("--loss", 1, column, "expected a loss rate above 0 and at most 1, got '" + item + "'");
+    losses.push_back(loss);
+    column += static_cast<int>(item.size()) + 1;
+  }
+  return losses;
+}
+
+const harness::ProbePlan* skeleton_plan(const std::vector<harness::ProbePlan>& plans) {
+  for (const auto& p : plans)
+    if (p.strategy == "skeleton") return &p;
+  return nullptr;
+}
+
+// Budgets for the predictions: two a decade from 1 probe/s up to what the
+// skeleton plan can spend.
+std::vector<double> predicted_budgets(const std::vector<harness::ProbePlan>& plans) {
+  const harness::ProbePlan* skeleton = skeleton_plan(plans);
+  const double high =
+      skeleton && skeleton->round_seconds > 0 ? static_cast<double>(skeleton->probes) / skeleton->round_seconds : 1000;
+  std::vector<double> budgets;
+  for (int k = 0; std::pow(10.0, k / 2.0) < high * 1.0001; ++k) budgets.push_back(std::round(std::pow(10.0, k / 2.0)));
   return budgets;
 }
 
@@ -210,21 +244,24 @@ void print_plans(const std::string& name, const sim::Topology& topology, const m
 int plan_probes_command(const Args& args) {
   namespace po = boost::program_options;
   po::options_description options("gauntlet plan probes SCENARIO.yaml [options]");
-  std::string strategy, probe_cost, budget_text, out_dir;
+  std::string strategy, probe_cost, budget_text, out_dir, loss_text = "0.01,0.05";
   options.add_options()("help,h", "show this help")("strategy", po::value(&strategy),
-                                                    "only this strategy: fullmesh, rail or skeleton")(
+                                                    "only this strategy: fullmesh, rail, skeleton or pingmesh")(
       "probe-cost", po::value(&probe_cost),
       "the probe cost model: pings=N (per probe), interval=DURATION (between pings), concurrency=N (probes an RNIC "
       "runs at once); default the scenario's calibration")(
       "budget", po::value(&budget_text), "probe budgets to evaluate, probes/s, comma-separated (default log-spaced)")(
+      "loss", po::value(&loss_text),
+      "packet loss rates of the faults whose detection latency is predicted, comma-separated (default 0.01,0.05)")(
       "out", po::value(&out_dir), "also write plan.json and report.html (the latency-budget curves) to this folder")(
       "json", "print {\"rnics\": N, \"strategies\": {...}} as JSON");
   ScenarioOptions scenario_options;
   add_scenario_options(options, scenario_options);
   po::variables_map vm;
   if (int status = parse_command_line(args, options, vm, scenario_options); status >= 0) return status;
-  if (!strategy.empty() && strategy != "fullmesh" && strategy != "rail" && strategy != "skeleton") {
-    std::fprintf(stderr, "gauntlet plan probes: --strategy must be fullmesh, rail or skeleton, got '%s'\n",
+  if (!strategy.empty() && strategy != "fullmesh" && strategy != "rail" && strategy != "skeleton" &&
+      strategy != "pingmesh") {
+    std::fprintf(stderr, "gauntlet plan probes: --strategy must be fullmesh, rail, skeleton or pingmesh, got '%s'\n",
                  strategy.c_str());
     return kExitBadInput;
   }
@@ -233,7 +270,7 @@ int plan_probes_command(const Args& args) {
   std::optional<harness::ClaimedFolder> out;
   harness::Scenario scenario;
   models::ProbeCost cost;
-  std::vector<double> budgets;
+  std::vector<double> budgets, losses;
   std::vector<harness::ProbePlan> plans;
   std::optional<sim::Topology> topology;
   try {
@@ -241,6 +278,7 @@ int plan_probes_command(const Args& args) {
     cost = models::ProbeCost::from(scenario.calibration);
     if (!probe_cost.empty()) apply_probe_cost(probe_cost, cost);
     if (!budget_text.empty()) budgets = parse_budgets(budget_text);
+    losses = parse_losses(loss_text);
     if (!out_dir.empty()) out.emplace(harness::ClaimedFolder::claim(out_dir));
     topology.emplace(scenario.cluster);
     plans = make_plans(scenario, *topology, strategy, cost, scenario_options.path);
@@ -254,7 +292,12 @@ int plan_probes_command(const Args& args) {
   std::vector<harness::BudgetCurve> curves;
   for (const auto& p : plans)
     curves.push_back(harness::budget_curve(p, cost, budgets.empty() ? harness::default_budgets(p) : budgets));
-  const nlohmann::ordered_json j = plans_json(*topology, cost, plans, curves);
+  const std::vector<harness::FaultClass> faults = fault_classes(losses);
+  const std::vector<StrategyPredictions> predicted =
+      predict_strategies(scenario, *topology, cost, skeleton_plan(plans), strategy.empty() || strategy == "pingmesh",
+                         budgets.empty() ? predicted_budgets(plans) : budgets, faults);
+  nlohmann::ordered_json j = plans_json(*topology, cost, plans, curves);
+  if (!predicted.empty()) j["predicted"] = predictions_json(predicted, faults);
   if (out) {
     try {
       out->replace_with({{"plan.json", j.dump(1) + "\n"},
@@ -269,6 +312,7 @@ int plan_probes_command(const Args& args) {
     return kExitOk;
   }
   print_plans(scenario.name, *topology, cost, plans, curves);
+  print_predictions(predicted, faults);
   if (out) std::printf("report: %s/report.html\n", out_dir.c_str());
   return kExitOk;
 }
