@@ -94,11 +94,11 @@ void print_predictions(const std::vector<StrategyPredictions>& strategies,
       "the settings are the detector's that spend the budget with the least latency on the first class:\n");
   for (const auto& s : strategies) {
     std::printf("  %s\n  %10s %10s", s.strategy.c_str(), "budget/s", "spent/s");
-    for (const auto& f : faults) std::printf(" %24s", harness::fault_class_name(f).c_str());
+    for (const auto& f : faults) std::printf(" %21s", harness::fault_class_name(f).c_str());
     std::printf("  settings\n");
     for (const auto& b : s.settings) {
       std::printf("  %10.3g %10.3g", b.budget, b.probes_per_second);
-      for (const auto& p : b.predictions) std::printf(" %24s", cell(p.mean_s).c_str());
+      for (const auto& p : b.predictions) std::printf(" %21s", cell(p.mean_s).c_str());
       std::printf("  %s\n", b.detector.empty() ? "(none fits)" : b.detector.c_str());
     }
     if (!s.settings.empty() && !s.settings.back().predictions.empty()) {

@@ -79,15 +79,21 @@ double predicted_latency_s(const ProbeSchedule& schedule, int component, const F
   };
   std::vector<Opportunity> chances;
   std::size_t next = 0;
-  if (q * drawn > 0 && !schedule.draws_per_slot.empty()) {
-    for (int slot = 0; slot < slots; ++slot) {
-      double miss = std::pow(1 - q * drawn, schedule.draws_per_slot[static_cast<std::size_t>(slot)]);
-      for (; next < fixed.size() && fixed[next].slot == slot; ++next) miss *= fixed_miss(fixed[next]);
-      if (miss < 1) chances.push_back(chance(slot, miss));
+  // The slots with draws or fixed probes, in order: a long round's later slots hold neither.
+  const bool draws = q * drawn > 0 && !schedule.draw_slots.empty();
+  std::size_t next_draw = 0;
+  while (true) {
+    const int fixed_slot = next < fixed.size() ? fixed[next].slot : slots;
+    const int draw_slot = draws && next_draw < schedule.draw_slots.size() ? schedule.draw_slots[next_draw] : slots;
+    const int slot = std::min(fixed_slot, draw_slot);
+    if (slot >= slots) break;
+    double miss = 1;
+    if (draw_slot == slot) {
+      miss = std::pow(1 - q * drawn, schedule.draws_per_slot[static_cast<std::size_t>(slot)]);
+      ++next_draw;
     }
-  } else {
-    for (const SlotProbes& s : fixed)
-      if (q > 0 && s.probes > 0) chances.push_back(chance(s.slot, fixed_miss(s)));
+    for (; next < fixed.size() && fixed[next].slot == slot; ++next) miss *= fixed_miss(fixed[next]);
+    if (miss < 1) chances.push_back(chance(slot, miss));
   }
   return mean_detection_s(chances, schedule.cycle_seconds());
 }

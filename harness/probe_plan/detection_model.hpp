@@ -54,6 +54,7 @@ struct ProbeSchedule {
   int cycle_rounds = 1;
   std::vector<std::vector<SlotProbes>> fixed;  // per component, by slot
   std::vector<double> draws_per_slot;          // over the cycle's slots (empty: no draws)
+  std::vector<int> draw_slots;                 // the slots with draws, in order
   std::vector<double> draw_share;              // per component: chance one draw crosses it
   double confirm_s = 0;                        // the detector's confirmation after it reads the round
   int confirm_holds_rounds = 0;                // rounds a passed confirmation clears its pair for

@@ -210,6 +210,8 @@ ProbeSchedule pingmesh_schedule(const sim::Topology& t, const PingmeshShape& sha
         below += term;
       }
     }
+  for (std::size_t slot = 0; slot < s.draws_per_slot.size(); ++slot)
+    if (s.draws_per_slot[slot] > 0) s.draw_slots.push_back(static_cast<int>(slot));
   return s;
 }
 
