@@ -1,6 +1,8 @@
 // gauntlet plan probes: the probe-budget question from the command line.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "gauntlet_cli.hpp"
@@ -30,6 +32,27 @@ TEST(PlanProbes, TheBudgetCurveFollowsTheProbeCost) {
   const auto bad = gauntlet("plan probes scenarios/demo.yaml --probe-cost pings=4,speed=2");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err, "--probe-cost:1:9: expected pings=N, interval=DURATION or concurrency=N, got 'speed=2'\n");
+}
+
+TEST(PlanProbes, SaysWhichJobsASharedClusterPlanCovers) {
+  // A tenant's skeleton prober sees its own flow tables: the plan is the
+  // observed job's, and the output says so rather than leaving the other out silently.
+  const auto tenant = gauntlet("plan probes scenarios/multi-tenant/noisy-neighbour.yaml --strategy skeleton");
+  ASSERT_EQ(tenant.exit_code, 0) << tenant.err;
+  EXPECT_NE(tenant.out.find("2 jobs share the cluster: the skeleton plan covers job victim only"), std::string::npos)
+      << tenant.out;
+  // Watching the whole cluster, it plans for both jobs' groups: more probes.
+  const auto path = scratch("cluster-scope.yaml");
+  {
+    std::ofstream out(path);
+    out << slurp(std::string(GAUNTLET_SOURCE_DIR) + "/scenarios/multi-tenant/noisy-neighbour.yaml")
+        << "detectors_scope: cluster\n";
+  }
+  const auto cluster = gauntlet("plan probes " + path.string() + " --strategy skeleton --json");
+  ASSERT_EQ(cluster.exit_code, 0) << cluster.err;
+  const auto one = gauntlet("plan probes scenarios/multi-tenant/noisy-neighbour.yaml --strategy skeleton --json");
+  EXPECT_GT(nlohmann::json::parse(cluster.out)["strategies"]["skeleton"]["probes"].get<int>(),
+            nlohmann::json::parse(one.out)["strategies"]["skeleton"]["probes"].get<int>());
 }
 
 }  // namespace

@@ -170,6 +170,31 @@ void check_skeleton_size(const std::vector<std::vector<sim::EndpointId>>& groups
   throw harness::InputError(path, 1, 1, text);
 }
 
+// The groups a skeleton prober infers: its own job's, or with several jobs
+// and detectors_scope: cluster, every job's (it sees every flow table).
+std::vector<std::vector<sim::EndpointId>> skeleton_groups(const harness::Scenario& scenario,
+                                                          const sim::Topology& topology) {
+  if (!scenario.shared() || scenario.detectors_scope != harness::DetectorScope::cluster)
+    return harness::job_groups(scenario.job, topology);
+  std::vector<std::vector<sim::EndpointId>> groups;
+  for (const auto& job : scenario.jobs)
+    for (auto& group : harness::job_groups(job, topology)) groups.push_back(std::move(group));
+  return groups;
+}
+
+// Whose traffic the skeleton plan covers, when several jobs share the cluster.
+void print_tenant_scope(const harness::Scenario& scenario) {
+  if (!scenario.shared()) return;
+  if (scenario.detectors_scope == harness::DetectorScope::cluster)
+    std::printf("%zu jobs share the cluster: the skeleton plan covers every job's groups (detectors_scope: cluster)\n",
+                scenario.jobs.size());
+  else
+    std::printf(
+        "%zu jobs share the cluster: the skeleton plan covers job %s only, the tenant observed, whose detectors see "
+        "its own flows (detectors_scope: cluster plans for every job)\n",
+        scenario.jobs.size(), scenario.job.name.c_str());
+}
+
 std::vector<harness::ProbePlan> make_plans(const harness::Scenario& scenario, const sim::Topology& topology,
                                            const std::string& strategy, const models::ProbeCost& cost,
                                            const std::string& path) {
@@ -177,7 +202,7 @@ std::vector<harness::ProbePlan> make_plans(const harness::Scenario& scenario, co
   if (strategy.empty() || strategy == "fullmesh") plans.push_back(harness::plan_fullmesh(topology, cost));
   if (strategy.empty() || strategy == "rail") plans.push_back(harness::plan_rail(topology, cost));
   if (strategy.empty() || strategy == "skeleton") {
-    const auto groups = harness::job_groups(scenario.job, topology);
+    const auto groups = skeleton_groups(scenario, topology);
     check_skeleton_size(groups, path);
     // The same ECMP hashing the simulated fabric uses for this seed.
     const sim::EcmpRouter router(topology, scenario.seed);
@@ -311,6 +336,7 @@ int plan_probes_command(const Args& args) {
     std::printf("%s\n", j.dump().c_str());
     return kExitOk;
   }
+  print_tenant_scope(scenario);
   print_plans(scenario.name, *topology, cost, plans, curves);
   print_predictions(predicted, faults);
   if (out) std::printf("report: %s/report.html\n", out_dir.c_str());

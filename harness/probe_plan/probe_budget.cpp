@@ -31,9 +31,10 @@ BudgetCurve budget_curve(const ProbePlan& plan, const models::ProbeCost& cost, s
   return curve;
 }
 
-std::vector<double> default_budgets(const ProbePlan& plan, double low, int per_decade) {
+std::vector<double> default_budgets(const ProbePlan& plan, double longest_round_s, int per_decade) {
   std::vector<double> budgets;
   if (plan.round_seconds <= 0 || plan.probes == 0) return budgets;
+  const double low = std::max(0.1, static_cast<double>(plan.probes) / longest_round_s);
   const double high = static_cast<double>(plan.probes) / plan.round_seconds;
   for (int k = 0; low * std::pow(10.0, static_cast<double>(k) / per_decade) < high; ++k)
     budgets.push_back(low * std::pow(10.0, static_cast<double>(k) / per_decade));

@@ -35,8 +35,9 @@ struct BudgetCurve {
 
 BudgetCurve budget_curve(const ProbePlan& plan, const models::ProbeCost& cost, std::vector<double> budgets);
 
-// Budgets from `low` up to the plan's useful maximum, `per_decade` a decade
-// (log-spaced), the maximum itself last.
-std::vector<double> default_budgets(const ProbePlan& plan, double low = 0.1, int per_decade = 4);
+// Budgets from the one that probes the plan once in `longest_round_s` (at
+// least 0.1 probes/s) up to the plan's useful maximum, `per_decade` a
+// decade (log-spaced), the maximum itself last.
+std::vector<double> default_budgets(const ProbePlan& plan, double longest_round_s = 3600, int per_decade = 4);
 
 }  // namespace gauntlet::harness

@@ -228,18 +228,21 @@ BudgetSetting best_skeleton_setting(const sim::Topology& t, const ListCrossings&
     const long long per_round = std::clamp(static_cast<long long>(std::floor(budget * round)), 1LL, n);
     // The busiest RNIC's probes, back to back, are back before the round ends.
     if (round_seconds(skeleton_busiest_source(t, list, per_round), cost) > round) continue;
-    const ProbeSchedule schedule = skeleton_schedule(t, list, per_round, round, cost);
-    std::vector<ClassPrediction> predictions = predict_all(t, schedule, faults, cost.pings_per_probe);
-    if (!(predictions.front().mean_s < best_latency)) continue;
-    best_latency = predictions.front().mean_s;
+    const double latency =
+        predict_class(t, skeleton_schedule(t, list, per_round, round, cost), faults.front(), cost.pings_per_probe)
+            .mean_s;
+    if (!(latency < best_latency)) continue;
+    best_latency = latency;
     best.round_seconds = round;
     best.per_round = per_round;
     best.probes_per_second = static_cast<double>(per_round) / round;
-    best.predictions = std::move(predictions);
   }
-  if (best.per_round > 0)
+  if (best.per_round > 0) {
+    best.predictions = predict_all(t, skeleton_schedule(t, list, best.per_round, best.round_seconds, cost), faults,
+                                   cost.pings_per_probe);
     best.detector = "{name: skeleton, round: " + format_seconds(best.round_seconds) +
                     ", budget: " + std::to_string(best.per_round) + "}";
+  }
   return best;
 }
 
@@ -258,21 +261,24 @@ BudgetSetting best_pingmesh_setting(const sim::Topology& t, const PingmeshShape&
         shape.cross_leaf_share > 0 ? static_cast<long long>(std::floor(spare / shape.cross_leaf_share)) : 0;
     const double busiest = static_cast<double>(shape.busiest_intra) + static_cast<double>(draws) / t.endpoints();
     if (round_seconds(static_cast<long long>(std::ceil(busiest)), cost) > round) continue;
-    const ProbeSchedule schedule = pingmesh_schedule(t, shape, static_cast<double>(draws), round, cost);
-    std::vector<ClassPrediction> predictions = predict_all(t, schedule, faults, cost.pings_per_probe);
-    const bool better =
-        predictions.front().mean_s < best_latency || (!std::isfinite(best_latency) && best.round_seconds == 0);
-    if (!better) continue;
-    best_latency = predictions.front().mean_s;
+    const double latency = predict_class(t, pingmesh_schedule(t, shape, static_cast<double>(draws), round, cost),
+                                         faults.front(), cost.pings_per_probe)
+                               .mean_s;
+    // Never seen at any round (no draw fits): the shortest round still probes the mesh under each leaf.
+    if (!(latency < best_latency) && best.round_seconds > 0) continue;
+    best_latency = latency;
     best.round_seconds = round;
     best.per_round = draws;
     best.probes_per_second =
         (static_cast<double>(shape.intra_pairs) + static_cast<double>(draws) * shape.cross_leaf_share) / round;
-    best.predictions = std::move(predictions);
   }
-  if (best.round_seconds > 0)
+  if (best.round_seconds > 0) {
+    best.predictions =
+        predict_all(t, pingmesh_schedule(t, shape, static_cast<double>(best.per_round), best.round_seconds, cost),
+                    faults, cost.pings_per_probe);
     best.detector = "{name: pingmesh, round: " + format_seconds(best.round_seconds) +
                     ", inter_tor_sample: " + std::to_string(best.per_round) + "}";
+  }
   return best;
 }
 
