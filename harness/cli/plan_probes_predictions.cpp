@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "harness/detectors/registry.hpp"
 #include "sim/ecmp.hpp"
 
 namespace gauntlet::cli {
@@ -13,6 +14,14 @@ std::string cell(double seconds) {
   char text[32];
   std::snprintf(text, sizeof text, "%.0f", seconds);
   return text;
+}
+
+// The skeleton detector's default tie_rounds: the model predicts the settings it prints, which leave it so.
+int skeleton_tie_rounds() {
+  const harness::DetectorRegistry registry = harness::builtin_detectors();
+  for (const auto& param : registry.find("skeleton")->params)
+    if (param.name == "tie_rounds") return std::stoi(param.default_value);
+  return 0;
 }
 
 }  // namespace
@@ -37,7 +46,7 @@ std::vector<StrategyPredictions> predict_strategies(const harness::Scenario& sce
     const harness::ListCrossings list = harness::list_crossings(topology, skeleton->list, route);
     StrategyPredictions s{"skeleton", {}};
     for (double budget : budgets)
-      s.settings.push_back(harness::best_skeleton_setting(topology, list, cost, budget, faults));
+      s.settings.push_back(harness::best_skeleton_setting(topology, list, cost, budget, faults, skeleton_tie_rounds()));
     out.push_back(std::move(s));
   }
   if (pingmesh) {

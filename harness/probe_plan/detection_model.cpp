@@ -60,22 +60,16 @@ double predicted_latency_s(const ProbeSchedule& schedule, int component, const F
   const double drawn = schedule.draw_share.empty() ? 0 : schedule.draw_share[static_cast<std::size_t>(component)];
   const auto& fixed = schedule.fixed[static_cast<std::size_t>(component)];
   const int slots = schedule.cycle_rounds * schedule.slots_per_round;
-  // A probe that is not enough alone sees the fault when it fails and so
-  // does its confirming probe; a confirmation that passed holds for
-  // `confirm_holds_rounds`, and a pair probed again meanwhile is not
-  // confirmed again: it sees nothing in that many of its next rounds.
-  const int repeats = std::max(0, schedule.confirm_holds_rounds + 1 - schedule.cycle_rounds);
-  const double confirmed = q * q / (1 + repeats * q * (1 - q));
-  auto fixed_miss = [q, confirmed](const SlotProbes& s) {
-    return std::pow(1 - q, s.direct) * std::pow(1 - confirmed, s.probes - s.direct);
+  auto fixed_miss = [q](const SlotProbes& s) {
+    return std::pow(1 - q, s.probes) * (1 + static_cast<double>(s.probes - s.direct) * q);
   };
-  auto chance = [&](int slot, double miss) {
+  auto chance = [&](int slot, double miss, bool tied) {
     // Read at the first round boundary after its train ends.
     const double in_round = (slot % schedule.slots_per_round) * schedule.slot_seconds;
     const double read =
         schedule.round_seconds * std::ceil((in_round + schedule.slot_seconds) / schedule.round_seconds - 1e-9) -
         in_round;
-    return Opportunity{schedule.slot_time(slot), 1 - miss, read + schedule.confirm_s};
+    return Opportunity{schedule.slot_time(slot), 1 - miss, read + schedule.confirm_s + (tied ? schedule.tie_s : 0)};
   };
   std::vector<Opportunity> chances;
   std::size_t next = 0;
@@ -92,8 +86,12 @@ double predicted_latency_s(const ProbeSchedule& schedule, int component, const F
       miss = std::pow(1 - q * drawn, schedule.draws_per_slot[static_cast<std::size_t>(slot)]);
       ++next_draw;
     }
-    for (; next < fixed.size() && fixed[next].slot == slot; ++next) miss *= fixed_miss(fixed[next]);
-    if (miss < 1) chances.push_back(chance(slot, miss));
+    bool tied = false;
+    for (; next < fixed.size() && fixed[next].slot == slot; ++next) {
+      miss *= fixed_miss(fixed[next]);
+      tied = tied || fixed[next].tied;
+    }
+    if (miss < 1) chances.push_back(chance(slot, miss, tied));
   }
   return mean_detection_s(chances, schedule.cycle_seconds());
 }

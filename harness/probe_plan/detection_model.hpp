@@ -10,12 +10,15 @@
 // link is crossed by the ping and its reply, a flow table once a round trip):
 //   q = 1 - (1 - p)^(2 x pings) on a link, 1 - (1 - p)^pings on a flow table.
 // In a slot, component c is crossed by m probes of the detector's fixed plan
-// (`direct` of them enough alone to raise an alert; the others only when
-// their confirming probe fails too, as the skeleton detector's overlay
-// probes whose ends other probes clear, q^2 each), and by the slot's random
+// (`direct` of them enough alone to raise an alert; a lone failure of the
+// others only when its confirming probe fails too, as a skeleton overlay
+// probe whose ends other probes clear is confirmed by an underlay probe
+// between them, while two failures are enough), and by the slot's random
 // draws (pingmesh's inter-ToR sample), each crossing it with probability
 // h(c). The slot misses the fault with probability
-//   (1 - q)^direct (1 - q^2)^(m - direct) (1 - q h)^draws.
+//   (1 - q)^m (1 + (m - direct) q) x (1 - q h)^draws.
+// Where another link is crossed by exactly the same probes (`tied`), the
+// skeleton detector probes the two apart before it alerts: `tie_s` more.
 // A fault starts at a uniform time; the first slot after it whose probes
 // see it is read at the next round boundary after its train ends, plus the
 // detector's confirmation (`confirm_s`). The mean over onsets is exact for
@@ -46,6 +49,7 @@ struct SlotProbes {
   int slot = 0;  // in the cycle: round x slots_per_round + slot in the round
   int probes = 0;
   int direct = 0;
+  bool tied = false;  // another link is crossed by the same probes of the round
 };
 struct ProbeSchedule {
   double round_seconds = 30;
@@ -57,7 +61,7 @@ struct ProbeSchedule {
   std::vector<int> draw_slots;                 // the slots with draws, in order
   std::vector<double> draw_share;              // per component: chance one draw crosses it
   double confirm_s = 0;                        // the detector's confirmation after it reads the round
-  int confirm_holds_rounds = 0;                // rounds a passed confirmation clears its pair for
+  double tie_s = 0;                            // the detector's time to probe tied links apart
   double slot_time(int slot) const {
     return (slot / slots_per_round) * round_seconds + (slot % slots_per_round) * slot_seconds;
   }

@@ -7,7 +7,9 @@
 namespace gauntlet::harness {
 
 std::vector<std::vector<sim::EndpointId>> job_groups(const models::JobSpec& job, const sim::Topology& topology) {
-  const models::Placement placement(job, topology);
+  // A job sharing the cluster runs on the hosts it names; a job alone from the first.
+  const models::Placement placement =
+      job.hosts.empty() ? models::Placement(job, topology) : models::Placement(job, topology, job.hosts);
   std::vector<std::vector<sim::EndpointId>> out;
   for (const models::DpGroup& group : placement.dp_groups()) {
     std::vector<sim::EndpointId> endpoints;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -49,66 +50,104 @@ ListCrossings list_crossings(const sim::Topology& t, const std::vector<PlannedPr
   return out;
 }
 
+namespace {
+
+// One round of a skeleton schedule: the probes [begin, end) of the list.
+class SkeletonRound {
+ public:
+  SkeletonRound(const sim::Topology& t, const ListCrossings& list, int concurrency)
+      : t_(t),
+        list_(list),
+        concurrency_(std::max(1, concurrency)),
+        sent_(static_cast<std::size_t>(t.endpoints()), 0),
+        touched_(sent_.size(), 0),
+        tally_(static_cast<std::size_t>(component_count(t))) {}
+
+  // Adds the round's chances to `s`; returns the probes its average source runs.
+  double add(long long begin, long long end, int round, ProbeSchedule& s) {
+    for (long long i = begin; i < end; ++i) {
+      const PlannedProbe& p = list_.probes[static_cast<std::size_t>(i)];
+      if (p.overlay) ++touched_[static_cast<std::size_t>(p.src)], ++touched_[static_cast<std::size_t>(p.dst)];
+    }
+    long long sources = 0;
+    for (long long i = begin; i < end; ++i) tally_probe(i, sources);
+    // Links crossed by the same probes tie in the detector's ranking.
+    std::map<std::uint64_t, int> links_by_signature;
+    for (int c : crossed_)
+      if (c < t_.links()) ++links_by_signature[tally_[static_cast<std::size_t>(c)].signature];
+    // The round's crossings of a component as one chance, at their mean slot.
+    for (int c : crossed_) {
+      Tally& x = tally_[static_cast<std::size_t>(c)];
+      const int slot = std::min(s.slots_per_round - 1, static_cast<int>(x.slots / x.probes));
+      const bool tied = c < t_.links() && links_by_signature[x.signature] > 1;
+      s.fixed[static_cast<std::size_t>(c)].push_back({round * s.slots_per_round + slot, x.probes, x.direct, tied});
+      x = {};
+    }
+    crossed_.clear();
+    for (long long i = begin; i < end; ++i) {
+      const PlannedProbe& p = list_.probes[static_cast<std::size_t>(i)];
+      sent_[static_cast<std::size_t>(p.src)] = 0;
+      touched_[static_cast<std::size_t>(p.src)] = touched_[static_cast<std::size_t>(p.dst)] = 0;
+    }
+    return static_cast<double>(end - begin) / static_cast<double>(std::max(1LL, sources));
+  }
+
+ private:
+  struct Tally {
+    int probes = 0, direct = 0;
+    long long slots = 0;
+    std::uint64_t signature = 0;  // of the probes crossing it: equal for links crossed by the same ones
+  };
+
+  void tally_probe(long long i, long long& sources) {
+    const PlannedProbe& p = list_.probes[static_cast<std::size_t>(i)];
+    const int position = sent_[static_cast<std::size_t>(p.src)]++;
+    if (position == 0) ++sources;
+    // Alone enough: an underlay failure, or an overlay one no other overlay probe clears an end of.
+    const bool direct =
+        !p.overlay || touched_[static_cast<std::size_t>(p.src)] == 1 || touched_[static_cast<std::size_t>(p.dst)] == 1;
+    for (std::size_t k = list_.begin[static_cast<std::size_t>(i)]; k < list_.begin[static_cast<std::size_t>(i) + 1];
+         ++k) {
+      Tally& c = tally_[static_cast<std::size_t>(list_.components[k])];
+      if (c.probes == 0) crossed_.push_back(list_.components[k]);
+      ++c.probes;
+      c.direct += direct ? 1 : 0;
+      c.slots += position / concurrency_;
+      c.signature += sim::splitmix64(static_cast<std::uint64_t>(i) + 1);
+    }
+  }
+
+  const sim::Topology& t_;
+  const ListCrossings& list_;
+  int concurrency_;
+  std::vector<int> sent_, touched_;
+  std::vector<Tally> tally_;
+  std::vector<int> crossed_;
+};
+
+}  // namespace
+
 ProbeSchedule skeleton_schedule(const sim::Topology& t, const ListCrossings& list, long long per_round,
-                                double round_seconds, const models::ProbeCost& cost) {
+                                double round_seconds, const models::ProbeCost& cost, int tie_rounds) {
   ProbeSchedule s;
   s.round_seconds = round_seconds;
   s.slot_seconds = sim::to_seconds(cost.probe_duration());
   s.slots_per_round = std::max(1, static_cast<int>(std::floor(round_seconds / s.slot_seconds + 1e-9)));
   // A failed overlay probe is checked by an underlay probe between its ends first.
   s.confirm_s = s.slot_seconds;
-  // and the check's verdict counts for two rounds.
-  s.confirm_holds_rounds = 2;
   s.fixed.assign(static_cast<std::size_t>(component_count(t)), {});
   const long long n = static_cast<long long>(list.probes.size());
   const long long p = std::max(1LL, std::min(per_round, n));
   s.cycle_rounds = n == 0 ? 1 : static_cast<int>((n + p - 1) / p);
-  std::vector<int> sent(static_cast<std::size_t>(t.endpoints()), 0), touched(sent.size(), 0);
-  // Per component this round: probes, direct ones, and the sum of their slots.
-  struct Tally {
-    int probes = 0, direct = 0;
-    long long slots = 0;
-  };
-  std::vector<Tally> tally(s.fixed.size());
-  std::vector<int> crossed;
-  for (int round = 0; round < s.cycle_rounds; ++round) {
-    const long long begin = round * p, end = std::min(n, begin + p);
-    for (long long i = begin; i < end; ++i) {
-      const auto [src, dst, overlay] = list.probes[static_cast<std::size_t>(i)];
-      if (overlay) {
-        ++touched[static_cast<std::size_t>(src)];
-        ++touched[static_cast<std::size_t>(dst)];
-      }
-    }
-    for (long long i = begin; i < end; ++i) {
-      const auto [src, dst, overlay] = list.probes[static_cast<std::size_t>(i)];
-      const int slot = sent[static_cast<std::size_t>(src)]++ / std::max(1, cost.concurrency);
-      // Alone enough: an underlay failure, or an overlay one no healthy overlay probe clears an end of.
-      const bool direct =
-          !overlay || touched[static_cast<std::size_t>(src)] == 1 || touched[static_cast<std::size_t>(dst)] == 1;
-      for (std::size_t k = list.begin[static_cast<std::size_t>(i)]; k < list.begin[static_cast<std::size_t>(i) + 1];
-           ++k) {
-        Tally& c = tally[static_cast<std::size_t>(list.components[k])];
-        if (c.probes == 0) crossed.push_back(list.components[k]);
-        ++c.probes;
-        c.direct += direct ? 1 : 0;
-        c.slots += slot;
-      }
-    }
-    // The round's crossings as one chance, at their mean slot.
-    for (int c : crossed) {
-      Tally& x = tally[static_cast<std::size_t>(c)];
-      const int slot = std::min(s.slots_per_round - 1, static_cast<int>(x.slots / x.probes));
-      s.fixed[static_cast<std::size_t>(c)].push_back({round * s.slots_per_round + slot, x.probes, x.direct});
-      x = {};
-    }
-    crossed.clear();
-    for (long long i = begin; i < end; ++i) {
-      const auto [src, dst, overlay] = list.probes[static_cast<std::size_t>(i)];
-      sent[static_cast<std::size_t>(src)] = 0;
-      touched[static_cast<std::size_t>(src)] = touched[static_cast<std::size_t>(dst)] = 0;
-    }
-  }
+  SkeletonRound rounds(t, list, cost.concurrency);
+  double per_source = 0;
+  for (int round = 0; round < s.cycle_rounds; ++round)
+    per_source += rounds.add(round * p, std::min(n, (round + 1) * p), round, s);
+  per_source /= s.cycle_rounds;
+  // Each attempt to tell tied links apart sends identifying probes when the
+  // checks are back, queued behind their sources' probes of the round: half
+  // of them on average.
+  s.tie_s = tie_rounds * s.slot_seconds * (1 + per_source / std::max(1, cost.concurrency) / 2);
   return s;
 }
 
@@ -216,7 +255,7 @@ ProbeSchedule pingmesh_schedule(const sim::Topology& t, const PingmeshShape& sha
 }
 
 BudgetSetting best_skeleton_setting(const sim::Topology& t, const ListCrossings& list, const models::ProbeCost& cost,
-                                    double budget, const std::vector<FaultClass>& faults) {
+                                    double budget, const std::vector<FaultClass>& faults, int tie_rounds) {
   const double train = sim::to_seconds(cost.probe_duration());
   const long long n = static_cast<long long>(list.probes.size());
   BudgetSetting best;
@@ -228,9 +267,9 @@ BudgetSetting best_skeleton_setting(const sim::Topology& t, const ListCrossings&
     const long long per_round = std::clamp(static_cast<long long>(std::floor(budget * round)), 1LL, n);
     // The busiest RNIC's probes, back to back, are back before the round ends.
     if (round_seconds(skeleton_busiest_source(t, list, per_round), cost) > round) continue;
-    const double latency =
-        predict_class(t, skeleton_schedule(t, list, per_round, round, cost), faults.front(), cost.pings_per_probe)
-            .mean_s;
+    const double latency = predict_class(t, skeleton_schedule(t, list, per_round, round, cost, tie_rounds),
+                                         faults.front(), cost.pings_per_probe)
+                               .mean_s;
     if (!(latency < best_latency)) continue;
     best_latency = latency;
     best.round_seconds = round;
@@ -238,8 +277,8 @@ BudgetSetting best_skeleton_setting(const sim::Topology& t, const ListCrossings&
     best.probes_per_second = static_cast<double>(per_round) / round;
   }
   if (best.per_round > 0) {
-    best.predictions = predict_all(t, skeleton_schedule(t, list, best.per_round, best.round_seconds, cost), faults,
-                                   cost.pings_per_probe);
+    best.predictions = predict_all(t, skeleton_schedule(t, list, best.per_round, best.round_seconds, cost, tie_rounds),
+                                   faults, cost.pings_per_probe);
     best.detector = "{name: skeleton, round: " + format_seconds(best.round_seconds) +
                     ", budget: " + std::to_string(best.per_round) + "}";
   }

@@ -31,8 +31,9 @@ struct ListCrossings {
 };
 ListCrossings list_crossings(const sim::Topology& t, const std::vector<PlannedProbe>& list, const RouteFn& route);
 
+// `tie_rounds`: the skeleton detector's, times it probes tied links apart.
 ProbeSchedule skeleton_schedule(const sim::Topology& t, const ListCrossings& list, long long per_round,
-                                double round_seconds, const models::ProbeCost& cost);
+                                double round_seconds, const models::ProbeCost& cost, int tie_rounds);
 // The most probes one RNIC sources in a round of that schedule.
 long long skeleton_busiest_source(const sim::Topology& t, const ListCrossings& list, long long per_round);
 
@@ -61,7 +62,7 @@ struct BudgetSetting {
 // The settings spending at most `budget` with the least predicted mean
 // latency on faults[0] (rounds never shorter than the busiest RNIC needs);
 BudgetSetting best_skeleton_setting(const sim::Topology& t, const ListCrossings& list, const models::ProbeCost& cost,
-                                    double budget, const std::vector<FaultClass>& faults);
+                                    double budget, const std::vector<FaultClass>& faults, int tie_rounds);
 BudgetSetting best_pingmesh_setting(const sim::Topology& t, const PingmeshShape& shape, const models::ProbeCost& cost,
                                     double budget, const std::vector<FaultClass>& faults);
 
