@@ -1,6 +1,7 @@
 // The detector benchmark's cost: episodes of suites/standard.yaml run as the
 // suite runs them (each episode's simulations in processes of their own),
-// counted per CPU-minute of this process and its children.
+// counted per CPU-minute of this process and its children. Run it from the
+// repository's root, as the suite runs: its exec: detectors name build/python.
 //   build/bench/bench_suite
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
