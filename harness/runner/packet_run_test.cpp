@@ -10,6 +10,8 @@
 #include "harness/runner/engine_setup.hpp"
 #include "harness/runner/simulation.hpp"
 #include "harness/scenario/loader.hpp"
+#include "models/calibration.hpp"
+#include "models/dcqcn_calibration.hpp"
 #include "sim/isolated_run.hpp"
 
 namespace gauntlet::harness {
@@ -146,6 +148,50 @@ TEST(PacketRun, TheCalibrationsQueuePairDefaultsAreThePacketEnginesOwn) {
   EXPECT_EQ(from_calibration.transport.ib_timeout, built_in.ib_timeout);
   EXPECT_EQ(from_calibration.transport.retry_count, built_in.retry_count);
   EXPECT_EQ(from_calibration.transport.initial_retransmit_timeout, built_in.initial_retransmit_timeout);
+  const sim::DcqcnParams dcqcn = sim::RoceParams{}.dcqcn;
+  EXPECT_EQ(from_calibration.dcqcn.kmin_bytes, dcqcn.kmin_bytes);
+  EXPECT_EQ(from_calibration.dcqcn.kmax_bytes, dcqcn.kmax_bytes);
+  EXPECT_EQ(from_calibration.dcqcn.pmax, dcqcn.pmax);
+  EXPECT_EQ(from_calibration.dcqcn.cnp_interval, dcqcn.cnp_interval);
+  EXPECT_EQ(from_calibration.dcqcn.alpha_update_period, dcqcn.alpha_update_period);
+  EXPECT_EQ(from_calibration.dcqcn.alpha_gain, dcqcn.alpha_gain);
+  EXPECT_EQ(from_calibration.dcqcn.initial_alpha, dcqcn.initial_alpha);
+  EXPECT_EQ(from_calibration.dcqcn.rate_reduce_monitor_period, dcqcn.rate_reduce_monitor_period);
+  EXPECT_EQ(from_calibration.dcqcn.min_decrease_factor, dcqcn.min_decrease_factor);
+  EXPECT_EQ(from_calibration.dcqcn.rate_increase_interval, dcqcn.rate_increase_interval);
+  EXPECT_EQ(from_calibration.dcqcn.byte_counter, dcqcn.byte_counter);
+  EXPECT_EQ(from_calibration.dcqcn.fast_recovery_steps, dcqcn.fast_recovery_steps);
+  EXPECT_DOUBLE_EQ(from_calibration.dcqcn.additive_increase, dcqcn.additive_increase);
+  EXPECT_DOUBLE_EQ(from_calibration.dcqcn.hyper_increase, dcqcn.hyper_increase);
+  EXPECT_DOUBLE_EQ(from_calibration.dcqcn.min_rate, dcqcn.min_rate);
+}
+
+TEST(PacketRun, AScenariosEcnSettingReachesThePacketEnginesSwitches) {
+  namespace k = models::calibration;
+  sim::Calibration calibration;
+  calibration.set(k::kEcnKmin, 50e3);
+  calibration.set(k::kEcnKmax, 2e6);
+  calibration.set(k::kEcnPmax, 0.2);
+  const sim::RoceParams params = roce_params_from(calibration);
+  EXPECT_EQ(params.dcqcn.kmin_bytes, 50e3);
+  EXPECT_EQ(params.dcqcn.kmax_bytes, 2e6);
+  EXPECT_EQ(params.dcqcn.pmax, 0.2);
+}
+
+TEST(PacketRun, AScenariosDcqcnSettingReachesTheReactionPointInTheEnginesUnits) {
+  namespace k = models::calibration;
+  sim::Calibration calibration;
+  calibration.set(k::kDcqcnCnpInterval, 1e3);  // 1 us
+  calibration.set(k::kDcqcnAlphaG, 1008);
+  calibration.set(k::kDcqcnMinDecFac, 90);
+  calibration.set(k::kDcqcnAiRate, 10);
+  calibration.set(k::kDcqcnByteReset, 0);
+  const sim::RoceParams params = roce_params_from(calibration);
+  EXPECT_EQ(params.dcqcn.cnp_interval, 1000);
+  EXPECT_DOUBLE_EQ(params.dcqcn.alpha_gain, 16.0 / 1024);
+  EXPECT_DOUBLE_EQ(params.dcqcn.min_decrease_factor, 0.9);
+  EXPECT_DOUBLE_EQ(params.dcqcn.additive_increase, 10e6 / 8);
+  EXPECT_EQ(params.dcqcn.byte_counter, 0);
 }
 
 TEST(PacketRun, AQueuePairOutOfRetriesFailsTheJob) {

@@ -11,6 +11,7 @@
 #include "models/telemetry/counter_calibration.hpp"
 #include "models/telemetry/flow_calibration.hpp"
 #include "models/telemetry/gpu_failure_calibration.hpp"
+#include "models/dcqcn_calibration.hpp"
 #include "models/packet_transport_calibration.hpp"
 
 namespace gauntlet::harness {
@@ -78,6 +79,7 @@ double read_value(const Source& source, const Field& field, const Attribute& att
 const sim::AttributeRegistry& calibration_attributes() {
   static const sim::AttributeRegistry registry{models::calibration::kAll,
                                                models::calibration::kPacketTransport,
+                                               models::calibration::kDcqcn,
                                                models::calibration::kFleetAll,
                                                models::calibration::kCounterAttributes,
                                                models::calibration::kFlowAttributes,

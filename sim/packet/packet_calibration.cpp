@@ -45,8 +45,8 @@ CalibrationGrid full_calibration_grid() {
   CalibrationGrid g;
   g.losses = {1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1};
   g.bdp_packets = {16, 64, 256};
-  // The packet engine's DCQCN guideline setting (5 KB / 200 KB / 1% at
-  // 40 Gb/s, scaled), the flow engine's default fabric.ecn_* and the same
+  // The DCQCN paper's guideline setting (5 KB / 200 KB / 1% at 40 Gb/s)
+  // scaled to 400 Gb/s, both engines' default fabric.ecn_* and the same
   // band marked as steeply as HPCC's ns-3 model does (Pmax 0.2).
   g.ecn = {{50e3, 2e6, 0.01}, {100e3, 400e3, 0.01}, {100e3, 400e3, 0.2}};
   g.offered_loads = {0.5, 0.9, 1.0, 1.1, 1.3, 1.5, 1.7, 1.9};
@@ -103,9 +103,8 @@ LossPoint measure_loss_point(double loss, double bdp_packets, std::uint64_t seed
 LoadPoint measure_load_point(const EcnSetting& ecn, double offered_load, std::uint64_t seed,
                              const CalibrationGrid& grid) {
   RoceParams params;
-  const double to_40g = 40.0 / kCalibrationLineRateGbps;  // the engine scales thresholds from 40 Gb/s
-  params.dcqcn.kmin_bytes_at_40g = ecn.kmin_bytes * to_40g;
-  params.dcqcn.kmax_bytes_at_40g = ecn.kmax_bytes * to_40g;
+  params.dcqcn.kmin_bytes = ecn.kmin_bytes;
+  params.dcqcn.kmax_bytes = ecn.kmax_bytes;
   params.dcqcn.pmax = ecn.pmax;
   Topology topology(hosts_under_one_leaf(2, kMicrosecond));
   PacketEngine engine(topology, point_seed(seed, "load", offered_load, ecn.kmin_bytes, ecn.kmax_bytes, ecn.pmax),

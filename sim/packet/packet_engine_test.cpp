@@ -56,12 +56,16 @@ TEST(PacketEngine, IncastSharesTheBottleneckAndDcqcnReactsToEcnMarks) {
   engine.run_until(kSecond);
   ASSERT_GT(a, 0);
   ASSERT_GT(b, 0);
-  // Together they need the bottleneck for 2 x bytes. DCQCN leaves some of
-  // it idle: alpha starts at 1, so the first CNP halves a QP's rate, and
-  // fast recovery takes 5 x 55 us, about the flows' whole length here
-  // (measured: 1.39 x the ideal).
+  // Together they need the bottleneck for 2 x bytes. DCQCN leaves much of
+  // it idle: alpha starts at 1023/1024, so while marks last a QP's rate is
+  // halved every 4 us, and the climb back is slow at 400 Gb/s (5 Mb/s per
+  // 32 KB sent, hyper increase only after two 300 us timer periods without
+  // a cut): with the firmware's defaults a join leaves a 400 Gb/s line about
+  // half idle for a millisecond (Peng et al., USENIX ATC 2025, Figure 12;
+  // tests/physics/dcqcn_test.cpp). Measured 2.27 x the ideal (1.39 with the
+  // paper's parameters scaled to 400 Gb/s).
   const double both = 2 * bytes * kWireFactor / kLineRate * 1e9;
-  EXPECT_LT(static_cast<double>(std::max(a, b)), both * 1.5);
+  EXPECT_LT(static_cast<double>(std::max(a, b)), both * 3);
   EXPECT_GT(static_cast<double>(std::max(a, b)), both);
   const PacketPortCounters down = engine.port_counters(topology.host_link(1), /*upward=*/false);
   EXPECT_GT(down.ecn_marked, 0u);

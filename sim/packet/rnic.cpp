@@ -17,7 +17,6 @@ ns3::Time at_offset(Nanos at) { return ns3::NanoSeconds(std::max<Nanos>(0, at - 
 // Frames the NIC keeps ready in its port's data queue: enough to keep the
 // wire busy, few enough that a PFC pause stops the QPs at once.
 constexpr int kReadyFrames = 2;
-constexpr double kBytesPerSecondAt40G = 40e9 / 8;
 
 }  // namespace
 
@@ -32,7 +31,11 @@ Rnic::Rnic(int endpoint, const RoceParams& params, ns3::Ptr<RocePort> port)
 Rnic::~Rnic() {
   ns3::Simulator::Cancel(pump_event_);
   ns3::Simulator::Cancel(storm_event_);
-  for (auto& [id, qp] : sending_) ns3::Simulator::Cancel(qp.rto);
+  for (auto& [id, qp] : sending_) {
+    ns3::Simulator::Cancel(qp.rto);
+    ns3::Simulator::Cancel(qp.rate_decrease);
+    ns3::Simulator::Cancel(qp.rate_timer);
+  }
 }
 
 void Rnic::set_handlers(MessageDelivered delivered, MessageAcked acked, MessageFailed failed) {
@@ -43,14 +46,12 @@ void Rnic::set_handlers(MessageDelivered delivered, MessageAcked acked, MessageF
 
 void Rnic::post_send(std::uint32_t id, int dst, double bytes, std::uint16_t udp_sport) {
   const auto mtu = static_cast<double>(params_.transport.mtu_payload);
-  SendQp qp;
+  SendQp qp(DcqcnRate(params_.dcqcn, line_rate_));  // DCQCN starts a flow at line rate
   qp.id = id;
   qp.dst = dst;
   qp.udp_sport = udp_sport;
   qp.packets = static_cast<std::uint32_t>(std::max(1.0, std::ceil(bytes / mtu)));
   qp.last_payload = static_cast<std::uint32_t>(std::max(0.0, bytes - (qp.packets - 1) * mtu));
-  qp.rate = line_rate_;  // DCQCN starts a flow at line rate
-  qp.target = line_rate_;
   qp.next_send = sim_now();
   qp.last_progress = sim_now();
   qp.timer_from = qp.last_progress;
@@ -79,7 +80,7 @@ double Rnic::bytes_sent(std::uint32_t id) const {
 
 double Rnic::rate_of(std::uint32_t id) const {
   auto it = sending_.find(id);
-  return it == sending_.end() ? 0 : it->second.rate;
+  return it == sending_.end() ? 0 : it->second.dcqcn.rate();
 }
 
 void Rnic::schedule_pump(Nanos at) {
@@ -118,7 +119,7 @@ void Rnic::pump() {
 void Rnic::send_data(SendQp& qp) {
   const TransportParams& t = params_.transport;
   // pump() picks only QPs with packets left to send, paced at a rate > 0.
-  GAUNTLET_INVARIANT(!qp.failed && qp.next_psn < qp.packets && qp.rate > 0,
+  GAUNTLET_INVARIANT(!qp.failed && qp.next_psn < qp.packets && qp.dcqcn.rate() > 0,
                      "QP " + std::to_string(qp.id) + " psn " + std::to_string(qp.next_psn));
   RoceHeader h;
   h.kind = FrameKind::data;
@@ -137,17 +138,13 @@ void Rnic::send_data(SendQp& qp) {
   ++qp.next_psn;
   qp.sent_high = std::max(qp.sent_high, qp.next_psn);
   const Nanos now = sim_now();
-  const double gap = wire / qp.rate * 1e9 + qp.pacing_carry_ns;
+  const double gap = wire / qp.dcqcn.rate() * 1e9 + qp.pacing_carry_ns;
   const double whole = std::floor(gap);
   qp.pacing_carry_ns = gap - whole;
   qp.next_send = std::max(qp.next_send, now) + static_cast<Nanos>(whole);
-  if (qp.rate < line_rate_) {
-    qp.bytes_since_stage += wire;
-    if (qp.bytes_since_stage >= params_.dcqcn.byte_counter) {
-      qp.bytes_since_stage = 0;
-      ++qp.byte_stage;
-      raise_rate(qp);
-    }
+  if (qp.dcqcn.below_line_rate()) {
+    qp.dcqcn.on_sent(wire);
+    check_rate(qp);
   }
   arm_rto(qp);
   port_->enqueue(packet, h);
@@ -241,6 +238,8 @@ void Rnic::on_ack(const RoceHeader& h, bool nak) {
   if (nak && qp.next_psn > h.psn) qp.next_psn = h.psn;  // go back N
   if (qp.acked >= qp.packets) {
     ns3::Simulator::Cancel(qp.rto);
+    ns3::Simulator::Cancel(qp.rate_decrease);
+    ns3::Simulator::Cancel(qp.rate_timer);
     const std::uint32_t id = qp.id;
     sending_.erase(it);
     if (acked_) acked_(id);
@@ -249,68 +248,53 @@ void Rnic::on_ack(const RoceHeader& h, bool nak) {
   if (nak) pump();
 }
 
-// DCQCN reaction point: cut on a CNP, remember the rate to recover to.
+// DCQCN reaction point on a CNP: the rate is cut at the end of the monitor
+// period the CNP arrived in (DcqcnRate says when).
 void Rnic::on_cnp(const RoceHeader& h) {
   auto it = sending_.find(h.qp);
   if (it == sending_.end()) return;
   ++counters_.cnp_handled;
   SendQp& qp = it->second;
-  const DcqcnParams& d = params_.dcqcn;
-  qp.target = qp.rate;
-  qp.rate = std::max(d.min_rate, qp.rate * (1 - qp.alpha / 2));
-  qp.alpha = (1 - d.alpha_gain) * qp.alpha + d.alpha_gain;
-  check_rate(qp);
-  qp.cnp_since_tick = true;
-  qp.timer_stage = 0;
-  qp.byte_stage = 0;
-  qp.bytes_since_stage = 0;
-  if (!qp.ticking) {
-    qp.ticking = true;
-    const std::uint32_t id = qp.id;
-    ns3::Simulator::Schedule(ns3::NanoSeconds(d.rate_increase_interval), [this, id] { dcqcn_tick(id); });
-  }
+  const Nanos decrease_at = qp.dcqcn.on_cnp(sim_now());
+  if (decrease_at < 0) return;  // a cut is already pending for this period
+  const std::uint32_t id = qp.id;
+  qp.rate_decrease = ns3::Simulator::Schedule(at_offset(decrease_at), [this, id] { dcqcn_decrease(id); });
 }
 
-// The paper's alpha timer and rate-increase timer share the 55 us period.
+// The cut restarts the rate timer: the first increase comes a timer period
+// after it.
+void Rnic::dcqcn_decrease(std::uint32_t id) {
+  auto it = sending_.find(id);
+  if (it == sending_.end()) return;
+  SendQp& qp = it->second;
+  qp.dcqcn.decrease(sim_now());
+  check_rate(qp);
+  ns3::Simulator::Cancel(qp.rate_timer);
+  qp.rate_timer =
+      ns3::Simulator::Schedule(ns3::NanoSeconds(params_.dcqcn.rate_increase_interval), [this, id] { dcqcn_tick(id); });
+}
+
+// The rate timer: one increase stage per period until the line rate.
 void Rnic::dcqcn_tick(std::uint32_t id) {
   auto it = sending_.find(id);
   if (it == sending_.end()) return;
   SendQp& qp = it->second;
-  const DcqcnParams& d = params_.dcqcn;
-  if (!qp.cnp_since_tick) qp.alpha *= 1 - d.alpha_gain;
-  qp.cnp_since_tick = false;
-  ++qp.timer_stage;
-  raise_rate(qp);
-  if (qp.rate >= line_rate_) {
-    qp.ticking = false;  // recovered: nothing to do until the next CNP
-    return;
-  }
-  ns3::Simulator::Schedule(ns3::NanoSeconds(d.rate_increase_interval), [this, id] { dcqcn_tick(id); });
-}
-
-void Rnic::raise_rate(SendQp& qp) {
-  const DcqcnParams& d = params_.dcqcn;
-  const int f = d.fast_recovery_steps;
-  if (std::max(qp.timer_stage, qp.byte_stage) < f) {
-    // fast recovery: close half the gap to the target
-  } else if (std::min(qp.timer_stage, qp.byte_stage) >= f) {
-    qp.target += d.hyper_increase_at_40g * line_rate_ / kBytesPerSecondAt40G;
-  } else {
-    qp.target += d.additive_increase_at_40g * line_rate_ / kBytesPerSecondAt40G;
-  }
-  qp.target = std::min(qp.target, line_rate_);
-  qp.rate = std::min(line_rate_, (qp.rate + qp.target) / 2);
-  if (line_rate_ - qp.rate < line_rate_ * 1e-3) qp.rate = line_rate_;
+  const bool below = qp.dcqcn.on_timer();
   check_rate(qp);
+  if (!below) return;  // recovered: nothing to do until the next CNP
+  qp.rate_timer =
+      ns3::Simulator::Schedule(ns3::NanoSeconds(params_.dcqcn.rate_increase_interval), [this, id] { dcqcn_tick(id); });
 }
 
 // DCQCN keeps a QP's rate between its floor and the line rate (pacing
-// divides by it), and alpha, a moving average of marked fractions, in [0, 1].
+// divides by it), and alpha, a moving average of CNP arrivals, in [0, 1].
 void Rnic::check_rate(const SendQp& qp) const {
-  GAUNTLET_INVARIANT(qp.rate > 0 && qp.rate <= line_rate_ && qp.target <= line_rate_,
-                     "QP " + std::to_string(qp.id) + " rate " + std::to_string(qp.rate) + " target " +
-                         std::to_string(qp.target) + " line rate " + std::to_string(line_rate_));
-  GAUNTLET_INVARIANT(qp.alpha >= 0 && qp.alpha <= 1, "alpha " + std::to_string(qp.alpha));
+  const DcqcnRate& d = qp.dcqcn;
+  const double alpha = d.alpha(sim_now());
+  GAUNTLET_INVARIANT(d.rate() > 0 && d.rate() <= line_rate_ && d.target() <= line_rate_,
+                     "QP " + std::to_string(qp.id) + " rate " + std::to_string(d.rate()) + " target " +
+                         std::to_string(d.target()) + " line rate " + std::to_string(line_rate_));
+  GAUNTLET_INVARIANT(alpha >= 0 && alpha <= 1, "alpha " + std::to_string(alpha));
 }
 
 void Rnic::arm_rto(SendQp& qp) {

@@ -13,6 +13,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "sim/packet/dcqcn_rate.hpp"
 #include "sim/packet/roce_params.hpp"
 #include "sim/packet/roce_port.hpp"
 
@@ -68,6 +69,7 @@ class Rnic {
 
  private:
   struct SendQp {
+    explicit SendQp(DcqcnRate rate) : dcqcn(rate) {}
     std::uint32_t id = 0;
     int dst = 0;
     std::uint16_t udp_sport = 0;
@@ -76,21 +78,16 @@ class Rnic {
     std::uint32_t next_psn = 0;   // next to send
     std::uint32_t acked = 0;      // first not yet acknowledged
     std::uint32_t sent_high = 0;  // one past the highest PSN ever sent
-    double rate = 0;              // DCQCN current rate
-    double target = 0;            // DCQCN target rate
-    double alpha = 1.0;
-    bool cnp_since_tick = false;
-    int timer_stage = 0;
-    int byte_stage = 0;
-    double bytes_since_stage = 0;
+    DcqcnRate dcqcn;              // the QP's DCQCN rate
     Nanos next_send = 0;
     double pacing_carry_ns = 0;
     Nanos last_progress = 0;  // posted, or new data acknowledged
     Nanos timer_from = 0;     // the last progress or timeout
     Nanos timeout = 0;        // current retransmission timeout (adaptive)
     bool failed = false;
-    bool ticking = false;
     ns3::EventId rto;
+    ns3::EventId rate_decrease;  // DCQCN's pending cut at the end of a monitor period
+    ns3::EventId rate_timer;     // DCQCN's rate-increase timer, running while below line rate
   };
   struct ReceiveQp {
     std::uint32_t expected = 0;
@@ -111,8 +108,8 @@ class Rnic {
   void send_data(SendQp& qp);
   void arm_rto(SendQp& qp);
   void on_rto(std::uint32_t id);
+  void dcqcn_decrease(std::uint32_t id);
   void dcqcn_tick(std::uint32_t id);
-  void raise_rate(SendQp& qp);
   void check_rate(const SendQp& qp) const;
 
   int endpoint_;

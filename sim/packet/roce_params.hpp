@@ -8,34 +8,90 @@
 namespace gauntlet::sim {
 
 // DCQCN, the congestion control RoCE NICs run (Zhu et al., "Congestion
-// Control for Large-Scale RDMA Deployments", SIGCOMM 2015: the parameters of
-// its deployment guideline), with the switch-side ECN thresholds it relies on.
+// Control for Large-Scale RDMA Deployments", SIGCOMM 2015), with the
+// parameters NVIDIA's ConnectX-4 and later firmware ships ("DCQCN CC
+// Parameters", NVIDIA DOCA / MLNX_OFED documentation: the names in
+// brackets are its MLNX_OFED names). The same defaults are reported on 400
+// Gb/s BlueField-3 NICs (Peng et al., "Barre", USENIX ATC 2025, Table 2).
+// The firmware staging (alpha every 1 us, cuts at most every 4 us, a 300 us
+// rate timer) is also how HPCC's ns-3 simulator models "Mellanox's DCQCN"
+// (Li et al., SIGCOMM 2019); the paper's own 40 Gb/s setting is
+// dcqcn_paper_params(). The scenario's calibration block sets each field
+// (models/dcqcn_calibration.hpp, where the defaults live).
 struct DcqcnParams {
   // Switch egress marking, RED-like on the instantaneous queue: no mark below
-  // kmin, probability rising linearly to pmax at kmax, every packet above.
-  // The paper's 5 KB / 200 KB / 1% for 40 Gb/s, scaled with line rate by
-  // the engine (see PacketEngine), as HPCC's ns-3 model scales its KMIN/KMAX
-  // maps (100 KB / 400 KB at 25 / 100 Gb/s there, Pmax 0.2).
-  double kmin_bytes_at_40g = 5e3;
-  double kmax_bytes_at_40g = 200e3;
+  // kmin, probability rising linearly to pmax at kmax, every packet above,
+  // in bytes at every port as a switch is configured. Scenarios set them
+  // with fabric.ecn_kmin, fabric.ecn_kmax and fabric.ecn_pmax (the flow
+  // engine picks its calibrated load profile by the same three); these
+  // defaults are those attributes' (HPCC's ns-3 KMIN / KMAX at 100 Gb/s,
+  // with the DCQCN paper's Pmax 1%).
+  double kmin_bytes = 100e3;
+  double kmax_bytes = 400e3;
   double pmax = 0.01;
-  // Notification point: at most one CNP per QP per interval (N = 50 us).
-  Nanos cnp_interval = 50 * kMicrosecond;
-  // Reaction point. alpha's EWMA gain g = 1/256; alpha decays every 55 us
-  // without a CNP; the rate rises every 55 us (timer T) or every 10 MB sent
-  // (byte counter B); F = 5 fast-recovery steps halve the gap to the target,
-  // then additive (R_AI = 40 Mb/s at 40 Gb/s) and hyper (R_HAI = 10 x R_AI)
-  // increase; the steps scale with line rate like the ECN thresholds, or a
-  // 400 Gb/s QP cut to a tenth would need ~100 ms to recover.
-  double alpha_gain = 1.0 / 256;
-  Nanos rate_increase_interval = 55 * kMicrosecond;  // also the alpha timer
-  double byte_counter = 10e6;
-  int fast_recovery_steps = 5;
-  double additive_increase_at_40g = 40e6 / 8;
-  double hyper_increase_at_40g = 400e6 / 8;
-  // A throttled QP never drops below this (HPCC's model: MinRate 100 Mb/s).
+  // Notification point: at most one CNP per QP per interval
+  // [min_time_between_cnps, 4 us].
+  Nanos cnp_interval = 4 * kMicrosecond;
+  // Reaction point, alpha: every period [dce_tcp_rtt, 1 us] alpha moves by
+  // the gain g toward 1 if a CNP arrived in it, toward 0 otherwise
+  // [dce_tcp_g 1019: g = 1 - 1019/1024]; the first CNP sets it to
+  // [initial_alpha_value 1023: 1023/1024].
+  Nanos alpha_update_period = 1 * kMicrosecond;
+  double alpha_gain = 5.0 / 1024;
+  double initial_alpha = 1023.0 / 1024;
+  // Rate decrease: at the end of each period with a CNP
+  // [rate_reduce_monitor_period, 4 us] the rate is cut by alpha / 2
+  // [rpg_gd 11], to no less than this fraction of itself [rpg_min_dec_fac,
+  // 50%].
+  Nanos rate_reduce_monitor_period = 4 * kMicrosecond;
+  double min_decrease_factor = 0.5;
+  // The rate a cut recovers to: the rate before it, except that a cut with
+  // no increase since the previous one keeps the previous target
+  // [clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1]; the paper always
+  // takes the rate before the cut (true here).
+  bool clamp_target_always = false;
+  // Rate increase: one stage per timer period [rpg_time_reset, 300 us] and
+  // per byte count sent [rpg_byte_reset, 32767 bytes; 0: no byte counter],
+  // both restarted by a cut; the first F [rpg_threshold, 1] stages halve
+  // the gap to the target (fast recovery), then the target rises by R_AI
+  // [rpg_ai_rate, 5 Mb/s] per stage, and by R_HAI [rpg_hai_rate, 50 Mb/s]
+  // once both counters passed F. These are absolute rates, the same at 400
+  // Gb/s as at 25.
+  Nanos rate_increase_interval = 300 * kMicrosecond;
+  double byte_counter = 32767;
+  int fast_recovery_steps = 1;
+  double additive_increase = 5e6 / 8;
+  double hyper_increase = 50e6 / 8;
+  // A throttled QP never drops below this. The firmware's floor is 1 Mb/s
+  // [rpg_min_rate]; 100 Mb/s as HPCC's model (MinRate), which keeps a
+  // floored QP's packet gap (330 us) under the first retransmission timeout.
   double min_rate = 100e6 / 8;
 };
+
+// The DCQCN paper's 40 Gb/s setting (Zhu et al., SIGCOMM 2015, section 5:
+// Kmin 5 KB, Kmax 200 KB, Pmax 1%, g 1/256, alpha timer K 55 us, CNP
+// interval N 50 us, rate timer T 55 us, byte counter B 10 MB, F 5, R_AI 40
+// Mb/s, R_HAI 10 x R_AI); alpha starts at 1 and a CNP is acted on as it
+// arrives.
+inline DcqcnParams dcqcn_paper_params() {
+  DcqcnParams d;
+  d.kmin_bytes = 5e3;
+  d.kmax_bytes = 200e3;
+  d.pmax = 0.01;
+  d.cnp_interval = 50 * kMicrosecond;
+  d.alpha_update_period = 55 * kMicrosecond;
+  d.alpha_gain = 1.0 / 256;
+  d.initial_alpha = 1;
+  d.rate_reduce_monitor_period = 1;
+  d.min_decrease_factor = 0.5;
+  d.clamp_target_always = true;
+  d.rate_increase_interval = 55 * kMicrosecond;
+  d.byte_counter = 10e6;
+  d.fast_recovery_steps = 5;
+  d.additive_increase = 40e6 / 8;
+  d.hyper_increase = 400e6 / 8;
+  return d;
+}
 
 // Priority flow control (IEEE 802.1Qbb) on a shared-buffer switch.
 struct PfcParams {

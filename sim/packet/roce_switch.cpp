@@ -8,9 +8,6 @@
 #include "sim/contract.hpp"
 
 namespace gauntlet::sim::packet {
-namespace {
-constexpr double kBytesPerSecondAt40G = 40e9 / 8;
-}
 
 RoceSwitch::RoceSwitch(const RoceParams& params, Rng rng) : params_(params), rng_(rng) {}
 
@@ -73,17 +70,13 @@ void RoceSwitch::on_receive(ns3::Ptr<ns3::Packet> packet, const RoceHeader& h, i
   check_pause(ingress, priority);
 }
 
-// RED on the egress queue as DCQCN configures it, thresholds scaled from the
-// paper's 40 Gb/s figures to the port's line rate.
+// RED on the egress queue as DCQCN configures it, in bytes at every port.
 bool RoceSwitch::ecn_mark(const RocePort& egress, int priority) {
   const DcqcnParams& d = params_.dcqcn;
-  const double scale = egress.bytes_per_second() / kBytesPerSecondAt40G;
-  const double kmin = d.kmin_bytes_at_40g * scale;
-  const double kmax = d.kmax_bytes_at_40g * scale;
   const double q = egress.queued_bytes(priority);
-  if (q <= kmin) return false;
-  if (q >= kmax) return true;
-  return rng_.uniform() < d.pmax * (q - kmin) / (kmax - kmin);
+  if (q <= d.kmin_bytes) return false;
+  if (q >= d.kmax_bytes) return true;
+  return rng_.uniform() < d.pmax * (q - d.kmin_bytes) / (d.kmax_bytes - d.kmin_bytes);
 }
 
 void RoceSwitch::on_dequeue(ns3::Ptr<ns3::Packet> packet, int egress) {
