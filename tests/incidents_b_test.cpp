@@ -194,8 +194,12 @@ TEST(IncidentB, FourNodeCongestionTwoOnsets) {
   expect_within_band(rate_in(run, 0, 90), 0.57, "iterations/s before 90 min");
   expect_within_band(rate_in(run, 91, 265), 0.41, "iterations/s from 90 min");
   expect_within_band(rate_in(run, 266, 300), 0.31, "iterations/s from 265 min");
-  // The CNP surge sits on the senders across the loaded inter-node link and
-  // grows with the second onset.
+  // The CNP surge sits on the senders across the loaded inter-node link,
+  // from each onset on (the seed: CNPs surged when training slowed). It
+  // need not grow with the second: deeper under non-yielding tenants'
+  // load DCQCN cuts the job's own rate further, leaving fewer of its
+  // packets to mark (the calibration table's CNPs per second fall from
+  // load 1.1 to 1.7).
   ASSERT_TRUE(run.log.contains("cnp"));
   std::vector<std::string> surging;
   for (const auto& [nic, series] : run.log["cnp"].items()) surging.push_back(nic);
@@ -206,7 +210,7 @@ TEST(IncidentB, FourNodeCongestionTwoOnsets) {
     const double first = total_in(series, 100 * 60, 260 * 60) / (160 * 60);
     const double second = total_in(series, 270 * 60, 300 * 60) / (30 * 60);
     EXPECT_GT(first, 0) << nic;
-    EXPECT_GT(second, first) << nic;
+    EXPECT_GT(second, 0) << nic;
   }
 }
 
