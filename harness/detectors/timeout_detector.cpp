@@ -65,16 +65,57 @@ void TimeoutDetector::observe(const telemetry::Batch& batch) {
       on_record(*item.record);
       continue;
     }
-    for (const auto& r : item.steady->records()) {
+    on_steady(*item.steady);
+  }
+  advance_to(batch.until_ns());
+}
+
+void TimeoutDetector::on_steady(const telemetry::SteadyRun& run) {
+  if (run.records_version() == 0) {  // records of their own: nothing to reuse
+    for (const auto& r : run.records()) {
       if (r.has_iteration()) {
-        last_iteration_[r.iteration().worker()] = item.steady->last_iteration();
+        last_iteration_[r.iteration().worker()] = run.last_iteration();
         tripped_ = false;
       } else {
         on_record(r);
       }
     }
+    return;
   }
-  advance_to(batch.until_ns());
+  if (plan_.version != run.records_version()) plan_steady(run);
+  // Nothing has changed a member since the plan last ran: its records name
+  // the members they named then.
+  const bool members_known = plan_.members_writes_when_applied == members_writes_;
+  for (int i = 0; i < run.records_size(); ++i) {
+    const auto index = static_cast<std::size_t>(i);
+    const telemetry::Record& r = run.records(i);
+    if (std::uint64_t* last = plan_.last_iteration[index]) {
+      *last = run.last_iteration();
+      tripped_ = false;
+    } else if (plan_.communicator[index] != SteadyPlan::kNoCommunicator) {
+      on_collective(comms_[plan_.communicator[index]], r.collective(), members_known);
+    } else {
+      on_record(r);
+    }
+  }
+  plan_.members_writes_when_applied = members_writes_;
+}
+
+void TimeoutDetector::plan_steady(const telemetry::SteadyRun& run) {
+  plan_.version = run.records_version();
+  plan_.communicator.assign(static_cast<std::size_t>(run.records_size()), SteadyPlan::kNoCommunicator);
+  plan_.last_iteration.assign(static_cast<std::size_t>(run.records_size()), nullptr);
+  plan_.members_writes_when_applied = UINT64_MAX;
+  for (int i = 0; i < run.records_size(); ++i) {
+    const telemetry::Record& r = run.records(i);
+    const auto index = static_cast<std::size_t>(i);
+    if (r.has_iteration()) {
+      plan_.last_iteration[index] = &last_iteration_[r.iteration().worker()];  // entries are never erased
+    } else if (r.has_collective()) {
+      communicator(r.collective().communicator());
+      plan_.communicator[index] = last_comm_;  // communicators are never erased either
+    }
+  }
 }
 
 void TimeoutDetector::on_record(const telemetry::Record& record) {
@@ -112,11 +153,23 @@ TimeoutDetector::Communicator& TimeoutDetector::communicator(const std::string& 
 }
 
 void TimeoutDetector::on_collective(const telemetry::CollectiveRecord& c) {
-  Communicator& comm = communicator(c.communicator());
+  on_collective(communicator(c.communicator()), c, false);
+}
+
+void TimeoutDetector::on_collective(Communicator& comm, const telemetry::CollectiveRecord& c, bool members_known) {
   const std::size_t rank = c.rank();
-  if (comm.members.size() <= rank) comm.members.resize(rank + 1);
-  if (comm.members[rank] != c.worker()) comm.members[rank] = c.worker();
-  std::vector<bool>& in = comm.entered[c.sequence()];
+  if (!members_known) {
+    if (comm.members.size() <= rank) comm.members.resize(rank + 1);
+    if (comm.members[rank] != c.worker()) {
+      comm.members[rank] = c.worker();
+      ++members_writes_;
+    }
+  }
+  if (comm.cached_entered == nullptr || comm.cached_sequence != c.sequence()) {
+    comm.cached_entered = &comm.entered[c.sequence()];
+    comm.cached_sequence = c.sequence();
+  }
+  std::vector<bool>& in = *comm.cached_entered;
   if (in.size() <= rank) in.resize(rank + 1, false);
   in[rank] = true;
   if (c.end_ns() == 0 || comm.pending > 0) {
@@ -141,6 +194,7 @@ void TimeoutDetector::on_collective(const telemetry::CollectiveRecord& c) {
 void TimeoutDetector::prune_sequences(Communicator& comm) {
   const std::uint64_t top = comm.max_sequence;
   if (top < kSequencesKept) return;
+  comm.cached_entered = nullptr;  // its entry may go
   auto it = comm.entered.begin();
   auto stop = comm.entered.lower_bound(top - kSequencesKept);
   while (it != stop) {
@@ -156,6 +210,7 @@ void TimeoutDetector::prune_sequences(Communicator& comm) {
 void TimeoutDetector::reset_collectives() {
   for (Communicator& comm : comms_) {
     comm.entered.clear();
+    comm.cached_entered = nullptr;
     comm.max_sequence = 0;
     comm.pending = 0;
   }

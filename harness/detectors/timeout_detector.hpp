@@ -63,10 +63,27 @@ class TimeoutDetector : public Detector {
     std::map<std::uint64_t, std::vector<bool>> entered;
     std::uint64_t max_sequence = 0;  // newest sequence seen since the last restart
     std::size_t pending = 0;         // its entries in pending_
+    // The entry of `entered` written last, kept while no sequence is erased.
+    std::uint64_t cached_sequence = 0;
+    std::vector<bool>* cached_entered = nullptr;
+  };
+  // A steady run's records resolved once per records_version: a month
+  // repeats one run's tens of thousands of records thousands of times, and
+  // a string lookup per record would cost more than the rest of the run.
+  struct SteadyPlan {
+    static constexpr std::size_t kNoCommunicator = SIZE_MAX;
+    std::uint64_t version = 0;                   // 0: none
+    std::vector<std::size_t> communicator;       // per record, or kNoCommunicator
+    std::vector<std::uint64_t*> last_iteration;  // per record: its worker's entry, or nullptr
+    std::uint64_t members_writes_when_applied = UINT64_MAX;
   };
 
   void on_record(const telemetry::Record& record);
+  void on_steady(const telemetry::SteadyRun& run);
+  void plan_steady(const telemetry::SteadyRun& run);
   void on_collective(const telemetry::CollectiveRecord& c);
+  // `members_known`: this rank's member is already c.worker().
+  void on_collective(Communicator& comm, const telemetry::CollectiveRecord& c, bool members_known);
   Communicator& communicator(const std::string& name);
   void advance_to(sim::Nanos now);
   void emit_diagnoses(sim::Nanos now);
@@ -85,6 +102,8 @@ class TimeoutDetector : public Detector {
   std::multiset<sim::Nanos> pending_starts_;                       // the starts of pending_, for the oldest hang
   std::unordered_map<std::string, std::uint64_t> last_iteration_;  // worker -> last finished iteration
   bool tripped_ = false;              // a fault has been announced and the job has not recovered since
+  std::uint64_t members_writes_ = 0;  // counts changes of any communicator's members
+  SteadyPlan plan_;
   std::vector<Diagnosis> diagnoses_;  // due in order
 };
 
