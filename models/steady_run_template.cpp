@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/contract.hpp"
+
 namespace gauntlet::models {
 namespace {
 
@@ -50,12 +52,37 @@ void SteadyRunTemplate::rebuild(const std::vector<const telemetry::Record*>& rec
   run_->Clear();
   run_->mutable_records()->Reserve(static_cast<int>(records.size()));
   lendable_ = true;
+  iteration_records_.clear();
   for (const telemetry::Record* record : records) {
+    if (record->has_iteration()) iteration_records_.push_back(run_->records_size());
     *run_->add_records() = *record;
     lendable_ = lendable_ && (record->has_iteration() || record->has_collective());
   }
   version_ = records_version;
   time_width_ = sequence_width_ = 0;
+}
+
+// What run_'s iteration records add to its encoding: each is a
+// length-delimited element of `records` (field 4: a one-byte tag).
+std::uint64_t SteadyRunTemplate::encoded_iteration_bytes() const {
+  std::uint64_t bytes = 0;
+  for (int i : iteration_records_) {
+    const std::size_t size = run_->records(i).ByteSizeLong();
+    bytes += 1 + static_cast<std::uint64_t>(varint_width(size)) + size;
+  }
+  return bytes;
+}
+
+void SteadyRunTemplate::measure(std::uint64_t header_bytes, bool only_scale_moved) {
+  if (only_scale_moved) {
+    const std::uint64_t iteration_bytes = encoded_iteration_bytes();
+    records_bytes_ = records_bytes_ - iteration_bytes_ + iteration_bytes;
+    iteration_bytes_ = iteration_bytes;
+  } else {
+    records_bytes_ = run_->ByteSizeLong() - header_bytes;
+    iteration_bytes_ = encoded_iteration_bytes();
+  }
+  GAUNTLET_DEBUG_INVARIANT(records_bytes_ + header_bytes == run_->ByteSizeLong());
 }
 
 void SteadyRunTemplate::publish(sim::TelemetryBus& bus, const std::vector<const telemetry::Record*>& records,
@@ -89,15 +116,15 @@ void SteadyRunTemplate::publish(sim::TelemetryBus& bus, const std::vector<const 
   // Every rewritten time lies in [earliest, latest]: when both ends encode
   // as wide as when the records were last measured, so do all of them.
   const int width = records.empty() ? 0 : varint_width(static_cast<std::uint64_t>(earliest));
-  // A new time scale changes the compute times' values, so their widths
-  // are measured again.
-  const bool same_widths = width == varint_width(static_cast<std::uint64_t>(latest)) && width == time_width_ &&
-                           varint_width(stretch.first_iteration) == sequence_width_ && stretch.scale == measured_scale_;
+  // A new time scale changes the iteration records' compute times: only
+  // those records are measured again.
+  const bool same_time_widths = width == varint_width(static_cast<std::uint64_t>(latest)) && width == time_width_ &&
+                                varint_width(stretch.first_iteration) == sequence_width_;
   telemetry::SteadyRun header;
   set_header(header, records_version, stretch);
   const std::uint64_t header_bytes = header.ByteSizeLong();
-  if (!same_widths) {
-    records_bytes_ = run_->ByteSizeLong() - header_bytes;
+  if (!same_time_widths || stretch.scale != measured_scale_) {
+    measure(header_bytes, same_time_widths);
     time_width_ = width;
     sequence_width_ = varint_width(stretch.first_iteration);
     measured_scale_ = stretch.scale;

@@ -39,16 +39,21 @@ class SteadyRunTemplate {
 
  private:
   void rebuild(const std::vector<const telemetry::Record*>& records, std::uint64_t records_version);
+  std::uint64_t encoded_iteration_bytes() const;
+  void measure(std::uint64_t header_bytes, bool only_scale_moved);
 
   std::unique_ptr<telemetry::SteadyRun> run_ = std::make_unique<telemetry::SteadyRun>();
   std::uint64_t version_ = 0;  // the records_version run_'s records were copied at; 0: none yet
   bool lendable_ = false;      // only times and sequence numbers differ between stretches
   std::uint64_t lent_in_ = 0;  // the bus generation run_ was last lent in, plus one
-  // run_'s records' encoded size, valid while every rewritten field encodes
-  // in as many bytes as when it was measured.
-  std::uint64_t records_bytes_ = 0;
+  // The encoded size of run_'s records, valid while every rewritten field
+  // encodes in as many bytes as when it was measured; its iteration
+  // records' share apart, since a new time scale changes only their
+  // compute times' widths.
+  std::uint64_t records_bytes_ = 0, iteration_bytes_ = 0;
   int time_width_ = 0, sequence_width_ = 0;  // those encoded widths; 0: not measured
   double measured_scale_ = 1.0;              // the time scale they were measured at
+  std::vector<int> iteration_records_;       // run_'s iteration records, by index
 };
 
 }  // namespace gauntlet::models

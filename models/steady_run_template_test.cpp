@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,28 @@ TEST(SteadyRunTemplate, EachLentStretchReadsAsItsOwnShiftedCopyAndCountsItsExact
     ASSERT_EQ(batch.steady_size(), 1);
     expect_stretch(batch.steady(0), base, stretch);
     EXPECT_EQ(bus.published_bytes() - before, batch.steady(0).ByteSizeLong());
+  }
+}
+
+TEST(SteadyRunTemplate, ANewTimeScaleCountsTheIterationRecordsNewComputeTimesExactly) {
+  std::vector<telemetry::Record> base = iteration_records(1000);
+  // 16,383 ns is the widest two-byte varint: scaled up it takes three bytes,
+  // scaled down again two.
+  for (telemetry::Record& r : base)
+    if (r.has_iteration()) r.mutable_iteration()->set_compute_ns(16383);
+  sim::TelemetryBus bus;
+  SteadyRunTemplate steady;
+  const std::uint64_t version = bus.next_records_version();
+  sim::Nanos shift = 1000;
+  for (const double scale : {1.0, 1.01, 1.02, 0.5, 1.0}) {
+    const std::uint64_t before = bus.published_bytes();
+    steady.publish(bus, pointers(base), version,
+                   {.first_iteration = 8, .count = 5, .period = 1000, .shift = shift, .origin = 1000, .scale = scale});
+    const telemetry::Batch batch = bus.drain(sim::Nanos{1} << 40);
+    ASSERT_EQ(batch.steady_size(), 1);
+    EXPECT_EQ(batch.steady(0).records(0).iteration().compute_ns(), std::llround(16383 * scale)) << scale;
+    EXPECT_EQ(bus.published_bytes() - before, batch.steady(0).ByteSizeLong()) << "at scale " << scale;
+    shift += 5000;
   }
 }
 
