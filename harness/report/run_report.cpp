@@ -124,8 +124,10 @@ std::string run_report_html(const RunView& run) {
 }
 
 void write_run_results(const RunReport& report, const ClaimedFolder& out) {
-  const RunView view = view_of(report);
-  write_run_outputs(report, out, {{"trace.json", trace_json(report)}, {"report.html", run_report_html(view)}});
+  FileList pages;
+  pages.emplace_back("trace.json", trace_json(report));
+  pages.emplace_back("report.html", run_report_html(view_of(report)));
+  write_run_outputs(report, out, std::move(pages));
 }
 
 }  // namespace gauntlet::harness

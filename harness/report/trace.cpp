@@ -17,6 +17,21 @@ constexpr int kFirstAlertTid = 5;
 
 double micros(sim::Nanos t) { return static_cast<double>(t) / 1e3; }
 
+// The trace's events, written out as each is made: a month's trace holds
+// tens of thousands, and a document holding them all costs many times
+// their text. The text is what a json array of them would dump as.
+class EventStream {
+ public:
+  void push_back(const json& event) {
+    if (!text_.empty()) text_ += ',';
+    text_ += event.dump();
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
 json metadata(const char* what, int pid, int tid, const std::string& name) {
   json event = {{"name", what}, {"ph", "M"}, {"pid", pid}};
   if (tid >= 0) event["tid"] = tid;
@@ -29,7 +44,7 @@ json instant(const std::string& name, const char* category, int pid, int tid, do
           {"pid", pid},   {"tid", tid},      {"ts", time_s * 1e6}, {"args", std::move(args)}};
 }
 
-void iteration_events(const std::vector<models::IterationSpan>& timeline, int pid, json& events) {
+void iteration_events(const std::vector<models::IterationSpan>& timeline, int pid, EventStream& events) {
   std::uint64_t in_short_spans = 0;
   for (const models::IterationSpan& span : timeline)
     if (span.count <= kPerIterationSlicesUpTo) in_short_spans += span.count;
@@ -60,7 +75,7 @@ void iteration_events(const std::vector<models::IterationSpan>& timeline, int pi
   }
 }
 
-void fault_events(const std::vector<FaultEpisode>& faults, double sim_seconds, int pid, json& events) {
+void fault_events(const std::vector<FaultEpisode>& faults, double sim_seconds, int pid, EventStream& events) {
   std::size_t background = 0;
   for (const FaultEpisode& f : faults) {
     if (f.background && ++background > kMaxTraceBackground) continue;
@@ -80,7 +95,7 @@ void fault_events(const std::vector<FaultEpisode>& faults, double sim_seconds, i
   events.push_back(std::move(track));
 }
 
-void action_events(const std::vector<MitigationAction>& actions, int pid, json& events) {
+void action_events(const std::vector<MitigationAction>& actions, int pid, EventStream& events) {
   json track = metadata("thread_name", pid, kActionsTid, "mitigation actions");
   if (actions.size() > kMaxTraceAlerts) track["args"]["dropped_actions"] = actions.size() - kMaxTraceAlerts;
   events.push_back(track);
@@ -94,7 +109,7 @@ void action_events(const std::vector<MitigationAction>& actions, int pid, json& 
 }
 
 // Returns the tid after the last alert track.
-int alert_events(const TraceRun& run, int pid, json& events) {
+int alert_events(const TraceRun& run, int pid, EventStream& events) {
   int tid = kFirstAlertTid;
   const std::vector<Alert> none;
   for (const std::string& name : run.detectors) {
@@ -117,7 +132,7 @@ int alert_events(const TraceRun& run, int pid, json& events) {
 
 // One track per sampled rank, after the run's other tracks; returns what
 // was sampled, for the trace's metadata.
-json collective_events(const CollectiveSample& sample, int pid, int first_tid, json& events) {
+json collective_events(const CollectiveSample& sample, int pid, int first_tid, EventStream& events) {
   json info = {{"ranks_sampled", sample.workers.size()},
                {"ranks_total", sample.ranks_total},
                {"iterations_sampled", sample.iterations_sampled},
@@ -216,7 +231,7 @@ std::vector<TraceRun> trace_runs(const RunReport& report) {
 }
 
 std::string trace_json(const std::vector<TraceRun>& runs, const std::vector<FaultEpisode>& faults, double sim_seconds) {
-  json events = json::array();
+  EventStream events;
   json run_info = json::array();
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const TraceRun& run = runs[r];
@@ -236,13 +251,9 @@ std::string trace_json(const std::vector<TraceRun>& runs, const std::vector<Faul
   }
   json other = {{"runs", run_info}};
   if (!run_info.empty()) other["collective_sample"] = run_info[0]["collective_sample"];  // the first run's
-  // Moved, not listed in braces: a brace list copies the events, and a
-  // month's trace holds tens of thousands of them.
-  json trace = json::object();
-  trace["traceEvents"] = std::move(events);
-  trace["displayTimeUnit"] = "ms";
-  trace["otherData"] = std::move(other);
-  return trace.dump() + "\n";
+  // {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}, as
+  // a json object of the three would dump.
+  return "{\"traceEvents\":[" + events.text() + "],\"displayTimeUnit\":\"ms\",\"otherData\":" + other.dump() + "}\n";
 }
 
 std::string trace_json(const RunReport& report) {

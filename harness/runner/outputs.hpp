@@ -21,6 +21,6 @@ std::string timeline_csv(const SimulationOutcome& run);
 // The run with faults, or with several tenants every job's (a job column first).
 std::string timeline_csv(const RunReport& report);
 
-void write_run_outputs(const RunReport& report, const ClaimedFolder& out, const FileList& extra_files = {});
+void write_run_outputs(const RunReport& report, const ClaimedFolder& out, FileList extra_files = {});
 
 }  // namespace gauntlet::harness
