@@ -57,8 +57,9 @@ std::string scoreboard(const RunView& run) {
 }
 
 std::size_t background_conditions(const RunView& run) {
-  return static_cast<std::size_t>(
-      std::count_if(run.faults.begin(), run.faults.end(), [](const FaultEpisode& f) { return f.background; }));
+  return run.background_not_listed +
+         static_cast<std::size_t>(
+             std::count_if(run.faults.begin(), run.faults.end(), [](const FaultEpisode& f) { return f.background; }));
 }
 
 // The injected faults; the healthy fleet's background conditions (a month
@@ -70,7 +71,8 @@ std::string fault_table(const RunView& run) {
                       : "<p class=\"note\">The healthy fleet's " + std::to_string(background) +
                             " background conditions (slow machines, corrupting links, application XIDs, ECN bursts; "
                             "benign) are listed in faults.jsonl.</p>\n";
-  if (run.faults.size() == background) return "<p class=\"note\">No faults were injected.</p>\n" + background_note;
+  if (run.faults.size() + run.background_not_listed == background)
+    return "<p class=\"note\">No faults were injected.</p>\n" + background_note;
   std::string out =
       "<table>\n<tr><th class=\"name\">id</th><th class=\"name\">type</th><th class=\"name\">target</th>"
       "<th>start (s)</th><th>end (s)</th><th class=\"name\">effect</th></tr>\n";
@@ -105,7 +107,7 @@ std::string run_report_html(const RunView& run) {
                 static_cast<unsigned long long>(run.iterations_fault_free),
                 static_cast<unsigned long long>(run.iterations_faulty),
                 static_cast<long long>(run.iterations_fault_free) - static_cast<long long>(run.iterations_faulty),
-                run.faults.size() - background_conditions(run));
+                run.faults.size() + run.background_not_listed - background_conditions(run));
   body += std::string("<p class=\"meta\">") + meta + "</p>\n";
   body += "<h2>Detector scoreboard</h2>\n" + scoreboard(run);
   body += "<h2>Iteration time</h2>\n" +

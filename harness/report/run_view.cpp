@@ -18,13 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
-// Summary values are read leniently: a missing or null number is 0, so that
-// summaries written before a key existed still load.
-double number_or_zero(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
 // Only a regular file: a FIFO or /dev/zero in a results folder would be
 // read without end.
 std::ifstream open_or_fail(const fs::path& path) {
@@ -57,7 +50,12 @@ RunView view_of(const RunReport& report) {
   view.iterations_faulty = report.faulty.iterations();
   view.timeline = report.faulty.timeline;
   view.collectives = report.faulty.collectives;
-  view.faults = report.faults;
+  for (const FaultEpisode& f : report.faults) {
+    if (f.background)
+      ++view.background_not_listed;
+    else
+      view.faults.push_back(f);
+  }
   view.detector_order = report.detector_order;
   view.scores = report.scores;
   for (const std::string& name : report.detector_order) {

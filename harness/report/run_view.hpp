@@ -21,6 +21,10 @@ struct RunView {
   std::uint64_t iterations_faulty = 0;
   std::vector<models::IterationSpan> timeline;  // the run with faults
   std::vector<FaultEpisode> faults;
+  // Background conditions counted but left out of `faults`: a run just
+  // finished shows only its injected faults, and a month of a large fleet
+  // holds hundreds of thousands of conditions.
+  std::size_t background_not_listed = 0;
   std::vector<std::string> detector_order;
   std::map<std::string, DetectorScore> scores;
   std::map<std::string, std::vector<Alert>> alerts;  // by detector
