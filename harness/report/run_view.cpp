@@ -57,7 +57,7 @@ RunView view_of(const RunReport& report) {
       view.faults.push_back(f);
   }
   view.detector_order = report.detector_order;
-  view.scores = report.scores;
+  for (const auto& [name, score] : report.scores) view.scores.emplace(name, with_scored_outcomes_only(score));
   for (const std::string& name : report.detector_order) {
     auto it = report.faulty.detectors.find(name);
     view.alerts[name] = it != report.faulty.detectors.end() ? it->second.alerts : std::vector<Alert>{};

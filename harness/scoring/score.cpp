@@ -1,6 +1,7 @@
 #include "harness/scoring/score.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -313,6 +314,22 @@ double level_credit(const std::vector<Suspect>& suspects, const std::vector<std:
   double none = 1;
   for (int i = 0; i < places; ++i) none *= static_cast<double>(tied - tied_right - i) / (tied - i);
   return 1 - std::max(none, 0.0);
+}
+
+DetectorScore with_scored_outcomes_only(const DetectorScore& score) {
+  DetectorScore out;
+  out.alerts = score.alerts;
+  out.false_alerts = score.false_alerts;
+  out.benign_alerts = score.benign_alerts;
+  out.other_tenant_alerts = score.other_tenant_alerts;
+  out.precision = score.precision;
+  out.overall = score.overall;
+  out.impactful = score.impactful;
+  out.latent = score.latent;
+  std::copy_if(score.faults.begin(), score.faults.end(), std::back_inserter(out.faults),
+               [](const FaultOutcome& f) { return f.scored; });
+  out.costs = score.costs;
+  return out;
 }
 
 }  // namespace gauntlet::harness

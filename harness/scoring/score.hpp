@@ -101,6 +101,11 @@ struct DetectorScore {
   std::optional<RunCosts> costs;     // a simulated run's; none for alerts scored from a real run
 };
 
+// `score` with the outcomes of the faults it scored only, for a report: a
+// month's benign background adds hundreds of thousands of others. (A new
+// field of DetectorScore is copied there too.)
+DetectorScore with_scored_outcomes_only(const DetectorScore& score);
+
 struct ScoringOptions {
   // An alert up to this long after a fault ended still matches it: detectors
   // that work on windows of iterations report a little late.

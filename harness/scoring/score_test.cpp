@@ -78,6 +78,32 @@ TEST(Score, PrecisionRecallLatencyAndLocalization) {
   EXPECT_FALSE(s.latent.detection_latency_s);
 }
 
+TEST(Score, AReportsCopyKeepsEveryFigureAndOnlyTheScoredFaultsOutcomes) {
+  FaultEpisode background = fault("bg1", "h3.gpu2", 50, 500);
+  background.benign = background.background = true;
+  const std::vector<FaultEpisode> faults = {fault("f1", "h3.gpu2", 100, 200), background,
+                                            fault("f2", "h5.gpu0", 1000, 1100)};
+  DetectorScore s = score_detector(faults, {alert(110, {"h3.gpu2"}), alert(700, {"h9"})}, opts());
+  s.costs = RunCosts{};
+  s.costs->lost_iterations = 12;
+  const DetectorScore copy = with_scored_outcomes_only(s);
+  ASSERT_EQ(copy.faults.size(), 2u);
+  EXPECT_EQ(copy.faults[0].id, "f1");
+  EXPECT_EQ(copy.faults[1].id, "f2");
+  EXPECT_TRUE(copy.faults[0].detected);
+  EXPECT_EQ(copy.alerts, 2);
+  EXPECT_EQ(copy.false_alerts, s.false_alerts);
+  EXPECT_EQ(copy.benign_alerts, s.benign_alerts);
+  EXPECT_EQ(copy.precision, s.precision);
+  EXPECT_EQ(copy.overall.scored_faults, 2);
+  EXPECT_EQ(copy.overall.detected, 1);
+  EXPECT_EQ(copy.overall.detection_latency_s->mean, s.overall.detection_latency_s->mean);
+  EXPECT_EQ(copy.impactful.scored_faults, s.impactful.scored_faults);
+  EXPECT_EQ(copy.latent.scored_faults, s.latent.scored_faults);
+  ASSERT_TRUE(copy.costs);
+  EXPECT_EQ(copy.costs->lost_iterations, 12);
+}
+
 TEST(Score, NamedTargetBeatsEarlierOpenEpisode) {
   std::vector<FaultEpisode> faults = {fault("a", "h1.gpu0", 0, 500), fault("b", "h2.gpu1", 100, 500)};
   std::vector<Alert> alerts = {alert(150, {"h2.gpu1"}), alert(160)};
