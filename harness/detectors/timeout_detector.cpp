@@ -82,7 +82,10 @@ void TimeoutDetector::on_steady(const telemetry::SteadyRun& run) {
     }
     return;
   }
-  if (plan_.version != run.records_version()) plan_steady(run);
+  // A run breaking its version's promise (other records) is planned afresh.
+  if (plan_.version != run.records_version() ||
+      plan_.communicator.size() != static_cast<std::size_t>(run.records_size()))
+    plan_steady(run);
   // Nothing has changed a member since the plan last ran: its records name
   // the members they named then.
   const bool members_known = plan_.members_writes_when_applied == members_writes_;
