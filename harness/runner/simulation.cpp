@@ -139,23 +139,6 @@ models::HardwareState hardware_from(const models::TelemetryEffects* effects, con
           [effects, engine](int host) { return effects->cpu_factor(host, engine->now()); }};
 }
 
-// Flow sets the job replays never reach the engine's transfer listeners;
-// the fabric counters (and the flow tables, if sampled) are told of them
-// here for as long as the returned observation lasts.
-sim::ReplayLedger::Observation count_replayed_flows(sim::NetworkEngine& engine, models::FabricSampler& fabric,
-                                                    models::FlowTableSampler* flow_tables) {
-  return engine.observe_replays([&engine, &fabric, flow_tables](const sim::ReplayedSet& set) {
-    std::map<sim::EndpointId, int> sending;
-    for (const sim::TransferRequest& t : set.transfers) ++sending[t.src];
-    for (std::size_t i = 0; i < set.transfers.size(); ++i) {
-      const sim::TransferRequest& t = set.transfers[i];
-      const sim::Nanos sent = set.delivered[i] - engine.route_latency(t.src, t.dst);
-      fabric.add_replayed(t.src, t.dst, set.start, sent, t.bytes, sending[t.src]);
-      if (flow_tables) flow_tables->add_replayed(t.src, t.dst, set.start, sent, t.bytes);
-    }
-  });
-}
-
 models::BenchmarkSettings benchmark_settings(const sim::Calibration& c) {
   namespace k = models::calibration;
   return {c.duration(k::kBenchmarkGemmTime), c.value(k::kBenchmarkAllreduceSize), c.duration(k::kBenchmarkTimeout),
