@@ -65,36 +65,33 @@ void apply_probe_cost(const std::string& text, models::ProbeCost& cost) {
   }
 }
 
-std::vector<double> parse_budgets(const std::string& text) {
-  std::vector<double> budgets;
+// A comma-separated list of numbers given to `flag`, each accepted by
+// `valid` (`expected` says what that is); the column points at the bad item.
+std::vector<double> parse_numbers(const std::string& text, const char* flag, bool (*valid)(double),
+                                  const char* expected) {
+  std::vector<double> numbers;
   std::istringstream items(text);
   std::string item;
   int column = 1;
   while (std::getline(items, item, ',')) {
     char* end = nullptr;
-    const double budget = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !(budget > 0) || !std::isfinite(budget))
-      throw harness::InputError("--budget", 1, column, "expected probes per second > 0, got '" + item + "'");
-    budgets.push_back(budget);
+    const double number = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !valid(number))
+      throw harness::InputError(flag, 1, column, std::string("expected ") + expected + ", got '" + item + "'");
+    numbers.push_back(number);
     column += static_cast<int>(item.size()) + 1;
   }
-  return budgets;
+  return numbers;
+}
+
+std::vector<double> parse_budgets(const std::string& text) {
+  return parse_numbers(
+      text, "--budget", [](double b) { return b > 0 && std::isfinite(b); }, "probes per second > 0");
 }
 
 std::vector<double> parse_losses(const std::string& text) {
-  std::vector<double> losses;
-  std::istringstream items(text);
-  std::string item;
-  int column = 1;
-  while (std::getline(items, item, ',')) {
-    char* end = nullptr;
-    const double loss = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !(loss > 0) || !(loss <= 1))
-      throw harness::InputError("--loss", 1, column, "expected a loss rate above 0 and at most 1, got '" + item + "'");
-    losses.push_back(loss);
-    column += static_cast<int>(item.size()) + 1;
-  }
-  return losses;
+  return parse_numbers(
+      text, "--loss", [](double l) { return l > 0 && l <= 1; }, "a loss rate above 0 and at most 1");
 }
 
 const harness::ProbePlan* skeleton_plan(const std::vector<harness::ProbePlan>& plans) {
