@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "harness/plan/blocks.hpp"
 #include "harness/report/gnuplot.hpp"
 #include "harness/report/html.hpp"
 #include "harness/report/json_file.hpp"
@@ -17,6 +18,14 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kIntervalPath = "job.checkpoint_interval";
+// Each run is read in this many equal blocks, merged for each pair into as
+// many as give kFailuresPerBlock failures a block (a power of two).
+constexpr int kFineBlocks = 64;
+// Blocks several mean times between failures long, so that what a failure
+// costs (detection, restart, the rollback, a spare awaiting repair) falls
+// mostly in its own block. A choice, not a measurement; the lag-1 check of
+// compare_blocks merges blocks further where it is not enough.
+constexpr double kFailuresPerBlock = 3;
 
 std::string params_text(const ParamList& params, const std::string& without = "") {
   std::string out;
@@ -39,9 +48,11 @@ std::string hours(double seconds) {
 struct RunResult {
   double failures = 0;
   std::map<std::string, double> lost_gpu_hours;  // by detector
+  std::map<std::string, double> lost_iterations;
+  std::map<std::string, std::vector<double>> lost_by_block;  // kFineBlocks of them, from trace.json
 };
 
-RunResult read_run(const fs::path& summary) {
+RunResult read_run(const fs::path& summary, double run_s, double gpus) {
   const auto json = read_json_file(summary);
   const auto faults = json.is_object() ? json.find("faults") : json.end();
   if (faults == json.end() || !faults->is_array())
@@ -63,7 +74,19 @@ RunResult read_run(const fs::path& summary) {
     for (const auto& [name, d] : detectors->items()) {
       const auto lost = d.is_object() ? d.find("lost_gpu_hours") : d.end();
       if (lost != d.end() && lost->is_number()) run.lost_gpu_hours[name] = lost->get<double>();
+      const auto iterations = d.is_object() ? d.find("lost_iterations") : d.end();
+      if (iterations != d.end() && iterations->is_number()) run.lost_iterations[name] = iterations->get<double>();
     }
+  // Blocks are an addition: a cell whose trace.json is missing or cannot be
+  // read (past the JSON size limit, say) is compared by seed alone.
+  const fs::path trace = summary.parent_path() / "trace.json";
+  try {
+    if (fs::exists(trace))
+      run.lost_by_block =
+          lost_gpu_hours_by_block(read_trace_timelines(trace), run_s, gpus, kFineBlocks, run.lost_iterations);
+  } catch (const InputError&) {
+    run.lost_by_block.clear();
+  }
   return run;
 }
 
@@ -113,7 +136,8 @@ std::string compare(const CapacityAnalysis& analysis, const CapacityRow& best) {
     separated += pair.comparison.separated && pair.comparison.difference.mean > 0 ? 1 : 0;
   }
   if (others > 0)
-    flat += " Paired by seed (a seed draws the same faults in every cell), the best costs less than " +
+    flat += " Paired by seed (a seed draws the same faults in every cell) and by time block within seeds, the best "
+            "costs less than " +
             std::to_string(separated) + " of the other " + std::to_string(others) +
             " intervals with a 95% interval of the difference that excludes 0.";
   if (nearest->checkpoint_interval_s == best.checkpoint_interval_s)
@@ -139,12 +163,42 @@ std::string compare(const CapacityAnalysis& analysis, const CapacityRow& best) {
 
 namespace {
 
+// `row`'s cost in each seed's run, and in each block of it.
+void add_seed_costs(const std::map<std::uint64_t, RunResult>& runs, const CostWeights& weights, CapacityRow& row) {
+  std::vector<double> totals;
+  const double fixed = weights.checkpoints * row.checkpoint_gpu_hours + weights.spares * row.spare_gpu_hours;
+  for (const auto& [seed, run] : runs) {
+    const auto lost = run.lost_gpu_hours.find(row.detector);
+    if (lost == run.lost_gpu_hours.end()) continue;
+    row.total_by_seed[seed] = weights.lost * lost->second + fixed;
+    totals.push_back(row.total_by_seed[seed]);
+    // The same sum block by block: checkpoints and spares cost alike in every block.
+    const auto blocks = run.lost_by_block.find(row.detector);
+    if (blocks == run.lost_by_block.end()) continue;
+    std::vector<double>& cost = row.cost_by_block[seed];
+    for (double lost_in_block : blocks->second)
+      cost.push_back(weights.lost * lost_in_block + fixed / static_cast<double>(blocks->second.size()));
+  }
+  row.total_gpu_hours = estimate_mean(totals);
+}
+
+// Blocks a seed for two rows: the largest power of two that leaves
+// kFailuresPerBlock failures a block to the row with fewer.
+int blocks_per_seed(const CapacityRow& a, const CapacityRow& b) {
+  const double failures = std::min(a.job_failures, b.job_failures);
+  int k = 1;
+  while (k * 2 <= kFineBlocks && failures / (k * 2) >= kFailuresPerBlock) k *= 2;
+  return k;
+}
+
 // Every two rows with seeds in common, `a` ranked ahead of `b`.
 std::vector<CapacityPair> all_pairs(const std::vector<CapacityRow>& rows) {
   std::vector<CapacityPair> pairs;
   for (std::size_t a = 0; a < rows.size(); ++a)
     for (std::size_t b = a + 1; b < rows.size(); ++b) {
       PairedComparison c = compare_paired(rows[a].total_by_seed, rows[b].total_by_seed);
+      c.blocks = compare_blocks(rows[a].cost_by_block, rows[b].cost_by_block, blocks_per_seed(rows[a], rows[b]));
+      if (c.blocks) c.separated = c.blocks->separated;
       if (c.seeds > 0) pairs.push_back({a, b, c});
     }
   return pairs;
@@ -165,19 +219,19 @@ CapacityAnalysis analyze_capacity(const SweepSpec& spec, const Aggregate& aggreg
     const Scenario scenario = cell_scenario(spec, cells.front(), registry);
     const ParamList params = cell_params(spec, cells.front());
     const std::string& name = spec.scenarios[key.first].name;
+    const double duration_s = sim::to_seconds(scenario.duration);
+    const double interval_s = sim::to_seconds(scenario.job.checkpoint_interval);
+    const double cost_s = sim::to_seconds(scenario.job.checkpoint_cost);
+    const double gpus = scenario.job.gpus;
     double failures = 0;
     std::map<std::uint64_t, RunResult> runs;  // by seed
     for (const SweepCell& cell : cells) {
       const fs::path summary = cell_folder(spec, cell) / "summary.json";
       if (!fs::exists(summary)) continue;
-      const RunResult& run = runs[cell.seed] = read_run(summary);
+      const RunResult& run = runs[cell.seed] = read_run(summary, duration_s, gpus);
       failures += run.failures;
     }
     if (runs.empty()) continue;
-    const double duration_s = sim::to_seconds(scenario.duration);
-    const double interval_s = sim::to_seconds(scenario.job.checkpoint_interval);
-    const double cost_s = sim::to_seconds(scenario.job.checkpoint_cost);
-    const double gpus = scenario.job.gpus;
     for (const AggregateRow& row : aggregate.rows) {
       if (row.scenario != name || row.params != params) continue;
       CapacityRow out;
@@ -189,16 +243,7 @@ CapacityAnalysis analyze_capacity(const SweepSpec& spec, const Aggregate& aggreg
       out.lost_gpu_hours = row.metrics.at("lost_gpu_hours");
       out.checkpoint_gpu_hours = std::floor(duration_s / interval_s) * cost_s * gpus / 3600;
       out.spare_gpu_hours = scenario.job.spare_hosts * scenario.cluster.gpus_per_host * duration_s / 3600;
-      std::vector<double> totals;
-      for (const auto& [seed, run] : runs) {
-        const auto lost = run.lost_gpu_hours.find(row.detector);
-        if (lost == run.lost_gpu_hours.end()) continue;
-        const double total = weights.lost * lost->second + weights.checkpoints * out.checkpoint_gpu_hours +
-                             weights.spares * out.spare_gpu_hours;
-        out.total_by_seed[seed] = total;
-        totals.push_back(total);
-      }
-      out.total_gpu_hours = estimate_mean(totals);
+      add_seed_costs(runs, weights, out);
       out.job_failures = failures / static_cast<double>(runs.size());
       if (out.job_failures > 0) {
         out.mtbf_s = duration_s / out.job_failures;
@@ -233,9 +278,11 @@ std::string with_interval(const Estimate& e) {
   return text;
 }
 
-// Each row against the best, paired by seed.
+// Each row against the best, paired by seed, then by block within seeds.
 std::string paired_lines(const CapacityAnalysis& analysis) {
-  std::string out = "\npaired by seed against rank 1 (this row's cost minus rank 1's, over the seeds both ran):\n";
+  std::string out =
+      "\npaired by seed against rank 1 (this row's cost minus rank 1's, over the seeds both ran; then over equal "
+      "time blocks of those runs, which decide when there are blocks):\n";
   char line[256];
   for (const CapacityPair& pair : analysis.pairs) {
     if (pair.a != 0) continue;
@@ -243,12 +290,19 @@ std::string paired_lines(const CapacityAnalysis& analysis) {
     std::string needed = "-";
     if (c.seeds_needed) needed = std::to_string(*c.seeds_needed);
     std::snprintf(line, sizeof line,
-                  "  rank %-3zu %22s GPU-h  %-14s costlier in %d of %d seeds; seeds to separate: %s\n", pair.b + 1,
-                  with_interval(c.difference).c_str(),
-                  c.seeds < 2   ? "(one seed)"
-                  : c.separated ? "(excludes 0)"
-                                : "(includes 0)",
+                  "  rank %-3zu seeds  %22s GPU-h  %-14s costlier in %d of %d seeds; seeds to separate: %s\n",
+                  pair.b + 1, with_interval(c.difference).c_str(),
+                  c.seeds < 2           ? "(one seed)"
+                  : c.seeds_separated ? "(excludes 0)"
+                                        : "(includes 0)",
                   c.b_costlier, c.seeds, needed.c_str());
+    out += line;
+    if (!c.blocks) continue;
+    const BlockComparison& b = *c.blocks;
+    std::snprintf(line, sizeof line,
+                  "           blocks %22s GPU-h  %-14s costlier in %d of %d blocks (%d a seed, lag-1 %.2f)\n",
+                  with_interval(b.difference).c_str(), b.separated ? "(excludes 0)" : "(includes 0)", b.b_costlier,
+                  b.blocks, b.per_seed, b.lag1);
     out += line;
   }
   return out;
@@ -317,14 +371,26 @@ nlohmann::ordered_json capacity_json(const CapacityAnalysis& analysis) {
   nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
   for (const CapacityPair& pair : analysis.pairs) {
     const PairedComparison& c = pair.comparison;
+    nlohmann::ordered_json blocks;  // null without blocks
+    if (c.blocks)
+      blocks = {{"seeds", c.blocks->seeds},
+                {"per_seed", c.blocks->per_seed},
+                {"blocks", c.blocks->blocks},
+                {"difference_gpu_hours", estimate(c.blocks->difference)},
+                {"b_costlier_blocks", c.blocks->b_costlier},
+                {"lag1_autocorrelation", c.blocks->lag1},
+                {"separated", c.blocks->separated}};
     pairs.push_back(
         {{"a", pair.a + 1},
          {"b", pair.b + 1},
          {"seeds", c.seeds},
          {"difference_gpu_hours", estimate(c.difference)},
          {"b_costlier_seeds", c.b_costlier},
+         {"seeds_separated", c.seeds_separated},
+         {"seeds_needed", c.seeds_needed ? nlohmann::ordered_json(*c.seeds_needed) : nlohmann::ordered_json()},
+         {"blocks", blocks},
          {"separated", c.separated},
-         {"seeds_needed", c.seeds_needed ? nlohmann::ordered_json(*c.seeds_needed) : nlohmann::ordered_json()}});
+         {"separated_by", c.blocks ? "blocks" : "seeds"}});
   }
   nlohmann::ordered_json j;
   j["complete"] = analysis.missing_cells.empty();

@@ -49,6 +49,9 @@ struct CapacityRow {
   double spare_gpu_hours = 0;       // spare hosts' GPUs held idle over the run
   Estimate total_gpu_hours;         // the weighted sum of the three: the ranking
   std::map<std::uint64_t, double> total_by_seed;
+  // The same cost in equal time blocks of each seed's run (blocks.hpp),
+  // for seeds whose trace.json gives them; they add up to total_by_seed.
+  std::map<std::uint64_t, std::vector<double>> cost_by_block;
   double job_failures = 0;  // mean faults per run that hit the job
   double mtbf_s = 0;        // the run's length over job_failures; 0 without failures
   double young_daly_s = 0;  // sqrt(2 C MTBF); 0 without failures

@@ -46,13 +46,32 @@ TEST(PlanCapacity, ShardsGatherIntoARankingBesideYoungDaly) {
   // Every two rows paired over their three seeds: the mean paired
   // difference is the difference of the rows' means.
   ASSERT_EQ(analysis["pairs"].size(), 15u);
+  int with_blocks = 0;
   for (const auto& pair : analysis["pairs"]) {
     const auto& a = rows[pair["a"].get<std::size_t>() - 1];
     const auto& b = rows[pair["b"].get<std::size_t>() - 1];
     EXPECT_EQ(pair["seeds"].get<int>(), 3);
     EXPECT_NEAR(pair["difference_gpu_hours"]["mean"].get<double>(),
                 b["total_gpu_hours"]["mean"].get<double>() - a["total_gpu_hours"]["mean"].get<double>(), 1e-6);
+    // By time block within seeds where the runs have them: a day of 6 to 8
+    // failures is 2 blocks (3 failures a block or more). The blocks of a
+    // run add up to its cost, so the mean difference is the seeds'.
+    const auto& blocks = pair["blocks"];
+    if (blocks.is_null()) {
+      EXPECT_EQ(pair["separated_by"], "seeds");
+      EXPECT_EQ(pair["separated"], pair["seeds_separated"]);
+      continue;
+    }
+    ++with_blocks;
+    EXPECT_EQ(blocks["per_seed"].get<int>(), 2);
+    EXPECT_EQ(blocks["blocks"].get<int>(), 6);
+    EXPECT_NEAR(blocks["difference_gpu_hours"]["mean"].get<double>(),
+                pair["difference_gpu_hours"]["mean"].get<double>(), 1e-6);
+    EXPECT_LE(blocks["lag1_autocorrelation"].get<double>(), 0.2);
+    EXPECT_EQ(pair["separated_by"], "blocks");
+    EXPECT_EQ(pair["separated"], blocks["separated"]);
   }
+  EXPECT_GE(with_blocks, 10) << "trace.json's runs no longer read as the summary's";
   EXPECT_NE(gathered.out.find("paired by seed against rank 1"), std::string::npos) << gathered.out;
   // Young/Daly from the runs' own failures: count those that hit the job in
   // each seed's summary of the best setting.
