@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/report/json_file.hpp"
+#include "sim/input_file.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -36,33 +39,16 @@ std::vector<std::string> watched_by(const std::string& name) {
   }
 }
 
-double number_or(const nlohmann::ordered_json& j, const char* key, double fallback) {
+double number_or(const nlohmann::json& j, const char* key, double fallback) {
   const auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : fallback;
 }
 
-}  // namespace
-
-std::vector<double> completed_by_block(const std::vector<IterationStretch>& stretches, double run_s, int blocks) {
-  std::vector<double> out(static_cast<std::size_t>(std::max(blocks, 0)), 0.0);
-  for (const IterationStretch& s : stretches) {
-    // Differences of a running count, the last edge open: each iteration
-    // lands in exactly one block whatever the rounding.
-    double before = 0;
-    for (int k = 0; k < blocks; ++k) {
-      const double upto = k + 1 == blocks ? static_cast<double>(s.count) : ends_before(s, run_s * (k + 1) / blocks);
-      out[static_cast<std::size_t>(k)] += upto - before;
-      before = upto;
-    }
-  }
-  return out;
-}
-
-TraceTimelines read_trace_timelines(const std::filesystem::path& trace) {
-  const auto json = read_json_file(trace);
+// The runs' stretches from a parsed trace.json.
+TraceTimelines timelines_of(const nlohmann::json& parsed) {
   TraceTimelines out;
-  const auto events = json.is_object() ? json.find("traceEvents") : json.end();
-  if (events == json.end() || !events->is_array()) return out;
+  const auto events = parsed.is_object() ? parsed.find("traceEvents") : parsed.end();
+  if (events == parsed.end() || !events->is_array()) return out;
   std::map<int, std::vector<IterationStretch>> by_pid;
   std::map<int, std::string> names;
   for (const auto& e : *events) {
@@ -86,6 +72,40 @@ TraceTimelines read_trace_timelines(const std::filesystem::path& trace) {
     for (const std::string& detector : watched_by(name)) out.scored[detector] = stretches;
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<double> completed_by_block(const std::vector<IterationStretch>& stretches, double run_s, int blocks) {
+  std::vector<double> out(static_cast<std::size_t>(std::max(blocks, 0)), 0.0);
+  for (const IterationStretch& s : stretches) {
+    // Differences of a running count, the last edge open: each iteration
+    // lands in exactly one block whatever the rounding.
+    double before = 0;
+    for (int k = 0; k < blocks; ++k) {
+      const double upto = k + 1 == blocks ? static_cast<double>(s.count) : ends_before(s, run_s * (k + 1) / blocks);
+      out[static_cast<std::size_t>(k)] += upto - before;
+      before = upto;
+    }
+  }
+  return out;
+}
+
+TraceTimelines read_trace_timelines(const std::filesystem::path& trace) {
+  // Only the runs' names and iterations are kept as the file is parsed: a
+  // month's trace is tens of MiB, most of it collectives and faults.
+  using json = nlohmann::json;
+  const auto keep = [](int depth, json::parse_event_t event, json& parsed) {
+    if (depth != 2 || event != json::parse_event_t::object_end || !parsed.is_object()) return true;
+    const std::string cat = parsed.value("cat", "");
+    return cat == "iteration" || cat == "steady" || parsed.value("name", "") == "process_name";
+  };
+  const std::string text = sim::read_input_file(trace.string(), kMaxJsonFileBytes);
+  try {
+    return timelines_of(json::parse(text, keep, false));
+  } catch (const json::exception&) {  // a value of another type than trace.cpp writes
+    return {};
+  }
 }
 
 std::map<std::string, std::vector<double>> lost_gpu_hours_by_block(

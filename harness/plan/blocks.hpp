@@ -31,7 +31,8 @@ std::vector<double> completed_by_block(const std::vector<IterationStretch>& stre
 
 // The iteration stretches of a trace.json's runs: the fault-free run, and
 // the run each detector was scored on. Multi-job traces (runs named "job
-// NAME: ...") give none. Throws InputError on a file that is not JSON.
+// NAME: ...") give none, and so does a file that is not JSON. Throws
+// InputError on one that cannot be read (sim/input_file.hpp).
 struct TraceTimelines {
   std::vector<IterationStretch> fault_free;
   std::map<std::string, std::vector<IterationStretch>> scored;  // by detector

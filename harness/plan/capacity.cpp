@@ -136,10 +136,11 @@ std::string compare(const CapacityAnalysis& analysis, const CapacityRow& best) {
     separated += pair.comparison.separated && pair.comparison.difference.mean > 0 ? 1 : 0;
   }
   if (others > 0)
-    flat += " Paired by seed (a seed draws the same faults in every cell) and by time block within seeds, the best "
-            "costs less than " +
-            std::to_string(separated) + " of the other " + std::to_string(others) +
-            " intervals with a 95% interval of the difference that excludes 0.";
+    flat +=
+        " Paired by seed (a seed draws the same faults in every cell) and by time block within seeds, the best "
+        "costs less than " +
+        std::to_string(separated) + " of the other " + std::to_string(others) +
+        " intervals with a 95% interval of the difference that excludes 0.";
   if (nearest->checkpoint_interval_s == best.checkpoint_interval_s)
     return yd + "; the nearest swept interval, " + hours(best.checkpoint_interval_s) +
            ", is also the simulated best: they agree to the grid's resolution." + flat;
@@ -292,9 +293,9 @@ std::string paired_lines(const CapacityAnalysis& analysis) {
     std::snprintf(line, sizeof line,
                   "  rank %-3zu seeds  %22s GPU-h  %-14s costlier in %d of %d seeds; seeds to separate: %s\n",
                   pair.b + 1, with_interval(c.difference).c_str(),
-                  c.seeds < 2           ? "(one seed)"
+                  c.seeds < 2         ? "(one seed)"
                   : c.seeds_separated ? "(excludes 0)"
-                                        : "(includes 0)",
+                                      : "(includes 0)",
                   c.b_costlier, c.seeds, needed.c_str());
     out += line;
     if (!c.blocks) continue;

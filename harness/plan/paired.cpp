@@ -16,8 +16,7 @@ std::vector<std::vector<double>> block_differences(const std::map<std::uint64_t,
   const auto k = static_cast<std::size_t>(per_seed);
   for (const auto& [seed, blocks_a] : a) {
     const auto other = b.find(seed);
-    if (other == b.end() || other->second.size() != blocks_a.size() || blocks_a.size() < k ||
-        blocks_a.size() % k != 0)
+    if (other == b.end() || other->second.size() != blocks_a.size() || blocks_a.size() < k || blocks_a.size() % k != 0)
       continue;
     const std::size_t group = blocks_a.size() / k;
     std::vector<double> d(k, 0.0);
@@ -59,7 +58,8 @@ std::optional<BlockComparison> compare_blocks(const std::map<std::uint64_t, std:
     // A whole run is k blocks: the interval of the mean block scaled by k.
     out.difference = {e.n, e.mean * k, e.half_width * k};
     out.b_costlier = static_cast<int>(std::count_if(all.begin(), all.end(), [](double d) { return d > 0; }));
-    out.separated = std::isfinite(out.difference.half_width) && std::abs(out.difference.mean) > out.difference.half_width;
+    out.separated =
+        std::isfinite(out.difference.half_width) && std::abs(out.difference.mean) > out.difference.half_width;
     return out;
   }
   return std::nullopt;

@@ -35,15 +35,15 @@ struct BlockComparison {
 };
 
 struct PairedComparison {
-  int seeds = 0;           // seeds both settings ran
-  Estimate difference;     // mean of (b - a) over those seeds, 95% interval
-  int b_costlier = 0;      // seeds where b cost more than a
+  int seeds = 0;                 // seeds both settings ran
+  Estimate difference;           // mean of (b - a) over those seeds, 95% interval
+  int b_costlier = 0;            // seeds where b cost more than a
   bool seeds_separated = false;  // the interval over seeds excludes 0
   // Seeds the same mean and spread would need for the interval over seeds
   // to exclude 0 (at least 2); nullopt when the mean is 0, or past kMostSeeds.
   std::optional<int> seeds_needed;
   std::optional<BlockComparison> blocks;  // when both have blocks for 2 or more a seed
-  bool separated = false;  // the blocks' interval excludes 0; without blocks, the seeds'
+  bool separated = false;                 // the blocks' interval excludes 0; without blocks, the seeds'
 };
 
 // Merge blocks two by two while the lag-1 autocorrelation of block
