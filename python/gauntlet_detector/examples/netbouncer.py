@@ -98,6 +98,9 @@ class NetBouncer(Detector):
         self.rnics, self.leaf_of = [], {}
         self.rounds, self.next_round_ns, self.next_fit_ns = 0, 0, 0
         self.results = collections.deque()  # (sent_ns, links, pings, pings_lost)
+        # The window's totals per distinct path, kept as results enter and
+        # leave it: {links: [pings, pings_lost]}.
+        self.path_totals = {}
         self.bad = set()
 
     def parameters(self):
@@ -129,21 +132,39 @@ class NetBouncer(Detector):
                     self.probe(src, dst, source_port=port)
                     break
 
-    def observed_paths(self):
-        """[(links, y)]: each distinct path's ping success over the window."""
-        pings, lost = collections.Counter(), collections.Counter()
-        for _, links, sent, missing in self.results:
-            pings[links] += sent
-            lost[links] += missing
-        return [(links, 1.0 - lost[links] / pings[links]) for links in sorted(pings) if pings[links]]
+    def add_result(self, sent_ns, links, pings, lost):
+        self.results.append((sent_ns, links, pings, lost))
+        totals = self.path_totals.setdefault(links, [0, 0])
+        totals[0] += pings
+        totals[1] += lost
+
+    def expire_results(self, before_ns):
+        while self.results and self.results[0][0] < before_ns:
+            _, links, pings, lost = self.results.popleft()
+            totals = self.path_totals[links]
+            totals[0] -= pings
+            totals[1] -= lost
+            if not totals[0]:
+                del self.path_totals[links]
+
+    def lossy_paths_links(self):
+        """The links of every path that lost a ping in the window."""
+        return {link for links, (pings, lost) in self.path_totals.items() if 1.0 - lost / pings < 1.0
+                for link in links}
+
+    def paths_crossing(self, links_of_interest):
+        """[(links, y)] in path order: each path crossing one of the links, with its ping success."""
+        crossing = [(links, totals) for links, totals in self.path_totals.items()
+                    if not links_of_interest.isdisjoint(links)]
+        crossing.sort(key=lambda pair: pair[0])
+        return [(links, 1.0 - lost / pings) for links, (pings, lost) in crossing]
 
     def judge(self):
-        paths = self.observed_paths()
-        suspects = {link for links, y in paths if y < 1.0 for link in links}
+        suspects = self.lossy_paths_links()
         if not suspects:
             self.bad = set()
             return []
-        relevant = [(links, y) for links, y in paths if any(link in suspects for link in links)]
+        relevant = self.paths_crossing(suspects)
         held = {link for links, _ in relevant for link in links} - suspects
         x = fit_links([(tuple(l for l in links if l not in held), y) for links, y in relevant], self.lam)
         bad = {link: value for link, value in x.items() if value < self.bad_below}
@@ -164,9 +185,8 @@ class NetBouncer(Detector):
         for p in telemetry.records(batch, "probe"):
             links = tuple(c for c in p.path if "~" in c)
             if links and p.pings:
-                self.results.append((p.sent_ns, links, p.pings, p.pings_lost))
-        while self.results and self.results[0][0] < batch.until_ns - self.window_ns:
-            self.results.popleft()
+                self.add_result(p.sent_ns, links, p.pings, p.pings_lost)
+        self.expire_results(batch.until_ns - self.window_ns)
         if batch.until_ns >= self.next_round_ns and self.rnics:
             self.plan_round()
             self.next_round_ns = batch.until_ns + self.round_ns
