@@ -43,7 +43,13 @@ void add_background_effects(const models::Background& background, const sim::Top
 }
 
 std::vector<FaultEpisode> background_episodes(const Scenario& scenario) {
-  if (!scenario.background) return {};
+  std::vector<FaultEpisode> episodes;
+  append_background_episodes(scenario, episodes);
+  return episodes;
+}
+
+void append_background_episodes(const Scenario& scenario, std::vector<FaultEpisode>& episodes) {
+  if (!scenario.background) return;
   const sim::Topology topology(scenario.cluster);
   const models::HealthyGpus gpus = healthy_gpus(scenario, topology);
   std::vector<models::BackgroundCondition> conditions = background_of(scenario, topology).conditions();
@@ -54,11 +60,11 @@ std::vector<FaultEpisode> background_episodes(const Scenario& scenario) {
                             scenario.duration, gpus.params().slow_machine_slowdown});
   std::stable_sort(conditions.begin(), conditions.end(),
                    [](const auto& a, const auto& b) { return a.start < b.start; });
-  std::vector<FaultEpisode> episodes;
-  episodes.reserve(conditions.size());
+  episodes.reserve(episodes.size() + conditions.size());
+  std::size_t listed = 0;
   for (const models::BackgroundCondition& c : conditions) {
     FaultEpisode e;
-    e.id = "bg" + std::to_string(episodes.size() + 1);
+    e.id = "bg" + std::to_string(++listed);
     e.type = models::background_kind_name(c.kind);
     e.target = c.target;
     e.start_s = sim::to_seconds(c.start);
@@ -68,7 +74,6 @@ std::vector<FaultEpisode> background_episodes(const Scenario& scenario) {
     e.background = true;
     episodes.push_back(std::move(e));
   }
-  return episodes;
 }
 
 }  // namespace gauntlet::harness

@@ -29,5 +29,8 @@ void add_background_effects(const models::Background& background, const sim::Top
 // a slow machine, ids "bg1", "bg2", ... in onset order. Only an alert naming
 // one's target reports it (see FaultEpisode::background).
 std::vector<FaultEpisode> background_episodes(const Scenario& scenario);
+// The same, appended to `episodes` (a month's background is 10^5-10^6
+// episodes: built in place, not copied from a second list).
+void append_background_episodes(const Scenario& scenario, std::vector<FaultEpisode>& episodes);
 
 }  // namespace gauntlet::harness

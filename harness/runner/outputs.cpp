@@ -134,9 +134,7 @@ std::string timeline_csv(const RunReport& report) {
 }
 
 void write_run_outputs(const RunReport& report, const ClaimedFolder& out, FileList extra_files) {
-  std::ostringstream faults, alerts;
-  for (const FaultEpisode& f : report.tenants.empty() ? report.faults : report.cluster_faults)
-    write_fault_line(faults, f);
+  std::ostringstream alerts;
   // In time order over all detectors (ties in the scenario's detector order),
   // as a real alert stream arrives; a tenant's detectors go by JOB/NAME.
   std::vector<Alert> in_time;
@@ -151,17 +149,19 @@ void write_run_outputs(const RunReport& report, const ClaimedFolder& out, FileLi
   for (const RunReport& tenant : report.tenants) add_alerts(tenant, tenant.scenario.job.name + "/");
   std::stable_sort(in_time.begin(), in_time.end(), [](const Alert& a, const Alert& b) { return a.time_s < b.time_s; });
   for (const Alert& a : in_time) write_alert_line(alerts, a);
-  // Moved, never copied: a month's faults.jsonl lists 10^5-10^6 background
-  // conditions, tens of megabytes.
   FileList files;
-  files.reserve(5 + extra_files.size());
+  files.reserve(4 + extra_files.size());
   files.emplace_back("summary.json", summary_json(report));
-  files.emplace_back("faults.jsonl", std::move(faults).str());
   files.emplace_back("alerts.jsonl", std::move(alerts).str());
   files.emplace_back("timeline.csv", timeline_csv(report));
   files.emplace_back("containers.csv", report.faulty.containers_csv);
   for (auto& file : extra_files) files.push_back(std::move(file));
-  out.replace_with(files);
+  // Written line by line into its file, never held whole: a month's
+  // faults.jsonl lists 10^5-10^6 background conditions, tens of megabytes.
+  const std::vector<FaultEpisode>& faults = report.tenants.empty() ? report.faults : report.cluster_faults;
+  out.replace_with(files, {{"faults.jsonl", [&faults](std::ostream& text) {
+                              for (const FaultEpisode& f : faults) write_fault_line(text, f);
+                            }}});
 }
 
 }  // namespace gauntlet::harness

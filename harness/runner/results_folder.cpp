@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 namespace gauntlet::harness {
 namespace {
@@ -179,6 +180,25 @@ void write_file_durably(const fs::path& path, const std::string& contents) {
   ::close(fd);
 }
 
+// Writes `path` through an ofstream, then makes it durable.
+void write_streamed_file_durably(const fs::path& path, const FileWriter& write) {
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) throw system_error("cannot write " + path.string());
+    write(out);
+    out.flush();
+    if (!out) throw system_error("cannot write " + path.string());
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    errno = error;
+    throw system_error("cannot sync " + path.string());
+  }
+  ::close(fd);
+}
+
 void fsync_folder(const fs::path& folder) {
   const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) throw system_error("cannot open " + folder.string());
@@ -219,7 +239,7 @@ ClaimedFolder::~ClaimedFolder() {
   ::close(lock_fd_);
 }
 
-void ClaimedFolder::replace_with(const FileList& files) const {
+void ClaimedFolder::replace_with(const FileList& files, const StreamedFiles& streamed) const {
   check_replaceable(target_);
   const fs::path parent = target_.parent_path();
   const fs::path staging = parent / (staging_prefix(target_) + std::to_string(::getpid()));
@@ -227,6 +247,7 @@ void ClaimedFolder::replace_with(const FileList& files) const {
   fs::create_directory(staging);
   try {
     for (const auto& [name, contents] : files) write_file_durably(staging / name, contents);
+    for (const auto& [name, write] : streamed) write_streamed_file_durably(staging / name, write);
     write_file_durably(staging / kResultsMarker, "results written by gauntlet; it replaces this folder on a rerun\n");
     fsync_folder(staging);
     if (!fs::exists(fs::symlink_status(target_))) {

@@ -9,6 +9,7 @@
 // in a staging folder that is swapped with the old one in a single rename.
 #include <filesystem>
 #include <functional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -25,6 +26,10 @@ class OutputRefused : public std::runtime_error {
 };
 
 using FileList = std::vector<std::pair<std::string, std::string>>;  // name -> contents
+// Files too large to hold as one string (a month's faults.jsonl): name ->
+// what writes the contents, straight into the staging folder's file.
+using FileWriter = std::function<void(std::ostream&)>;
+using StreamedFiles = std::vector<std::pair<std::string, FileWriter>>;
 
 class ClaimedFolder {
  public:
@@ -40,7 +45,7 @@ class ClaimedFolder {
 
   // Replaces the folder with exactly `files` plus the marker. On a crash the
   // folder holds either the old results or the new ones, never neither.
-  void replace_with(const FileList& files) const;
+  void replace_with(const FileList& files, const StreamedFiles& streamed = {}) const;
 
  private:
   ClaimedFolder(std::filesystem::path target, std::filesystem::path lock_path, int lock_fd)

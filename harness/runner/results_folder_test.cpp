@@ -69,6 +69,28 @@ TEST_F(ResultsFolderTest, ItsOwnResultsAreReplacedWhole) {
   EXPECT_EQ(beside, std::vector<std::string>{"r"});
 }
 
+TEST_F(ResultsFolderTest, AStreamedFileIsWrittenWithTheOthersAndAWriterThatFailsKeepsTheOldResults) {
+  const auto lines = [](std::ostream& out) {
+    for (int i = 0; i < 100000; ++i) out << "line " << i << '\n';
+  };
+  ClaimedFolder::claim(root_ / "r").replace_with({{"a.txt", "x"}}, {{"big.txt", lines}});
+  EXPECT_EQ(slurp(root_ / "r" / "a.txt"), "x");
+  const std::string big = slurp(root_ / "r" / "big.txt");
+  EXPECT_EQ(big.substr(0, 14), "line 0\nline 1\n");
+  EXPECT_EQ(big.substr(big.size() - 11), "line 99999\n");
+  const auto failing = [](std::ostream& out) {
+    out << "half";
+    throw std::runtime_error("the writer failed");
+  };
+  EXPECT_THROW(ClaimedFolder::claim(root_ / "r").replace_with({{"a.txt", "y"}}, {{"big.txt", failing}}),
+               std::runtime_error);
+  EXPECT_EQ(slurp(root_ / "r" / "a.txt"), "x");
+  EXPECT_EQ(slurp(root_ / "r" / "big.txt"), big);
+  std::vector<std::string> beside;
+  for (const auto& entry : fs::directory_iterator(root_)) beside.push_back(entry.path().filename().string());
+  EXPECT_EQ(beside, std::vector<std::string>{"r"});  // no staging folder left
+}
+
 TEST_F(ResultsFolderTest, AnEmptyFolderIsUsed) {
   fs::create_directories(root_ / "empty");
   ClaimedFolder::claim(root_ / "empty").replace_with({{"a.txt", "x"}});

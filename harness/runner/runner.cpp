@@ -41,9 +41,7 @@ std::vector<FaultEpisode> fault_episodes(const Scenario& scenario, const Simulat
                          scenario.calibration.value(calibration::kAffectedSlowdown), run_end);
   for (std::size_t i = 0; i < episodes.size(); ++i) episodes[i].affected_job = impact.affected(i);
   // The healthy fleet's background, benign in ground truth.
-  std::vector<FaultEpisode> background = background_episodes(scenario);
-  episodes.reserve(episodes.size() + background.size());  // a month's background is 10^5-10^6 episodes
-  for (FaultEpisode& e : background) episodes.push_back(std::move(e));
+  append_background_episodes(scenario, episodes);
   return episodes;
 }
 
