@@ -32,6 +32,20 @@ json calibration_json(const sim::Calibration& calibration) {
 
 namespace {
 
+// The faults listed, and the background counted by kind.
+void add_faults(Summary& summary, const std::vector<FaultEpisode>& faults) {
+  auto& by_kind = summary.background_by_kind;
+  for (const FaultEpisode& f : faults) {
+    if (!f.background) {
+      summary.faults.push_back(f);
+      continue;
+    }
+    auto kind = std::find_if(by_kind.begin(), by_kind.end(), [&f](const auto& k) { return k.first == f.type; });
+    if (kind == by_kind.end()) kind = by_kind.insert(by_kind.end(), {f.type, 0});
+    ++kind->second;
+  }
+}
+
 Summary summary_of(const RunReport& report) {
   const Scenario& s = report.scenario;
   Summary summary;
@@ -52,9 +66,10 @@ Summary summary_of(const RunReport& report) {
       for (const MitigationAction& a : run.actions)
         facts.mitigation_actions.push_back({{"time_s", a.time_s}, {"action", a.action}, {"components", a.components}});
     }
-    summary.detectors.push_back({name, run.status, report.scores.at(name), facts});
+    // The summary lists no fault's outcome: the scores' figures are copied, not a month's outcomes.
+    summary.detectors.push_back({name, run.status, with_scored_outcomes_only(report.scores.at(name)), facts});
   }
-  summary.faults = report.faults;
+  add_faults(summary, report.faults);
   const models::PlacementShortfall& shortfall = report.faulty.shortfall;
   summary.placement = {{"unplaced_s", sim::to_seconds(shortfall.waited)},
                        {"stretches", shortfall.stretches},
@@ -83,7 +98,9 @@ std::optional<std::string> placement_warning(const RunReport& report) {
 std::string summary_json(const RunReport& report) {
   Summary summary = summary_of(report);
   if (report.tenants.empty()) return harness::summary_json(summary);
-  summary.faults = report.cluster_faults;
+  summary.faults.clear();
+  summary.background_by_kind.clear();
+  add_faults(summary, report.cluster_faults);
   summary.tenants = json::object();
   for (const RunReport& tenant : report.tenants) {
     const json view = json::parse(harness::summary_json(summary_of(tenant)));

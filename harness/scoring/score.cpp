@@ -219,6 +219,7 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
   DetectorScore score;
   score.alerts = static_cast<int>(alerts.size());
   const std::vector<std::vector<const Alert*>> matched = match_alerts(faults, alerts, options, score);
+  score.faults.reserve(faults.size());
   for (std::size_t fi = 0; fi < faults.size(); ++fi) {
     score.faults.push_back(fault_outcome(faults[fi], matched[fi], options.pods_of));
     if (faults[fi].other_tenants) score.other_tenant_alerts += static_cast<int>(matched[fi].size());

@@ -115,6 +115,10 @@ std::string summary_json(const Summary& summary) {
   json faults = json::array();
   json background = json::object();
   std::size_t background_count = 0;
+  for (const auto& [kind, count] : summary.background_by_kind) {
+    background_count += count;
+    background[kind] = count;
+  }
   for (const FaultEpisode& f : summary.faults) {
     if (f.background) {
       ++background_count;

@@ -18,7 +18,9 @@
 //    "calibration": {NAME: {"value", "unit", "set_by": "default" | "scenario"}}}   (simulated)
 //   CLASS = "scored_faults", "detected", "localized", "recall", "detection_latency_s",
 //           "localization_top1", "localization_top3", "time_to_localize_s"
+#include <cstddef>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,10 @@ struct Summary {
   std::optional<RealRunInfo> real;
   std::vector<SummaryDetector> detectors;  // in table order
   std::vector<FaultEpisode> faults;
+  // Background conditions counted by kind instead of listed in `faults`
+  // (a month's 10^5-10^6 need not be copied to be counted); added to the
+  // background episodes `faults` holds. In order of each kind's first onset.
+  std::vector<std::pair<std::string, std::size_t>> background_by_kind;
   std::vector<std::string> notes;  // what a reader of the scores must know
   // Simulated runs: {"unplaced_s", "stretches", "most_hosts_short"}, when
   // the job waited for hosts it could not get; null otherwise.
