@@ -128,7 +128,8 @@ void score_detectors(const Scenario& scenario, const CounterfactualRuns& runs, s
     }
     const DetectorOutcome& outcome = report.faulty.detectors.at(name);
     DetectorScore score = score_detector(scored_faults, outcome.alerts, scoring);
-    score.faults.resize(report.faults.size());  // the outcomes of this view's own faults
+    if (score.faults.size() > report.faults.size())
+      score.faults.resize(report.faults.size());  // the outcomes of this view's own faults
     RunCosts costs;
     costs.lost_iterations = static_cast<double>(report.fault_free.iterations()) - progress;
     costs.lost_gpu_hours = costs.lost_iterations * iteration_hours * scenario.job.gpus;

@@ -219,9 +219,11 @@ DetectorScore score_detector(const std::vector<FaultEpisode>& faults, const std:
   DetectorScore score;
   score.alerts = static_cast<int>(alerts.size());
   const std::vector<std::vector<const Alert*>> matched = match_alerts(faults, alerts, options, score);
-  score.faults.reserve(faults.size());
+  std::size_t with_outcome = faults.size();
+  while (with_outcome > 0 && faults[with_outcome - 1].background) --with_outcome;
+  score.faults.reserve(with_outcome);
   for (std::size_t fi = 0; fi < faults.size(); ++fi) {
-    score.faults.push_back(fault_outcome(faults[fi], matched[fi], options.pods_of));
+    if (fi < with_outcome) score.faults.push_back(fault_outcome(faults[fi], matched[fi], options.pods_of));
     if (faults[fi].other_tenants) score.other_tenant_alerts += static_cast<int>(matched[fi].size());
   }
   std::vector<const FaultOutcome*> all, impactful, latent;

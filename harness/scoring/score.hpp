@@ -97,7 +97,10 @@ struct DetectorScore {
   ClassScore overall;                // every non-benign fault
   ClassScore impactful;              // the faults that slowed the job
   ClassScore latent;                 // the faults that did not
-  std::vector<FaultOutcome> faults;  // in the order of the input
+  // In the order of the input, but for a trailing run of background
+  // episodes, which are never scored (a month lists 10^5-10^6 after its
+  // faults): those have no outcome.
+  std::vector<FaultOutcome> faults;
   std::optional<RunCosts> costs;     // a simulated run's; none for alerts scored from a real run
 };
 

@@ -148,6 +148,30 @@ TEST(Score, AnAlertBlamingBackgroundNoiseIsFalseWhileAFaultIsOpen) {
   EXPECT_DOUBLE_EQ(s.faults[1].detection_latency_s, 60);
 }
 
+TEST(Score, TrailingBackgroundEpisodesAreMatchedButGetNoOutcome) {
+  FaultEpisode early_bg = fault("bg1", "h2.gpu0", 50, 500);
+  early_bg.benign = early_bg.background = true;
+  FaultEpisode real = fault("f", "h1.gpu1", 150, 400);
+  std::vector<FaultEpisode> faults = {early_bg, real};
+  for (int i = 2; i <= 4; ++i) {
+    FaultEpisode bg = fault("bg" + std::to_string(i), "h3.gpu" + std::to_string(i), 100, 600);
+    bg.benign = bg.background = true;
+    faults.push_back(bg);
+  }
+  const std::vector<Alert> alerts = {
+      alert(200, {"h3.gpu2"}),  // names a trailing background episode only: false, during it
+      alert(210, {"h1.gpu1"}),  // the fault
+  };
+  const DetectorScore s = score_detector(faults, alerts, opts());
+  ASSERT_EQ(s.faults.size(), 2u);  // bg1 (before the fault) and f; none for bg2-bg4
+  EXPECT_FALSE(s.faults[0].scored);
+  EXPECT_EQ(s.faults[1].id, "f");
+  EXPECT_EQ(s.faults[1].alerts, 1);
+  EXPECT_EQ(s.false_alerts, 1);
+  EXPECT_EQ(s.benign_alerts, 1);
+  EXPECT_EQ(s.overall.scored_faults, 1);
+}
+
 TEST(Score, LatentFaultsAreScoredInTheirOwnClass) {
   FaultEpisode reconf = fault("r", "", 100, 200);
   reconf.type = "reconfigure";
