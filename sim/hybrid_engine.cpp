@@ -25,6 +25,10 @@ void add(PacketPortCounters& to, const PacketPortCounters& c) {
   to.crc_errors += c.crc_errors;
   to.queue_byte_ns += c.queue_byte_ns;
   to.paused_ns += c.paused_ns;
+  to.pfcwd_detected += c.pfcwd_detected;
+  to.pfcwd_restored += c.pfcwd_restored;
+  to.pfcwd_tx_dropped += c.pfcwd_tx_dropped;
+  to.pfcwd_rx_dropped += c.pfcwd_rx_dropped;
 }
 
 void add(PacketRnicCounters& to, const PacketRnicCounters& c) {
@@ -41,6 +45,7 @@ void add(PacketRnicCounters& to, const PacketRnicCounters& c) {
   to.timeouts += c.timeouts;
   to.qp_errors += c.qp_errors;
   to.ecn_marked_received += c.ecn_marked_received;
+  to.pause_storm_errors += c.pause_storm_errors;
 }
 
 }  // namespace

@@ -89,6 +89,8 @@ void infiniband_series(const telemetry::RnicTransportCounters& t, const AddSerie
   counter("node_infiniband_np_cnp_packets_sent_total", t.cnp_sent());
   counter("node_infiniband_np_ecn_marked_roce_packets_received_total", t.ecn_marked_received());
   counter("node_infiniband_req_cqes_errors_total", t.qp_errors());
+  // mlx5's ethtool statistic, as node_exporter's ethtool collector names it.
+  counter("node_ethtool_tx_pause_storm_error_events", t.pause_storm_errors());
 }
 
 namespace {
@@ -144,6 +146,11 @@ void switch_port_series(const telemetry::PortCounters& p, const AddSeries& add) 
   counter("SAI_PORT_STAT_IF_OUT_DISCARDS", static_cast<double>(p.drops()));
   counter("SAI_PORT_STAT_PFC_3_RX_PKTS", static_cast<double>(p.pause_received()));
   counter("SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US", static_cast<double>(p.pause_duration_us()));
+  // SONiC's PFC watchdog counters of the port's lossless queue.
+  counter("PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", static_cast<double>(p.pfc_wd_deadlock_detected()));
+  counter("PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED", static_cast<double>(p.pfc_wd_deadlock_restored()));
+  counter("PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS", static_cast<double>(p.pfc_wd_tx_dropped_packets()));
+  counter("PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS", static_cast<double>(p.pfc_wd_rx_dropped_packets()));
   received_series(p, *id, add);
 }
 

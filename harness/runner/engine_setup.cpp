@@ -3,6 +3,7 @@
 #include "models/calibration.hpp"
 #include "models/dcqcn_calibration.hpp"
 #include "models/packet_transport_calibration.hpp"
+#include "models/pfc_watchdog_calibration.hpp"
 #include "sim/flow/flow_engine.hpp"
 #include "sim/hybrid_engine.hpp"
 #include "sim/packet/packet_engine.hpp"
@@ -43,6 +44,13 @@ sim::RoceParams roce_params_from(const sim::Calibration& calibration) {
   params.dcqcn.kmax_bytes = calibration.value(k::kEcnKmax);
   params.dcqcn.pmax = calibration.value(k::kEcnPmax);
   set_dcqcn_reaction(calibration, params.dcqcn);
+  sim::PfcWatchdogParams& w = params.watchdog;
+  w.switch_enabled = calibration.count(k::kPfcwdEnabled) == 1;
+  w.detection_time = calibration.duration(k::kPfcwdDetectionTime);
+  w.restoration_time = calibration.duration(k::kPfcwdRestorationTime);
+  w.forward = calibration.count(k::kPfcwdForward) == 1;
+  w.nic_enabled = calibration.count(k::kPfcwdNicEnabled) == 1;
+  w.nic_stall_timeout = calibration.duration(k::kPfcwdNicStallTimeout);
   return params;
 }
 

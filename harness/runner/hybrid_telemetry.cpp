@@ -9,12 +9,13 @@ namespace {
 
 bool counts_anything(const telemetry::PortCounters& p) {
   return p.tx_packets() > 0 || p.crc_errors() > 0 || p.drops() > 0 || p.pause_sent() > 0 || p.pause_received() > 0 ||
-         p.ecn_marked() > 0;
+         p.ecn_marked() > 0 || p.pfc_wd_deadlock_detected() > 0 || p.pfc_wd_deadlock_restored() > 0 ||
+         p.pfc_wd_tx_dropped_packets() > 0 || p.pfc_wd_rx_dropped_packets() > 0;
 }
 
 bool counts_anything(const telemetry::RnicTransportCounters& t) {
   return t.retransmitted_packets() > 0 || t.naks_sent() > 0 || t.naks_received() > 0 || t.out_of_sequence() > 0 ||
-         t.cnp_sent() > 0 || t.cnp_handled() > 0 || t.timeouts() > 0 || t.qp_errors() > 0;
+         t.cnp_sent() > 0 || t.cnp_handled() > 0 || t.timeouts() > 0 || t.qp_errors() > 0 || t.pause_storm_errors() > 0;
 }
 
 std::string port_key(const telemetry::PortCounters& p) { return p.link() + (p.upward() ? "+" : "-"); }
@@ -27,6 +28,10 @@ void overlay(const telemetry::PortCounters& counted, telemetry::PortCounters* mo
   model->set_pause_received(counted.pause_received());
   model->set_pause_duration_us(counted.pause_duration_us());
   model->set_ecn_marked(counted.ecn_marked());
+  model->set_pfc_wd_deadlock_detected(counted.pfc_wd_deadlock_detected());
+  model->set_pfc_wd_deadlock_restored(counted.pfc_wd_deadlock_restored());
+  model->set_pfc_wd_tx_dropped_packets(counted.pfc_wd_tx_dropped_packets());
+  model->set_pfc_wd_rx_dropped_packets(counted.pfc_wd_rx_dropped_packets());
 }
 
 }  // namespace
@@ -81,6 +86,7 @@ void PacketCountMerge::merge_rnic(const telemetry::RnicTransportCounters& t, con
   shown->set_cnp_handled(t.cnp_handled());
   shown->set_timeouts(t.timeouts());
   shown->set_qp_errors(t.qp_errors());
+  shown->set_pause_storm_errors(t.pause_storm_errors());
 }
 
 void PacketCountMerge::merge_port(const telemetry::PortCounters& p, const PortIndex& ports, telemetry::Batch* out) {

@@ -12,6 +12,7 @@
 #include "harness/scenario/loader.hpp"
 #include "models/calibration.hpp"
 #include "models/dcqcn_calibration.hpp"
+#include "models/pfc_watchdog_calibration.hpp"
 #include "sim/isolated_run.hpp"
 
 namespace gauntlet::harness {
@@ -164,6 +165,31 @@ TEST(PacketRun, TheCalibrationsQueuePairDefaultsAreThePacketEnginesOwn) {
   EXPECT_DOUBLE_EQ(from_calibration.dcqcn.additive_increase, dcqcn.additive_increase);
   EXPECT_DOUBLE_EQ(from_calibration.dcqcn.hyper_increase, dcqcn.hyper_increase);
   EXPECT_DOUBLE_EQ(from_calibration.dcqcn.min_rate, dcqcn.min_rate);
+  const sim::PfcWatchdogParams watchdog = sim::RoceParams{}.watchdog;
+  EXPECT_EQ(from_calibration.watchdog.switch_enabled, watchdog.switch_enabled);
+  EXPECT_EQ(from_calibration.watchdog.detection_time, watchdog.detection_time);
+  EXPECT_EQ(from_calibration.watchdog.restoration_time, watchdog.restoration_time);
+  EXPECT_EQ(from_calibration.watchdog.forward, watchdog.forward);
+  EXPECT_EQ(from_calibration.watchdog.nic_enabled, watchdog.nic_enabled);
+  EXPECT_EQ(from_calibration.watchdog.nic_stall_timeout, watchdog.nic_stall_timeout);
+}
+
+TEST(PacketRun, AScenariosPfcWatchdogSettingReachesThePacketEngine) {
+  namespace k = models::calibration;
+  sim::Calibration calibration;
+  calibration.set(k::kPfcwdEnabled, 1);
+  calibration.set(k::kPfcwdDetectionTime, 100e6);
+  calibration.set(k::kPfcwdRestorationTime, 400e6);
+  calibration.set(k::kPfcwdForward, 1);
+  calibration.set(k::kPfcwdNicEnabled, 0);
+  calibration.set(k::kPfcwdNicStallTimeout, 100e6);
+  const sim::PfcWatchdogParams w = roce_params_from(calibration).watchdog;
+  EXPECT_TRUE(w.switch_enabled);
+  EXPECT_EQ(w.detection_time, 100 * sim::kMillisecond);
+  EXPECT_EQ(w.restoration_time, 400 * sim::kMillisecond);
+  EXPECT_TRUE(w.forward);
+  EXPECT_FALSE(w.nic_enabled);
+  EXPECT_EQ(w.nic_stall_timeout, 100 * sim::kMillisecond);
 }
 
 TEST(PacketRun, AScenariosEcnSettingReachesThePacketEnginesSwitches) {

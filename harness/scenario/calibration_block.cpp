@@ -13,6 +13,7 @@
 #include "models/telemetry/gpu_failure_calibration.hpp"
 #include "models/dcqcn_calibration.hpp"
 #include "models/packet_transport_calibration.hpp"
+#include "models/pfc_watchdog_calibration.hpp"
 
 namespace gauntlet::harness {
 namespace {
@@ -80,6 +81,7 @@ const sim::AttributeRegistry& calibration_attributes() {
   static const sim::AttributeRegistry registry{models::calibration::kAll,
                                                models::calibration::kPacketTransport,
                                                models::calibration::kDcqcn,
+                                               models::calibration::kPfcWatchdog,
                                                models::calibration::kFleetAll,
                                                models::calibration::kCounterAttributes,
                                                models::calibration::kFlowAttributes,

@@ -401,6 +401,10 @@ PacketPortCounters PacketEngine::port_counters(LinkId link, bool upward) const {
   out.crc_errors = r.crc_errors;
   out.queue_byte_ns = t.queue_byte_ns;
   out.paused_ns = t.paused_ns;
+  out.pfcwd_detected = t.pfcwd_detected;
+  out.pfcwd_restored = t.pfcwd_restored;
+  out.pfcwd_tx_dropped = t.pfcwd_tx_dropped;
+  out.pfcwd_rx_dropped = t.pfcwd_rx_dropped;
   return out;
 }
 
@@ -423,6 +427,7 @@ PacketRnicCounters PacketEngine::rnic_counters(EndpointId endpoint) const {
   out.timeouts = c.timeouts;
   out.qp_errors = c.qp_errors;
   out.ecn_marked_received = c.ecn_marked_received;
+  out.pause_storm_errors = c.pause_storm_errors;
   return out;
 }
 

@@ -34,6 +34,12 @@ struct PacketPortCounters {
   std::uint64_t crc_errors = 0;      // at the receiving side
   double queue_byte_ns = 0;          // integral of the egress queue's bytes over time
   Nanos paused_ns = 0;               // the data class stopped by PAUSE
+  // The transmitting switch's PFC watchdog on this port's lossless queue:
+  // storms detected and restored, frames it dropped out of and into the port.
+  std::uint64_t pfcwd_detected = 0;
+  std::uint64_t pfcwd_restored = 0;
+  std::uint64_t pfcwd_tx_dropped = 0;
+  std::uint64_t pfcwd_rx_dropped = 0;
 };
 
 struct PacketRnicCounters {
@@ -50,6 +56,7 @@ struct PacketRnicCounters {
   std::uint64_t timeouts = 0;
   std::uint64_t qp_errors = 0;
   std::uint64_t ecn_marked_received = 0;
+  std::uint64_t pause_storm_errors = 0;  // stalls the NIC's PFC watchdog stopped pausing for
 };
 
 // Where packet counters come from: the packet engine, or the hybrid

@@ -15,7 +15,9 @@ namespace {
 bool only_grew(const PacketPortCounters& now, const PacketPortCounters& was) {
   return now.tx_bytes >= was.tx_bytes && now.tx_packets >= was.tx_packets && now.ecn_marked >= was.ecn_marked &&
          now.pause_sent >= was.pause_sent && now.pause_received >= was.pause_received && now.drops >= was.drops &&
-         now.crc_errors >= was.crc_errors && now.queue_byte_ns >= was.queue_byte_ns && now.paused_ns >= was.paused_ns;
+         now.crc_errors >= was.crc_errors && now.queue_byte_ns >= was.queue_byte_ns && now.paused_ns >= was.paused_ns &&
+         now.pfcwd_detected >= was.pfcwd_detected && now.pfcwd_restored >= was.pfcwd_restored &&
+         now.pfcwd_tx_dropped >= was.pfcwd_tx_dropped && now.pfcwd_rx_dropped >= was.pfcwd_rx_dropped;
 }
 
 bool only_grew(const PacketRnicCounters& now, const PacketRnicCounters& was) {
@@ -24,7 +26,7 @@ bool only_grew(const PacketRnicCounters& now, const PacketRnicCounters& was) {
          now.naks_sent >= was.naks_sent && now.naks_received >= was.naks_received &&
          now.out_of_sequence >= was.out_of_sequence && now.cnp_sent >= was.cnp_sent &&
          now.cnp_handled >= was.cnp_handled && now.timeouts >= was.timeouts && now.qp_errors >= was.qp_errors &&
-         now.ecn_marked_received >= was.ecn_marked_received;
+         now.ecn_marked_received >= was.ecn_marked_received && now.pause_storm_errors >= was.pause_storm_errors;
 }
 
 // The receiving side's FEC counts over `bits` of line time: the symbol
@@ -66,7 +68,9 @@ void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
       GAUNTLET_INVARIANT(only_grew(now, was), "a counter of " + topology.link_name(link) + " went back");
       const bool counted = now.tx_packets != was.tx_packets || now.pause_sent != was.pause_sent ||
                            now.pause_received != was.pause_received || now.drops != was.drops ||
-                           now.crc_errors != was.crc_errors || now.queue_byte_ns != was.queue_byte_ns;
+                           now.crc_errors != was.crc_errors || now.queue_byte_ns != was.queue_byte_ns ||
+                           now.pfcwd_detected != was.pfcwd_detected || now.pfcwd_restored != was.pfcwd_restored ||
+                           now.pfcwd_tx_dropped != was.pfcwd_tx_dropped || now.pfcwd_rx_dropped != was.pfcwd_rx_dropped;
       if (counted || state.active) {
         auto* p = out->add_records()->mutable_port();
         p->set_link(topology.link_name(link));
@@ -82,6 +86,10 @@ void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
         p->set_drops(now.drops - was.drops);
         p->set_crc_errors(now.crc_errors - was.crc_errors);
         p->set_pause_duration_us(static_cast<std::uint64_t>((now.paused_ns - was.paused_ns) / 1000));
+        p->set_pfc_wd_deadlock_detected(now.pfcwd_detected - was.pfcwd_detected);
+        p->set_pfc_wd_deadlock_restored(now.pfcwd_restored - was.pfcwd_restored);
+        p->set_pfc_wd_tx_dropped_packets(now.pfcwd_tx_dropped - was.pfcwd_tx_dropped);
+        p->set_pfc_wd_rx_dropped_packets(now.pfcwd_rx_dropped - was.pfcwd_rx_dropped);
         set_fec(topology.link_bytes_per_second(link) * 8 * to_seconds(span), now.tx_packets - was.tx_packets,
                 now.crc_errors - was.crc_errors, p);
         published_bytes_ += static_cast<std::uint64_t>(p->ByteSizeLong());
@@ -101,7 +109,8 @@ void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
                          now.naks_received != was.naks_received || now.out_of_sequence != was.out_of_sequence ||
                          now.cnp_sent != was.cnp_sent || now.cnp_handled != was.cnp_handled ||
                          now.timeouts != was.timeouts || now.qp_errors != was.qp_errors ||
-                         now.ecn_marked_received != was.ecn_marked_received;
+                         now.ecn_marked_received != was.ecn_marked_received ||
+                         now.pause_storm_errors != was.pause_storm_errors;
     if (counted || state.active) {
       auto* r = out->add_records()->mutable_transport();
       r->set_nic(ComponentId::make_nic(topology.host_of(e), topology.nic_of(e)).str());
@@ -115,6 +124,7 @@ void PacketTelemetry::sample(Nanos at, telemetry::Batch* out) {
       r->set_timeouts(now.timeouts - was.timeouts);
       r->set_qp_errors(now.qp_errors - was.qp_errors);
       r->set_ecn_marked_received(now.ecn_marked_received - was.ecn_marked_received);
+      r->set_pause_storm_errors(now.pause_storm_errors - was.pause_storm_errors);
       published_bytes_ += static_cast<std::uint64_t>(r->ByteSizeLong());
     }
     const double cnp_rate = static_cast<double>(now.cnp_handled - was.cnp_handled) / to_seconds(span);

@@ -336,18 +336,36 @@ void Rnic::on_rto(std::uint32_t id) {
 }
 
 void Rnic::storm_pause(Nanos until) {
+  // A storm that starts while one lasts continues the same stall.
+  if (stalled_since_ < 0) stalled_since_ = sim_now();
+  storm_tick(until);
+}
+
+void Rnic::storm_tick(Nanos until) {
   ns3::Simulator::Cancel(storm_event_);
   const Nanos now = sim_now();
   if (now >= until) {
-    port_->send_pause(params_.data_priority, 0);
+    if (!storm_muted_) port_->send_pause(params_.data_priority, 0);
+    stalled_since_ = -1;
+    storm_muted_ = false;
+    return;
+  }
+  const PfcWatchdogParams& w = params_.watchdog;
+  const Nanos mute_at = w.nic_enabled ? stalled_since_ + w.nic_stall_timeout : std::numeric_limits<Nanos>::max();
+  if (now >= mute_at) {
+    // The stall goes on, but the NIC sends no pause for it any more; the
+    // last one runs out at the switch by itself.
+    if (!storm_muted_) ++counters_.pause_storm_errors;
+    storm_muted_ = true;
+    storm_event_ = ns3::Simulator::Schedule(ns3::NanoSeconds(until - now), [this, until] { storm_tick(until); });
     return;
   }
   const int quanta = params_.pfc.pause_quanta;
   port_->send_pause(params_.data_priority, quanta);
   // Renewed at half the pause time, so the class never resumes meanwhile.
   const auto renew = static_cast<Nanos>(quanta * 64.0 / line_rate_ * 1e9 / 2);
-  storm_event_ =
-      ns3::Simulator::Schedule(ns3::NanoSeconds(std::min(renew, until - now)), [this, until] { storm_pause(until); });
+  storm_event_ = ns3::Simulator::Schedule(ns3::NanoSeconds(std::min({renew, until - now, mute_at - now})),
+                                          [this, until] { storm_tick(until); });
 }
 
 }  // namespace gauntlet::sim::packet

@@ -29,6 +29,9 @@ struct RnicCounters {
   std::uint64_t timeouts = 0;             // retransmission timeouts (local_ack_timeout_err)
   std::uint64_t qp_errors = 0;            // QPs that exhausted their retries
   std::uint64_t ecn_marked_received = 0;  // data packets received marked CE
+  // Stalls the NIC's watchdog stopped pausing for (mlx5's
+  // tx_pause_storm_error_events).
+  std::uint64_t pause_storm_errors = 0;
 };
 
 class Rnic {
@@ -58,7 +61,9 @@ class Rnic {
   // Current DCQCN rate of a message's QP, bytes per second (0 if none).
   double rate_of(std::uint32_t qp) const;
   // Keeps sending PAUSE for the data class until `until` (a PFC storm: a
-  // NIC whose receive path is stuck pauses its switch port indefinitely).
+  // NIC whose receive path is stuck pauses its switch port indefinitely),
+  // unless its watchdog (RoceParams::watchdog) stops it first: then it
+  // sends none from nic_stall_timeout into the stall until the stall ends.
   void storm_pause(Nanos until);
   // The port came back up or its rate changed: resume sending.
   void wake() { pump(); }
@@ -111,6 +116,7 @@ class Rnic {
   void dcqcn_decrease(std::uint32_t id);
   void dcqcn_tick(std::uint32_t id);
   void check_rate(const SendQp& qp) const;
+  void storm_tick(Nanos until);
 
   int endpoint_;
   const RoceParams& params_;
@@ -122,6 +128,8 @@ class Rnic {
   Nanos pump_at_ = -1;
   ns3::EventId pump_event_;
   ns3::EventId storm_event_;
+  Nanos stalled_since_ = -1;  // the storm's start, while it lasts
+  bool storm_muted_ = false;  // the watchdog stopped the storm's pauses
   MessageDelivered delivered_;
   MessageAcked acked_;
   MessageFailed failed_;

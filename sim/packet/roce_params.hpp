@@ -108,6 +108,29 @@ struct PfcParams {
   int pause_quanta = 65535;
 };
 
+// PFC watchdogs against a pause storm (Guo et al., "RDMA over Commodity
+// Ethernet at Scale", SIGCOMM 2016, section 4.3). A switch's watchdog
+// watches each egress queue of the lossless class: paused by its peer
+// without a break for `detection_time` while holding frames, the queue is
+// stormed; it then drops its lossless frames (or, `forward`, sends them
+// regardless) and ignores the peer's pauses until none came for
+// `restoration_time`. Defaults are SONiC's (`pfcwd start_default`:
+// detection 200 ms, restoration 200 ms, action drop), off as SONiC ships it
+// (DEVICE_METADATA default_pfcwd_status: disable). A NIC's watchdog stops
+// it sending pauses once its receive path stalled for `nic_stall_timeout`,
+// and lets it pause again when the stall ends: on by default with the 8 s
+// ConnectX firmware default (Linux mlx5e, "PFC stall prevention"; 100 ms is
+// its "auto" setting and Guo et al.'s). The scenario's calibration block
+// sets each (models/pfc_watchdog_calibration.hpp).
+struct PfcWatchdogParams {
+  bool switch_enabled = false;
+  Nanos detection_time = 200 * kMillisecond;
+  Nanos restoration_time = 200 * kMillisecond;
+  bool forward = false;  // false: drop the stormed queue's lossless frames
+  bool nic_enabled = true;
+  Nanos nic_stall_timeout = 8 * kSecond;
+};
+
 // The RoCEv2 transport (reliable connection, go-back-N) as NCCL configures it.
 struct TransportParams {
   // 4096-byte RoCE MTU (payload), plus RoCEv2 headers on the wire:
@@ -145,6 +168,7 @@ struct TransportParams {
 struct RoceParams {
   DcqcnParams dcqcn;
   PfcParams pfc;
+  PfcWatchdogParams watchdog;
   TransportParams transport;
   // The data traffic class PFC pauses; ACK/NAK/CNP ride a higher, strict
   // priority class (the common lossless RoCE configuration: RoCE on 3, CNP 6).

@@ -76,6 +76,38 @@ void RocePort::check_queued_total() const {
 
 bool RocePort::paused(int priority) const { return paused_until_[static_cast<std::size_t>(priority)] > sim_now(); }
 
+Nanos RocePort::paused_since(int priority) const {
+  return paused(priority) ? paused_from_[static_cast<std::size_t>(priority)] : -1;
+}
+
+void RocePort::set_ignore_pause(int priority, bool ignore) {
+  const auto p = static_cast<std::size_t>(priority % kPriorities);
+  ignore_pause_[p] = ignore;
+  if (!ignore || !paused(static_cast<int>(p))) return;
+  // The pause in force is lifted at once, as a resume would.
+  account_queue();
+  ns3::Simulator::Cancel(resume_events_[p]);
+  paused_until_[p] = sim_now();
+  if (static_cast<int>(p) == data_priority_) data_paused_since_ = -1;
+  try_transmit();
+}
+
+std::uint64_t RocePort::drop_queued(int priority) {
+  account_queue();
+  auto& q = queues_[static_cast<std::size_t>(priority % kPriorities)];
+  std::uint64_t dropped = 0;
+  while (!q->IsEmpty()) {
+    ns3::Ptr<ns3::Packet> frame = q->Dequeue();
+    queued_total_ -= frame->GetSize();
+    RoceHeader h;
+    frame->PeekHeader(h);
+    if (on_dequeue_) on_dequeue_(frame, h);  // frees its buffer
+    ++dropped;
+  }
+  check_queued_total();
+  return dropped;
+}
+
 const PortCounters& RocePort::counters() const {
   const_cast<RocePort*>(this)->account_queue();
   return counters_;
@@ -199,6 +231,10 @@ double RocePort::frame_loss(double bytes) const {
 
 void RocePort::apply_pause(int priority, int quanta) {
   const auto p = static_cast<std::size_t>(priority % kPriorities);
+  if (ignore_pause_[p]) {
+    if (on_pause_) on_pause_(static_cast<int>(p), quanta);
+    return;
+  }
   account_queue();
   const Nanos now = sim_now();
   ns3::Simulator::Cancel(resume_events_[p]);
@@ -206,6 +242,7 @@ void RocePort::apply_pause(int priority, int quanta) {
     paused_until_[p] = now;
   } else {
     const Nanos duration = pause_duration(quanta, rate_);
+    if (!paused(static_cast<int>(p))) paused_from_[p] = now;
     paused_until_[p] = now + duration;
     if (static_cast<int>(p) == data_priority_ && data_paused_since_ < 0) data_paused_since_ = now;
     resume_events_[p] = ns3::Simulator::Schedule(ns3::NanoSeconds(duration), [this] {
@@ -219,6 +256,7 @@ void RocePort::apply_pause(int priority, int quanta) {
   GAUNTLET_INVARIANT(paused(static_cast<int>(p)) == (quanta > 0), "quanta " + std::to_string(quanta));
   GAUNTLET_INVARIANT((data_paused_since_ >= 0) == paused(data_priority_));
   try_transmit();
+  if (on_pause_) on_pause_(static_cast<int>(p), quanta);
 }
 
 void RocePort::flush() {
@@ -285,6 +323,7 @@ void RocePort::DoDispose() {
   node_ = nullptr;
   on_receive_ = nullptr;
   on_dequeue_ = nullptr;
+  on_pause_ = nullptr;
   ns3::NetDevice::DoDispose();
 }
 

@@ -38,6 +38,13 @@ struct PortCounters {
   std::uint64_t crc_errors = 0;      // corrupted frames received and dropped
   double queue_byte_ns = 0;          // integral of queued bytes over time
   Nanos paused_ns = 0;               // time the data class spent paused by the peer
+  // The switch's PFC watchdog on this port's lossless queue (SONiC's
+  // PFC_WD_QUEUE_STATS_*): storms detected and restored, lossless frames it
+  // dropped bound out of the port and received on it.
+  std::uint64_t pfcwd_detected = 0;
+  std::uint64_t pfcwd_restored = 0;
+  std::uint64_t pfcwd_tx_dropped = 0;
+  std::uint64_t pfcwd_rx_dropped = 0;
 };
 
 class RoceCable;
@@ -48,12 +55,15 @@ class RocePort final : public ns3::NetDevice {
   using ReceiveHandler = std::function<void(ns3::Ptr<ns3::Packet>, const RoceHeader&, RocePort& ingress)>;
   // A frame left an egress queue (its transmission starts).
   using DequeueHandler = std::function<void(ns3::Ptr<ns3::Packet>, const RoceHeader&)>;
+  // A PAUSE frame arrived (quanta 0: resume), after the port acted on it.
+  using PauseHandler = std::function<void(int priority, int quanta)>;
 
   static ns3::TypeId GetTypeId();
   RocePort();
 
   void configure(double bytes_per_second, int data_priority, Rng rng);
   void set_handlers(ReceiveHandler on_receive, DequeueHandler on_dequeue);
+  void set_pause_handler(PauseHandler on_pause) { on_pause_ = std::move(on_pause); }
   void attach(ns3::Ptr<RoceCable> cable);
   RocePort* peer() const;
 
@@ -66,6 +76,15 @@ class RocePort final : public ns3::NetDevice {
   double queued_bytes(int priority) const;
   double queued_bytes() const;
   bool paused(int priority) const;
+  // Since when the class has been paused without a break; -1 if it is not.
+  Nanos paused_since(int priority) const;
+  // A PFC watchdog's override: the port stops honouring PAUSE frames for
+  // the class (it still counts and reports them) until told otherwise.
+  void set_ignore_pause(int priority, bool ignore);
+  bool ignores_pause(int priority) const { return ignore_pause_[static_cast<std::size_t>(priority)]; }
+  // Drops every frame queued in one class, each freed through the dequeue
+  // handler (as a flush does); returns how many.
+  std::uint64_t drop_queued(int priority);
   double bytes_per_second() const { return rate_; }
 
   // Fault state: a down port drops its queue and everything offered to it;
@@ -82,6 +101,10 @@ class RocePort final : public ns3::NetDevice {
   double frame_loss(double bytes) const;
   void count_ecn_mark() { ++counters_.ecn_marked; }
   void count_drop() { ++counters_.drops; }
+  void count_pfcwd_detected() { ++counters_.pfcwd_detected; }
+  void count_pfcwd_restored() { ++counters_.pfcwd_restored; }
+  void count_pfcwd_tx_dropped(std::uint64_t frames = 1) { counters_.pfcwd_tx_dropped += frames; }
+  void count_pfcwd_rx_dropped() { ++counters_.pfcwd_rx_dropped; }
   const PortCounters& counters() const;
 
   // Called by the cable: a frame arrives from the peer.
@@ -141,6 +164,8 @@ class RocePort final : public ns3::NetDevice {
   std::uint64_t queued_total_ = 0;
   ns3::Ptr<ns3::DropTailQueue<ns3::Packet>> pause_frames_;  // sent before any class
   std::array<Nanos, kPriorities> paused_until_{};
+  std::array<Nanos, kPriorities> paused_from_{};  // start of the current pause, while paused
+  std::array<bool, kPriorities> ignore_pause_{};
   std::array<ns3::EventId, kPriorities> resume_events_;
   Nanos data_paused_since_ = -1;
   ns3::EventId transmit_done_;
@@ -152,6 +177,7 @@ class RocePort final : public ns3::NetDevice {
   uint16_t mtu_ = 4096;
   ReceiveHandler on_receive_;
   DequeueHandler on_dequeue_;
+  PauseHandler on_pause_;
   mutable PortCounters counters_;
   Nanos accounted_at_ = 0;
 };

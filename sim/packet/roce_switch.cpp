@@ -15,6 +15,10 @@ RoceSwitch::~RoceSwitch() {
   for (auto& per_port : ingress_)
     for (IngressQueue& q : per_port) ns3::Simulator::Cancel(q.renew);
   for (ns3::EventId& e : storms_) ns3::Simulator::Cancel(e);
+  for (Watch& w : watch_) {
+    ns3::Simulator::Cancel(w.check);
+    ns3::Simulator::Cancel(w.restore);
+  }
 }
 
 int RoceSwitch::add_port(ns3::Ptr<RocePort> port) {
@@ -22,9 +26,12 @@ int RoceSwitch::add_port(ns3::Ptr<RocePort> port) {
   ports_.push_back(port);
   ingress_.emplace_back();
   storms_.emplace_back();
+  watch_.emplace_back(params_.watchdog);
   port->set_handlers(
       [this, index](ns3::Ptr<ns3::Packet> p, const RoceHeader& h, RocePort&) { on_receive(p, h, index); },
       [this, index](ns3::Ptr<ns3::Packet> p, const RoceHeader&) { on_dequeue(p, index); });
+  if (params_.watchdog.switch_enabled)
+    port->set_pause_handler([this, index](int priority, int quanta) { on_pause_frame(index, priority, quanta); });
   return index;
 }
 
@@ -47,6 +54,7 @@ void RoceSwitch::on_receive(ns3::Ptr<ns3::Packet> packet, const RoceHeader& h, i
   }
   const double bytes = packet->GetSize();
   const int priority = h.priority % kPriorities;
+  if (watchdog_drops(ingress, egress, priority)) return;
   if (used_ + bytes > params_.pfc.buffer_bytes) {
     out.count_drop();  // buffer overflow: only if PFC could not hold the sender back
     return;
@@ -67,6 +75,9 @@ void RoceSwitch::on_receive(ns3::Ptr<ns3::Packet> packet, const RoceHeader& h, i
   } else {
     out.enqueue(packet, h);
   }
+  // A frame waiting behind a pause that has lasted long enough: the queue
+  // is stuck now, not at the next PAUSE.
+  if (params_.watchdog.switch_enabled && priority == params_.data_priority) watchdog_check(egress);
   check_pause(ingress, priority);
 }
 
@@ -155,6 +166,72 @@ void RoceSwitch::storm_pause(int index, Nanos until) {
   port(index).send_pause(params_.data_priority, params_.pfc.pause_quanta);
   event = ns3::Simulator::Schedule(ns3::NanoSeconds(std::min(pause_renewal(index), until - now)),
                                    [this, index, until] { storm_pause(index, until); });
+}
+
+// A stormed queue under the drop action loses its lossless frames both
+// ways: those bound out of the port and those coming in on it.
+bool RoceSwitch::watchdog_drops(int ingress, int egress, int priority) {
+  const PfcWatchdogParams& w = params_.watchdog;
+  if (!w.switch_enabled || w.forward || priority != params_.data_priority) return false;
+  if (watch_[static_cast<std::size_t>(ingress)].dog.stormed()) {
+    port(ingress).count_pfcwd_rx_dropped();
+    return true;
+  }
+  if (watch_[static_cast<std::size_t>(egress)].dog.stormed()) {
+    port(egress).count_pfcwd_tx_dropped();
+    return true;
+  }
+  return false;
+}
+
+void RoceSwitch::on_pause_frame(int index, int priority, int quanta) {
+  if (priority != params_.data_priority || quanta == 0) return;
+  Watch& w = watch_[static_cast<std::size_t>(index)];
+  w.dog.on_pause(ns3::Simulator::Now().GetNanoSeconds());
+  if (w.dog.stormed()) {
+    arm_restore(index);
+    return;
+  }
+  watchdog_check(index);
+}
+
+// Declares the queue stormed if it has been paused for the detection time
+// holding frames; else looks again when that time would be up.
+void RoceSwitch::watchdog_check(int index) {
+  Watch& w = watch_[static_cast<std::size_t>(index)];
+  RocePort& p = port(index);
+  const int priority = params_.data_priority;
+  const Nanos now = ns3::Simulator::Now().GetNanoSeconds();
+  const Nanos since = p.paused_since(priority);
+  if (w.dog.check(now, since, p.queued_bytes(priority) > 0)) {
+    ns3::Simulator::Cancel(w.check);
+    p.count_pfcwd_detected();
+    p.set_ignore_pause(priority, true);
+    if (!params_.watchdog.forward) p.count_pfcwd_tx_dropped(p.drop_queued(priority));
+    arm_restore(index);
+    return;
+  }
+  const Nanos due = w.dog.detection_due(since);
+  if (due > now && !w.check.IsRunning())
+    w.check = ns3::Simulator::Schedule(ns3::NanoSeconds(due - now), [this, index] { watchdog_check(index); });
+}
+
+void RoceSwitch::arm_restore(int index) {
+  Watch& w = watch_[static_cast<std::size_t>(index)];
+  if (w.restore.IsRunning()) return;
+  const Nanos now = ns3::Simulator::Now().GetNanoSeconds();
+  w.restore = ns3::Simulator::Schedule(ns3::NanoSeconds(std::max<Nanos>(0, w.dog.restoration_due() - now)),
+                                       [this, index] { watchdog_restore(index); });
+}
+
+void RoceSwitch::watchdog_restore(int index) {
+  Watch& w = watch_[static_cast<std::size_t>(index)];
+  if (!w.dog.try_restore(ns3::Simulator::Now().GetNanoSeconds())) {
+    arm_restore(index);  // a PAUSE came meanwhile
+    return;
+  }
+  port(index).count_pfcwd_restored();
+  port(index).set_ignore_pause(params_.data_priority, false);
 }
 
 }  // namespace gauntlet::sim::packet

@@ -4,6 +4,9 @@
 // queue (DCQCN's Kmin/Kmax/Pmax), and runs PFC per ingress port and
 // priority: when an ingress queue's share of the buffer passes the dynamic
 // threshold it pauses the upstream port, and resumes it once drained.
+// With the PFC watchdog on, each port's lossless egress queue is watched
+// (pfc_watchdog.hpp): a stormed queue drops its lossless frames both ways,
+// or sends them regardless of pauses, until the pauses stop.
 #include <ns3/event-id.h>
 #include <ns3/ptr.h>
 
@@ -13,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/packet/pfc_watchdog.hpp"
 #include "sim/packet/roce_params.hpp"
 #include "sim/packet/roce_port.hpp"
 #include "sim/rng.hpp"
@@ -38,6 +42,8 @@ class RoceSwitch {
   // A switch port that keeps pausing its peer's data class until `until`
   // (a PFC storm from a stuck port).
   void storm_pause(int port, Nanos until);
+  // The watchdog of a port's lossless egress queue.
+  const PfcWatchdog& watchdog(int port) const { return watch_[static_cast<std::size_t>(port)].dog; }
 
  private:
   struct IngressQueue {
@@ -45,6 +51,12 @@ class RoceSwitch {
     bool pausing = false;  // its upstream is paused
     double threshold = 0;  // the threshold that paused it
     ns3::EventId renew;
+  };
+  struct Watch {
+    explicit Watch(const PfcWatchdogParams& params) : dog(params) {}
+    PfcWatchdog dog;
+    ns3::EventId check;
+    ns3::EventId restore;
   };
   struct Held {
     int ingress = 0;
@@ -63,6 +75,11 @@ class RoceSwitch {
     return ingress_[static_cast<std::size_t>(ingress)][static_cast<std::size_t>(priority)];
   }
   Nanos pause_renewal(int port) const;
+  bool watchdog_drops(int ingress, int egress, int priority);
+  void on_pause_frame(int port, int priority, int quanta);
+  void watchdog_check(int port);
+  void arm_restore(int port);
+  void watchdog_restore(int port);
 
   const RoceParams& params_;
   Rng rng_;
@@ -70,6 +87,7 @@ class RoceSwitch {
   std::vector<std::array<IngressQueue, kPriorities>> ingress_;
   std::unordered_map<std::uint64_t, Held> held_;  // by packet uid: where each buffered frame came in
   std::vector<ns3::EventId> storms_;
+  std::vector<Watch> watch_;
   double used_ = 0;
   Forwarding forwarding_;
 };
