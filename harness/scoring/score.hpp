@@ -91,17 +91,17 @@ struct RunCosts {
 struct DetectorScore {
   int alerts = 0;
   int false_alerts = 0;
-  int benign_alerts = 0;             // false alerts raised during a benign episode (a reconfigure, background noise)
-  int other_tenant_alerts = 0;       // true alerts naming a fault that touched only other tenants' jobs
-  std::optional<double> precision;   // (alerts - false_alerts) / alerts; empty with no alert
-  ClassScore overall;                // every non-benign fault
-  ClassScore impactful;              // the faults that slowed the job
-  ClassScore latent;                 // the faults that did not
+  int benign_alerts = 0;            // false alerts raised during a benign episode (a reconfigure, background noise)
+  int other_tenant_alerts = 0;      // true alerts naming a fault that touched only other tenants' jobs
+  std::optional<double> precision;  // (alerts - false_alerts) / alerts; empty with no alert
+  ClassScore overall;               // every non-benign fault
+  ClassScore impactful;             // the faults that slowed the job
+  ClassScore latent;                // the faults that did not
   // In the order of the input, but for a trailing run of background
   // episodes, which are never scored (a month lists 10^5-10^6 after its
   // faults): those have no outcome.
   std::vector<FaultOutcome> faults;
-  std::optional<RunCosts> costs;     // a simulated run's; none for alerts scored from a real run
+  std::optional<RunCosts> costs;  // a simulated run's; none for alerts scored from a real run
 };
 
 // `score` with the outcomes of the faults it scored only, for a report: a
