@@ -427,6 +427,33 @@ std::string x_axis(double lo, double hi) {
   return "set xrange [" + plot_number(lo - pad) + ":" + plot_number(hi + pad) + "]\n";
 }
 
+// Each setting's cost minus the best's, with the interval that decides
+// (by block when there are blocks, else by seed): a bar that clears 0 is a
+// setting the plan separates from the best.
+std::string paired_figure(const CapacityAnalysis& analysis) {
+  std::string data = "$d << EOD\n", tics;
+  int shown = 0;
+  for (const CapacityPair& pair : analysis.pairs) {
+    if (pair.a != 0 || shown >= 20) continue;
+    const PairedComparison& c = pair.comparison;
+    const Estimate& e = c.blocks ? c.blocks->difference : c.difference;
+    const double half = std::isfinite(e.half_width) ? e.half_width : 0;
+    data += plot_number(e.mean) + " " + plot_number(shown) + " " + plot_number(half) + "\n";
+    tics += std::string(tics.empty() ? "" : ", ") + gnuplot_quote("rank " + std::to_string(pair.b + 1)) + " " +
+            std::to_string(shown);
+    ++shown;
+  }
+  if (shown == 0) return "";
+  data += "EOD\n";
+  const std::string script = data + "set ytics (" + tics + ")\nset yrange [-1:" + std::to_string(shown) + "]\n" +
+                             "set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb '#808080'\n" +
+                             "set xlabel 'cost minus rank 1 (GPU-hours)'\nset grid lc rgb '#e0e0e0'\nunset key\n" +
+                             "plot $d using 1:2:3 with xerrorbars pt 7 ps 0.8 lw 1.5\n";
+  return html::figure(render_svg(script, {760, 120 + 24 * shown}, "capacity-pairs-"),
+                      "each setting against rank 1, paired: mean difference and its 95% interval, by time block "
+                      "within the seeds' runs where there are blocks, else by seed");
+}
+
 }  // namespace
 
 std::string capacity_html(const CapacityAnalysis& analysis) {
@@ -469,8 +496,10 @@ std::string capacity_html(const CapacityAnalysis& analysis) {
   script += x_axis(lo, hi);
   script += "set xlabel 'checkpoint interval (min)'\nset ylabel 'GPU-hours lost (failures + checkpoints)'\n";
   script += "set key outside bottom center horizontal font ',9'\nset grid lc rgb '#e0e0e0'\n";
-  return body + html::figure(render_svg(script + plots + "\n", {760, 420}, "capacity-"),
-                             "total lost GPU-hours (mean, 95% CI over seeds) against the checkpoint interval");
+  return body +
+         html::figure(render_svg(script + plots + "\n", {760, 420}, "capacity-"),
+                      "total lost GPU-hours (mean, 95% CI over seeds) against the checkpoint interval") +
+         paired_figure(analysis);
 }
 
 }  // namespace gauntlet::harness

@@ -88,6 +88,8 @@ TEST(PlanCapacity, ShardsGatherIntoARankingBesideYoungDaly) {
   EXPECT_NEAR(analysis["young_daly_s"].get<double>(), std::sqrt(2 * 30 * 86400 / failures), 1e-6);
   EXPECT_NE(analysis["comparison"].get<std::string>().find("Young/Daly"), std::string::npos);
   const std::string html = slurp(out / "report.html");
+  EXPECT_NE(html.find("each setting against rank 1, paired"), std::string::npos);
+  EXPECT_NE(html.find("rank 2"), std::string::npos);  // a tic of the paired differences' plot
 
   // The weights price each kind of GPU-hour: spares held idle at 0 leave
   // lost and checkpoint GPU-hours, these at twice the price.
