@@ -13,6 +13,11 @@ sim::LossResponse CommunicatorModel::link_loss(sim::LinkId link, double loss) co
   return calibration_->loss_response(loss, bdp_packets(rate, cross_spine_round_trip(engine_.topology()), transport_));
 }
 
+sim::TransferStalls CommunicatorModel::transfer_stalls(sim::LinkId link, double loss) const {
+  return models::transfer_stalls(loss, engine_.topology().link_bytes_per_second(link) * 8 / 1e9,
+                                 link_goodput(link, loss), transport_);
+}
+
 bool CommunicatorModel::exhausts_retries(double loss) const { return loss >= retry_exhaustion_loss(transport_); }
 
 void CommunicatorModel::watch_outage(sim::Nanos down_at, sim::LinkId link) {

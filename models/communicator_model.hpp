@@ -45,6 +45,12 @@ class CommunicatorModel {
   // the goodput fraction it leaves and the retransmissions and NAKs it costs.
   sim::LossResponse link_loss(sim::LinkId link, double loss) const;
   double link_goodput(sim::LinkId link, double loss) const { return link_loss(link, loss).goodput; }
+  // The retransmission timeouts each transfer across a link losing `loss`
+  // draws (models/roce_transport.hpp transfer_stalls).
+  sim::TransferStalls transfer_stalls(sim::LinkId link, double loss) const;
+  // The engine's per-transfer stalls, or null on an engine that draws none
+  // (one with packets acts loss out itself).
+  sim::TransportStalls* transport_stalls() const { return dynamic_cast<sim::TransportStalls*>(&engine_); }
   // Whether loss this high exhausts the queue pairs' retries.
   bool exhausts_retries(double loss) const;
 

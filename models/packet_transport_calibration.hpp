@@ -36,6 +36,17 @@ inline constexpr Attribute kRetransmitInitialTimeout{
     "no published default for ConnectX's profile (NVIDIA gives only its 4 us minimum base): a modelling choice, "
     "4.096 us x 2^8, above the 0.64 ms a full 32 MB buffer takes to drain at 400 Gb/s"};
 
-inline constexpr const Attribute* kPacketTransport[] = {&kIbTimeout, &kIbRetryCount, &kRetransmitInitialTimeout};
+inline constexpr Attribute kNakInterval{
+    "transport.nak_interval",
+    AttributeUnit::duration,
+    500 * kUs,
+    1 * kUs,
+    1 * kS,
+    "a responder NAKs a hole once, and again only when packets still arrive this long after; a hole whose NAK "
+    "or resend is lost in a message's last stretch therefore waits out a retransmission timeout (both engines)",
+    "HPCC's ns-3 NACK interval (500 us); no published ConnectX figure"};
+
+inline constexpr const Attribute* kPacketTransport[] = {&kIbTimeout, &kIbRetryCount, &kRetransmitInitialTimeout,
+                                                        &kNakInterval};
 
 }  // namespace gauntlet::models::calibration

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -279,6 +280,68 @@ std::optional<double> hybrid_error(const ComparedWindow& window) {
   return window.hybrid->iteration_s / window.packet.iteration_s - 1.0;
 }
 
+bool Agreement::within() const { return std::abs(mean_error) <= band && std::abs(median_error) <= band; }
+
+namespace {
+
+std::optional<Agreement> agreement(const EngineWindowMeasure& engine, const EngineWindowMeasure& packet, double band) {
+  if (engine.iteration_s <= 0 || packet.iteration_s <= 0 || engine.median_iteration_s <= 0 ||
+      packet.median_iteration_s <= 0)
+    return std::nullopt;
+  return Agreement{.mean_error = engine.iteration_s / packet.iteration_s - 1.0,
+                   .median_error = engine.median_iteration_s / packet.median_iteration_s - 1.0,
+                   .band = band};
+}
+
+std::string verdict_text(const char* engine, const std::optional<Agreement>& a) {
+  if (!a) return std::string(engine) + " -";
+  char b[160];
+  std::snprintf(b, sizeof b, "%s %s (mean %+.1f%%, median %+.1f%%; band %.0f%%)", engine,
+                a->within() ? "within" : "OUTSIDE", 100 * a->mean_error, 100 * a->median_error, 100 * a->band);
+  return b;
+}
+
+json agreement_json(const std::optional<Agreement>& a) {
+  if (!a) return nullptr;
+  return {{"mean_error", a->mean_error}, {"median_error", a->median_error}, {"band", a->band}, {"within", a->within()}};
+}
+
+// One line per engine: how many windows lie within its band, and which not.
+std::string agreement_summary(const EngineComparison& comparison) {
+  std::string out = "agreement with the packet engine (mean and median step per window):\n";
+  const bool hybrid = !comparison.windows.empty() && comparison.windows.front().hybrid.has_value();
+  for (const bool of_hybrid : {false, true}) {
+    if (of_hybrid && !hybrid) break;
+    std::size_t measured = 0, within = 0;
+    std::string outside;
+    for (const ComparedWindow& w : comparison.windows) {
+      const std::optional<Agreement> a = of_hybrid ? hybrid_agreement(w) : flow_agreement(w);
+      if (!a) continue;
+      ++measured;
+      if (a->within())
+        ++within;
+      else
+        outside += (outside.empty() ? "; outside: " : ", ") + w.label;
+    }
+    char b[160];
+    std::snprintf(b, sizeof b, "  %-6s %zu of %zu windows within %.0f%%", of_hybrid ? "hybrid" : "flow", within,
+                  measured, 100 * (of_hybrid ? kHybridAgreementBand : kFlowAgreementBand));
+    out += b + outside + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Agreement> flow_agreement(const ComparedWindow& window) {
+  return agreement(window.flow, window.packet, kFlowAgreementBand);
+}
+
+std::optional<Agreement> hybrid_agreement(const ComparedWindow& window) {
+  if (!window.hybrid) return std::nullopt;
+  return agreement(*window.hybrid, window.packet, kHybridAgreementBand);
+}
+
 std::string format_comparison(const EngineComparison& comparison) {
   const bool hybrid = !comparison.windows.empty() && comparison.windows.front().hybrid.has_value();
   std::string out = "scenario " + comparison.scenario + ": flow engine vs packet engine" +
@@ -313,6 +376,9 @@ std::string format_comparison(const EngineComparison& comparison) {
     };
     if (const auto gap = iteration_gap(w)) row("packet vs flow", "", percent(*gap), "");
     if (const auto error = hybrid_error(w)) row("hybrid vs packet", "", "", percent(*error));
+    out += "  verdict: " + verdict_text("flow", flow_agreement(w));
+    if (hybrid) out += "; " + verdict_text("hybrid", hybrid_agreement(w));
+    out += "\n";
     row("probe RTT (us)", number_or_dash(w.flow.probe_rtt_us, "%.2f"), number_or_dash(w.packet.probe_rtt_us, "%.2f"),
         number_or_dash(h.probe_rtt_us, "%.2f"));
     row("probes lost", std::to_string(w.flow.probes_lost), std::to_string(w.packet.probes_lost),
@@ -335,7 +401,8 @@ std::string format_comparison(const EngineComparison& comparison) {
     for (const auto& [k, v] : h.counters) counters[k][2] = v;
     for (const auto& [k, v] : counters) row(k, std::to_string(v[0]), std::to_string(v[1]), std::to_string(v[2]));
   }
-  std::snprintf(line, sizeof line, "\nwall time (s): flow %.2f, packet %.2f", comparison.flow_wall_s,
+  out += "\n" + agreement_summary(comparison);
+  std::snprintf(line, sizeof line, "wall time (s): flow %.2f, packet %.2f", comparison.flow_wall_s,
                 comparison.packet_wall_s);
   out += line;
   if (hybrid) {
@@ -361,6 +428,8 @@ nlohmann::ordered_json comparison_json(const EngineComparison& comparison) {
       windows.back()["hybrid"] = measure_json(*w.hybrid);
       windows.back()["hybrid_error"] = error ? json(*error) : json(nullptr);
     }
+    windows.back()["agreement"] = {{"flow", agreement_json(flow_agreement(w))}};
+    if (w.hybrid) windows.back()["agreement"]["hybrid"] = agreement_json(hybrid_agreement(w));
   }
   json out = {{"scenario", comparison.scenario}, {"windows", windows}};
   out["wall_s"] = {{"flow", comparison.flow_wall_s}, {"packet", comparison.packet_wall_s}};

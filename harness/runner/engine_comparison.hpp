@@ -76,6 +76,22 @@ std::optional<double> iteration_gap(const ComparedWindow& window);
 // nothing when either has no iteration (or the hybrid did not run).
 std::optional<double> hybrid_error(const ComparedWindow& window);
 
+// How closely an engine's steps follow the packet engine's in a window: its
+// mean and median step against the packet run's, and whether both lie
+// within the band it is held to (the flow engine's 15%, the hybrid's 10%).
+struct Agreement {
+  double mean_error = 0;    // engine's mean step / packet's - 1
+  double median_error = 0;  // the same for the median
+  double band = 0;
+  bool within() const;
+};
+inline constexpr double kFlowAgreementBand = 0.15;
+inline constexpr double kHybridAgreementBand = 0.10;
+// Nothing when either run has no iteration in the window (or the hybrid
+// did not run).
+std::optional<Agreement> flow_agreement(const ComparedWindow& window);
+std::optional<Agreement> hybrid_agreement(const ComparedWindow& window);
+
 std::string format_comparison(const EngineComparison& comparison);
 nlohmann::ordered_json comparison_json(const EngineComparison& comparison);
 

@@ -38,6 +38,7 @@ sim::RoceParams roce_params_from(const sim::Calibration& calibration) {
   params.transport.ib_timeout = calibration.count(k::kIbTimeout);
   params.transport.retry_count = calibration.count(k::kIbRetryCount);
   params.transport.initial_retransmit_timeout = calibration.duration(k::kRetransmitInitialTimeout);
+  params.transport.nak_interval = calibration.duration(k::kNakInterval);
   // One ECN setting for both engines: the flow engine's load profile and the
   // packet engine's switches.
   params.dcqcn.kmin_bytes = calibration.value(k::kEcnKmin);

@@ -79,6 +79,9 @@ struct SimulatedCluster {
     // tries as the packet engine's queue pairs.
     models::RoceTransportParams transport;
     transport.retry_count = scenario.calibration.count(models::calibration::kIbRetryCount);
+    transport.initial_retransmit_timeout =
+        scenario.calibration.duration(models::calibration::kRetransmitInitialTimeout);
+    transport.nak_interval = scenario.calibration.duration(models::calibration::kNakInterval);
     scheduler.emplace(*engine, tenants.all(), *fault_types, transport);
     scheduler->communicator().set_transport_timeout(
         scenario.calibration.duration(models::calibration::kTransportTimeout));

@@ -2,7 +2,8 @@
 // go-back-N turns that into a super-linear goodput loss (on the packet
 // engine the frames themselves are corrupted, counted as CRC errors; the
 // flow engine takes goodput, retransmissions and NAKs from the network
-// calibration table the packet engine wrote), and
+// calibration table the packet engine wrote, and draws per transfer the
+// retransmission timeouts that table's endless streams never wait out), and
 // from the retry exhaustion rate on (about 17.7%) the transport fails the
 // collective every transport timeout the job spends crossing the link.
 #include <algorithm>
@@ -25,6 +26,14 @@ void simulate(FaultEffectScope& scope) {
     PathEffect effect;
     effect.bandwidth_factor = communicator.link_goodput(link, rate);
     scope.set_during(fault.target, effect);
+    // The table's goodput is a long stream's; a message also ends, and a
+    // hole near its end or a lost NAK waits out a retransmission timeout.
+    if (sim::TransportStalls* stalls = communicator.transport_stalls())
+      scope.call_during(
+          [stalls, link, cause = fault.id, rates = communicator.transfer_stalls(link, rate)] {
+            stalls->set_link_stalls(link, cause, rates);
+          },
+          [stalls, link, cause = fault.id] { stalls->set_link_stalls(link, cause, {}); });
   }
   if (communicator.exhausts_retries(rate))
     communicator.watch_retry_exhaustion(scope.start(), std::min(scope.end(), scope.horizon()), link);

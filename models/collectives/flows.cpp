@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/contract.hpp"
+#include "sim/transport_stalls.hpp"
 
 namespace gauntlet::models {
 namespace {
@@ -148,7 +149,42 @@ struct FlowSetState {
   std::function<void()> on_all;
   std::shared_ptr<long> in_flight;
   std::shared_ptr<Recording> recording;
+  // Set when the engine draws retransmission-timeout stalls: each flow is
+  // then told at its last byte's arrival plus its stall, all at the latest.
+  sim::TransportStalls* stalls = nullptr;
+  std::vector<sim::Nanos> arrivals;  // per flow, without stalls
 };
+
+// The engine that draws stalls, if it draws any now.
+sim::TransportStalls* drawing_stalls(sim::NetworkEngine& engine) {
+  auto* stalls = dynamic_cast<sim::TransportStalls*>(&engine);
+  return stalls && stalls->draws_stalls() ? stalls : nullptr;
+}
+
+// The set's flows arrived at `arrivals` (their last bytes): each network
+// flow draws the stalls of its channels' transfers (the slowest channel's
+// is its own), and every flow is told at its arrival plus its stall, in
+// that order, once the last is due, as a replayed set is.
+void tell_stalled(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int channels,
+                  const std::shared_ptr<FlowSetState>& state) {
+  std::vector<sim::Nanos> at = state->arrivals;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    if (!on_network(flows[i])) continue;
+    sim::Nanos stall = 0;
+    for (int c = 0; c < channels; ++c)
+      stall = std::max(
+          stall, state->stalls->draw_stall(flows[i].from.endpoint, flows[i].to.endpoint, flows[i].bytes / channels));
+    at[i] += stall;
+  }
+  std::vector<std::size_t> order(flows.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return at[a] < at[b]; });
+  const sim::Nanos last = std::max(engine.now(), at[order.back()]);
+  engine.schedule_at(last, [state, at = std::move(at), order = std::move(order)] {
+    for (std::size_t i : order) state->on_flow(i, at[i]);
+    state->on_all();
+  });
+}
 
 void flow_left(FlowSetState& state) {
   if (!state.in_flight) return;
@@ -188,13 +224,24 @@ std::shared_ptr<const FlowOutcomeCache::Entry> known_outcome(sim::NetworkEngine&
 }
 
 // Every flow at its recorded offset, told all at the last arrival.
-void replay(sim::NetworkEngine& engine, sim::ReplayLedger& ledger, const std::vector<Flow>& flows,
+void replay(sim::NetworkEngine& engine, sim::ReplayLedger& ledger, const std::vector<Flow>& flows, int channels,
             std::shared_ptr<FlowSetState> state, std::shared_ptr<const FlowOutcomeCache::Entry> cached,
             const FlowReuse& reuse, sim::Nanos start) {
   // Equal keys hold equal flow lists, so the outcome fits this set.
   GAUNTLET_INVARIANT(cached->offsets.size() == flows.size() && cached->order.size() == flows.size());
   reuse.cache->count(true);
   ledger.record(replayed_set(flows, start, *cached));
+  if (state->stalls) {
+    sim::NetworkEngine* network_engine = &engine;
+    engine.schedule_at(start + cached->span, [state, cached, start, network_engine, flows, channels] {
+      for (std::size_t i = 0; i < flows.size(); ++i) {
+        flow_left(*state);
+        state->arrivals[i] = start + cached->offsets[i];
+      }
+      tell_stalled(*network_engine, flows, channels, state);
+    });
+    return;
+  }
   engine.schedule_at(start + cached->span, [state, cached, start] {
     for (std::uint32_t i : cached->order) {
       flow_left(*state);
@@ -221,7 +268,10 @@ std::shared_ptr<Recording> new_recording(FlowOutcomeCache* cache, std::vector<st
 void simulate_flows(sim::NetworkEngine& engine, sim::ReplayLedger* ledger, const std::vector<Flow>& flows, int channels,
                     std::shared_ptr<FlowSetState> state) {
   sim::NetworkEngine* network_engine = &engine;
-  auto part_done = [state, network_engine, ledger](std::size_t i, sim::Nanos at) {
+  // Only a set whose flows draw stalls keeps its flows to tell them later.
+  std::shared_ptr<const std::vector<Flow>> kept =
+      state->stalls ? std::make_shared<const std::vector<Flow>>(flows) : nullptr;
+  auto part_done = [state, network_engine, ledger, kept, channels](std::size_t i, sim::Nanos at) {
     // A channel done twice would tell of its flow twice.
     GAUNTLET_INVARIANT(state->parts_left[i] > 0 && state->pending > 0, "flow " + std::to_string(i) + " done twice");
     if (--state->parts_left[i] > 0) return;
@@ -230,16 +280,23 @@ void simulate_flows(sim::NetworkEngine& engine, sim::ReplayLedger* ledger, const
       r->entry->offsets[i] = at - r->start;
       r->entry->order.push_back(static_cast<std::uint32_t>(i));
     }
-    state->on_flow(i, at);
+    if (kept)
+      state->arrivals[i] = at;
+    else
+      state->on_flow(i, at);
     if (--state->pending > 0) return;
     // Stored only if the network neither changed nor carried another
-    // transfer meanwhile: then the outcome is this set's alone.
+    // transfer meanwhile: then the outcome is this set's alone (the stalls,
+    // drawn after, are not part of it).
     if (Recording* r = state->recording.get();
         r && r->started == ledger->transfers_started() && r->version == network_engine->state_version()) {
       r->entry->span = at - r->start;
       r->cache->store(r->entry);
     }
-    state->on_all();
+    if (kept)
+      tell_stalled(*network_engine, *kept, channels, state);
+    else
+      state->on_all();
   };
   bool network = false;
   for (std::size_t i = 0; i < flows.size(); ++i) {
@@ -288,6 +345,7 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
   }
   if (state->in_flight) *state->in_flight += static_cast<long>(flows.size());
   const sim::Nanos start = engine.now();
+  if ((state->stalls = drawing_stalls(engine))) state->arrivals.assign(flows.size(), start);
 
   // A set on an idle network with a cached outcome: replay it, all at its
   // last arrival, where the simulated set would call on_all too. Only an
@@ -299,7 +357,7 @@ void start_flows(sim::NetworkEngine& engine, const std::vector<Flow>& flows, int
     std::shared_ptr<const FlowOutcomeCache::Entry> cached =
         known_outcome(engine, flows, channels, reuse, key, start, quiet);
     if (cached && start + cached->span < quiet) {
-      replay(engine, *ledger, flows, state, std::move(cached), reuse, start);
+      replay(engine, *ledger, flows, channels, state, std::move(cached), reuse, start);
       return;
     }
     if (!cached)

@@ -6,6 +6,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -16,6 +17,7 @@
 
 #include "sim/contract.hpp"
 #include "sim/flow/maestro_activities.hpp"
+#include "sim/rng.hpp"
 
 namespace gauntlet::sim {
 namespace s4u = simgrid::s4u;
@@ -66,7 +68,8 @@ class SpineLeafZone final : public routing::NetZoneImpl {
 }  // namespace
 
 struct FlowEngine::Impl {
-  Impl(const Topology& t, std::uint64_t seed) : topology(t), router(topology, seed) {}
+  Impl(const Topology& t, std::uint64_t seed)
+      : topology(t), router(topology, seed), stall_rng(RngStreams(seed).stream("flow/transfer-stalls")) {}
 
   Topology topology;
   EcmpRouter router;
@@ -100,10 +103,14 @@ struct FlowEngine::Impl {
   ReplayLedger replays;
   std::vector<TransferListener> listeners;
   Nanos convergence_delay = kSecond;
-  std::multiset<Nanos> convergences;              // dates of pending routing updates
-  std::vector<s4u::CommPtr> cancelled;            // rerouted comms, kept alive for SimGrid
-  std::set<LinkId> drained;                       // fabric links ECMP avoids whatever their state
-  std::unique_ptr<MaestroActivities> activities;  // once the SimGrid engine exists
+  std::multiset<Nanos> convergences;                               // dates of pending routing updates
+  std::vector<s4u::CommPtr> cancelled;                             // rerouted comms, kept alive for SimGrid
+  std::set<LinkId> drained;                                        // fabric links ECMP avoids whatever their state
+  std::unique_ptr<MaestroActivities> activities;                   // once the SimGrid engine exists
+  std::map<LinkId, std::map<std::string, TransferStalls>> stalls;  // by link, by cause
+  Rng stall_rng;
+
+  Nanos draw_stall(const std::vector<LinkId>& route, double bytes);
 
   void notify(TransferEvent::Kind kind, const Pending& p, Nanos at) {
     for (const auto& listener : listeners) listener({kind, p.id, p.src, p.dst, p.bytes, at});
@@ -329,6 +336,48 @@ void FlowEngine::Impl::lift_bounds(s4u::SplitDuplexLink* link, double before, Cr
   for (const auto& [key, p] : transfers)
     if (crosses(p)) crossing.push_back(key);
   relaunch(crossing, owner);
+}
+
+// The timeouts a transfer waits out on the lossy links of its route (see
+// TransferStalls), drawn at its start; each draw moves the state version.
+Nanos FlowEngine::Impl::draw_stall(const std::vector<LinkId>& route, double bytes) {
+  if (stalls.empty()) return 0;
+  Nanos total = 0;
+  bool drew = false;
+  for (LinkId link : route) {
+    auto it = stalls.find(link);
+    if (it == stalls.end()) continue;
+    drew = true;
+    for (const auto& [cause, s] : it->second) {
+      const auto packets = static_cast<std::uint64_t>(std::min(std::ceil(bytes / s.packet_bytes), s.tail_packets));
+      std::uint64_t timeouts = stall_rng.binomial(packets, s.per_packet);
+      if (stall_rng.uniform() < s.per_message) ++timeouts;
+      for (std::uint64_t k = 0; k < timeouts; ++k) {
+        // A timeout's resend lost too waits twice as long (up to 2^16 times).
+        Nanos wait = s.first_timeout;
+        total += wait;
+        for (int doubling = 0; doubling < 16 && stall_rng.uniform() < s.repeat; ++doubling) total += wait *= 2;
+      }
+    }
+  }
+  if (drew) ++version;
+  return total;
+}
+
+void FlowEngine::set_link_stalls(LinkId link, const std::string& cause, const TransferStalls& stalls) {
+  auto& causes = impl_->stalls[link];
+  if (stalls.any())
+    causes[cause] = stalls;
+  else
+    causes.erase(cause);
+  if (causes.empty()) impl_->stalls.erase(link);
+  ++impl_->version;
+}
+
+bool FlowEngine::draws_stalls() const { return !impl_->stalls.empty(); }
+
+Nanos FlowEngine::draw_stall(EndpointId src, EndpointId dst, double bytes) {
+  return impl_->draw_stall(route(src, dst), bytes);
 }
 
 TransferId FlowEngine::start_transfer(EndpointId src, EndpointId dst, double bytes, TransferCallback on_done) {

@@ -9,19 +9,23 @@
 // process; run independent simulations in separate processes (see
 // sim/isolated_run.hpp).
 //
-// Capabilities (see NetworkEngine): it replays, and it simulates a set of
-// transfers apart in a forked copy of itself, one sharing group at a time.
+// Capabilities (see NetworkEngine): it replays, it simulates a set of
+// transfers apart in a forked copy of itself, one sharing group at a time,
+// and it draws the retransmission-timeout stalls of transfers crossing a
+// lossy link.
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/ecmp.hpp"
 #include "sim/network_engine.hpp"
+#include "sim/transport_stalls.hpp"
 
 namespace gauntlet::sim {
 
-class FlowEngine final : public NetworkEngine {
+class FlowEngine final : public NetworkEngine, public TransportStalls {
  public:
   FlowEngine(const Topology& topology, std::uint64_t seed);
   ~FlowEngine() override;
@@ -48,6 +52,9 @@ class FlowEngine final : public NetworkEngine {
   bool set_fabric_link_drained(LinkId link, bool drained) override;
   std::optional<std::vector<Nanos>> simulate_apart(const std::vector<TransferRequest>& transfers, Nanos limit) override;
   ReplayLedger* replays() override;
+  void set_link_stalls(LinkId link, const std::string& cause, const TransferStalls& stalls) override;
+  bool draws_stalls() const override;
+  Nanos draw_stall(EndpointId src, EndpointId dst, double bytes) override;
 
   // Routing convergence: when a fabric link changes between up and down, the
   // ECMP router learns of it this much later (BFD detection plus routing

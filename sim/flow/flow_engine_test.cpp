@@ -261,5 +261,46 @@ TEST(FlowEngine, TellsReplayObserversOnlyWhileObserved) {
   EXPECT_EQ(out, "1 " + std::to_string(2 * kSecond));
 }
 
+// Stalls are drawn per transfer across a link that has them: one first
+// timeout when a stall is certain per message, then 2, 4, ... times it
+// while every resend is lost too; none off that link or once they end.
+// Each draw moves the state version, so no iteration that drew repeats.
+TEST(FlowEngine, TransfersAcrossAStallingLinkDrawTheirTimeouts) {
+  std::string out = in_child([](FlowEngine& engine) {
+    const Topology& t = engine.topology();
+    const EndpointId a = t.endpoint(0, 0), b = t.endpoint(1, 0), c = t.endpoint(2, 0);
+    const LinkId lossy = t.host_link(a);
+    TransferStalls certain;
+    certain.per_message = 1;
+    certain.first_timeout = kMillisecond;
+    certain.tail_packets = 1000;
+    std::ostringstream o;
+    o << engine.draws_stalls();
+    engine.set_link_stalls(lossy, "f1", certain);
+    const std::uint64_t version = engine.state_version();
+    o << " " << engine.draws_stalls() << " " << engine.draw_stall(a, c, 50e6) << " "
+      << (engine.state_version() != version) << " " << engine.draw_stall(b, c, 50e6);
+    TransferStalls twice = certain;
+    twice.repeat = 1;  // every resend lost: doubling 16 times
+    engine.set_link_stalls(lossy, "f1", twice);
+    o << " " << engine.draw_stall(a, c, 50e6);
+    engine.set_link_stalls(lossy, "f1", {});
+    o << " " << engine.draws_stalls() << " " << engine.draw_stall(a, c, 50e6);
+    return o.str();
+  });
+  std::istringstream in(out);
+  bool before, during, moved, after;
+  Nanos stalled, clean, repeated, ended;
+  in >> before >> during >> stalled >> moved >> clean >> repeated >> after >> ended;
+  EXPECT_FALSE(before);
+  EXPECT_TRUE(during);
+  EXPECT_EQ(stalled, kMillisecond);
+  EXPECT_TRUE(moved);
+  EXPECT_EQ(clean, 0);
+  EXPECT_EQ(repeated, ((1 << 17) - 1) * kMillisecond);  // 1 + 2 + ... + 2^16 ms
+  EXPECT_FALSE(after);
+  EXPECT_EQ(ended, 0);
+}
+
 }  // namespace
 }  // namespace gauntlet::sim
