@@ -125,9 +125,15 @@ std::map<std::string, SeriesTotal> byte_totals(const std::string& openmetrics) {
   std::map<std::string, SeriesTotal> totals;
   std::istringstream lines(openmetrics);
   for (std::string line_text; std::getline(lines, line_text);) {
-    if (!line_text.starts_with("node_infiniband_port_data_") && !line_text.starts_with("ifHCOutOctets{") &&
-        !line_text.starts_with("SAI_PORT_STAT_IF_IN_ERRORS{") &&
-        !line_text.starts_with("SAI_PORT_STAT_IF_OUT_DISCARDS{"))
+    static const char* const kRead[] = {"node_infiniband_port_data_",
+                                        "ifHCOutOctets{",
+                                        "SAI_PORT_STAT_IF_IN_ERRORS{",
+                                        "SAI_PORT_STAT_IF_OUT_DISCARDS{",
+                                        "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS{",
+                                        "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS{",
+                                        "SAI_PORT_STAT_PFC_3_TX_PKTS{",
+                                        "SAI_PORT_STAT_PFC_3_RX_PKTS{"};
+    if (std::none_of(std::begin(kRead), std::end(kRead), [&](const char* p) { return line_text.starts_with(p); }))
       continue;
     const std::size_t close = line_text.find('}');
     if (close == std::string::npos) continue;
@@ -147,40 +153,70 @@ bool balanced(const SeriesTotal& a, const SeriesTotal& b) {
 
 std::string bytes_text(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }
 
-}  // namespace
-
-std::vector<std::string> byte_balance_problems(const std::string& openmetrics,
-                                               const std::set<std::string>& skewed_hosts) {
-  const std::map<std::string, SeriesTotal> totals = byte_totals(openmetrics);
+// What the exporters' counters add up to over the run.
+struct Counted {
   SeriesTotal sent, received;              // by the RNICs
   SeriesTotal into_leaves, out_of_leaves;  // by the leaves' host-link ports
   // Host link "hX.nicY~leafL" per direction, as the leaf's port counts it.
   std::map<std::string, SeriesTotal> link_up, link_down;
   std::map<std::string, SeriesTotal> nic_sent, nic_received;
-  double dropped_frames = 0;  // switch ports' frames in error or discarded
-  for (const auto& [series, t] : totals) {
+  // Switch ports' frames in error or discarded, or dropped by a PFC watchdog.
+  double dropped_frames = 0;
+  // PAUSE frames on host links, which the octet counters count but no switch
+  // forwards: toward the leaves (the RNICs', as the leaves received them)
+  // and toward the RNICs (the leaves'). A direction's PFC counters count the
+  // frames that push back against its data, so travel the other way.
+  double pauses_up = 0, pauses_down = 0;
+};
+
+Counted count_bytes(const std::string& openmetrics) {
+  Counted c;
+  for (const auto& [series, t] : byte_totals(openmetrics)) {
     const std::string component = label_value(series, "component");
     const auto add = [&t](SeriesTotal& into) {
       into.total += t.total;
       into.samples += t.samples;
     };
-    if (series.starts_with("SAI_PORT_STAT_IF_")) {
-      dropped_frames += t.total;
+    const bool host_link = component.starts_with("h") && component.find('~') != std::string::npos;
+    const bool up = label_value(series, "direction") == "up";
+    if (series.starts_with("SAI_PORT_STAT_IF_") || series.starts_with("PFC_WD_")) {
+      c.dropped_frames += t.total;
+    } else if (series.starts_with("SAI_PORT_STAT_PFC_3_TX_PKTS{")) {
+      if (host_link && up) c.pauses_down += t.total;
+    } else if (series.starts_with("SAI_PORT_STAT_PFC_3_RX_PKTS{")) {
+      if (host_link && !up) c.pauses_up += t.total;
     } else if (series.starts_with("node_infiniband_port_data_transmitted_bytes_total")) {
-      add(sent);
-      add(nic_sent[component]);
+      add(c.sent);
+      add(c.nic_sent[component]);
     } else if (series.starts_with("node_infiniband_port_data_received_bytes_total")) {
-      add(received);
-      add(nic_received[component]);
+      add(c.received);
+      add(c.nic_received[component]);
     } else if (series.starts_with("ifHCOutOctets{")) {
+      if (!host_link) continue;
       const std::size_t tilde = component.find('~');
-      if (tilde == std::string::npos || !component.starts_with("h")) continue;  // a fabric link
-      const bool up = label_value(series, "direction") == "up";
-      add(up ? link_up[component.substr(0, tilde)] : link_down[component.substr(0, tilde)]);
-      add(up ? into_leaves : out_of_leaves);
+      add(up ? c.link_up[component.substr(0, tilde)] : c.link_down[component.substr(0, tilde)]);
+      add(up ? c.into_leaves : c.out_of_leaves);
     }
   }
-  if (sent.total == 0 || received.total == 0) return {"the exporters showed no RNIC traffic to balance"};
+  return c;
+}
+
+}  // namespace
+
+std::vector<std::string> byte_balance_problems(const std::string& openmetrics,
+                                               const std::set<std::string>& skewed_hosts) {
+  Counted c = count_bytes(openmetrics);
+  if (c.sent.total == 0 || c.received.total == 0) return {"the exporters showed no RNIC traffic to balance"};
+  // The RNICs' byte counters count the same PAUSE frames their links carry.
+  const double pause_bytes = sim::PfcParams{}.pause_frame_bytes;
+  c.into_leaves.total -= c.pauses_up * pause_bytes;
+  c.sent.total -= c.pauses_up * pause_bytes;
+  c.out_of_leaves.total -= c.pauses_down * pause_bytes;
+  c.received.total -= c.pauses_down * pause_bytes;
+  const std::string pauses_text = c.pauses_up + c.pauses_down == 0
+                                      ? ""
+                                      : " (besides " + bytes_text(c.pauses_up) + " and " + bytes_text(c.pauses_down) +
+                                            " PAUSE frames of " + bytes_text(pause_bytes) + " bytes)";
   std::vector<std::string> problems;
   // The fabric delivered what it took in, as the switches count it (their
   // clocks are right; a host's may be skewed), and the RNICs received what
@@ -188,17 +224,18 @@ std::vector<std::string> byte_balance_problems(const std::string& openmetrics,
   // lost frames, counted in frames, each at most a full frame's bytes).
   const double frame_bytes = sim::TransportParams{}.mtu_payload + sim::TransportParams{}.header_bytes;
   const auto delivered = [&](const SeriesTotal& in, const SeriesTotal& out) {
-    if (dropped_frames == 0) return balanced(in, out);
+    if (c.dropped_frames == 0) return balanced(in, out);
     const double rounding = static_cast<double>(in.samples + out.samples);
-    return in.total - out.total >= -rounding && in.total - out.total <= dropped_frames * frame_bytes + rounding;
+    return in.total - out.total >= -rounding && in.total - out.total <= c.dropped_frames * frame_bytes + rounding;
   };
-  if (!delivered(into_leaves, out_of_leaves))
-    problems.push_back("host links carried " + bytes_text(into_leaves.total) + " bytes toward the leaves and " +
-                       bytes_text(out_of_leaves.total) + " toward the RNICs, with " + bytes_text(dropped_frames) +
+  if (!delivered(c.into_leaves, c.out_of_leaves))
+    problems.push_back("host links carried " + bytes_text(c.into_leaves.total) + " bytes toward the leaves and " +
+                       bytes_text(c.out_of_leaves.total) + " toward the RNICs" + pauses_text + ", with " +
+                       bytes_text(c.dropped_frames) + " frames dropped");
+  else if (skewed_hosts.empty() && !delivered(c.sent, c.received))
+    problems.push_back("RNICs sent " + bytes_text(c.sent.total) + " bytes and received " +
+                       bytes_text(c.received.total) + pauses_text + ", with " + bytes_text(c.dropped_frames) +
                        " frames dropped");
-  else if (skewed_hosts.empty() && !delivered(sent, received))
-    problems.push_back("RNICs sent " + bytes_text(sent.total) + " bytes and received " + bytes_text(received.total) +
-                       ", with " + bytes_text(dropped_frames) + " frames dropped");
   // Per link: what an RNIC sent entered its host link, and what it received
   // left that link toward it.
   const auto check_link = [&problems, &skewed_hosts](const std::map<std::string, SeriesTotal>& nic,
@@ -216,8 +253,8 @@ std::vector<std::string> byte_balance_problems(const std::string& openmetrics,
                            bytes_text(on_link.total) + " " + direction);
     }
   };
-  check_link(nic_sent, link_up, "sent", "toward the leaf");
-  check_link(nic_received, link_down, "received", "toward it");
+  check_link(c.nic_sent, c.link_up, "sent", "toward the leaf");
+  check_link(c.nic_received, c.link_down, "received", "toward it");
   return problems;
 }
 

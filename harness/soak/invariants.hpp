@@ -31,6 +31,9 @@ std::vector<std::string> alert_problems(const SimulationOutcome& faulty, const S
 // Every byte an RNIC sent was received by an RNIC: over the run, the RNICs'
 // transmitted and received byte counters (as the exporters show them in the
 // OpenMetrics text) add up to the same total, and the run had some traffic.
+// PAUSE frames go one hop, so they are taken out of the totals, as many as
+// the leaves' PFC counters show; frames the fabric dropped (errors, discards,
+// a PFC watchdog's drops) are the only bytes it may keep.
 // Per link, each RNIC's sent bytes are the bytes its host link carried toward
 // the leaf and its received bytes those carried toward it, as the leaf's port
 // counts them; except on `skewed_hosts` ("h3"), whose samples carry a wrong

@@ -87,6 +87,60 @@ TEST(ByteBalance, FramesTheFabricDroppedAreTheOnlyBytesItMayKeep) {
   EXPECT_FALSE(byte_balance_problems(sent).empty());
 }
 
+// A PFC watchdog drops a stormed queue's frames; SONiC counts them apart
+// from the port's discards.
+TEST(ByteBalance, FramesAPfcWatchdogDroppedAreDroppedFrames) {
+  const std::string sent =
+      "node_infiniband_port_data_transmitted_bytes_total{component=\"h0.nic0\"} 20000 2\n"
+      "node_infiniband_port_data_received_bytes_total{component=\"h1.nic0\"} 16000 2\n"
+      "ifHCOutOctets{component=\"h0.nic0~leaf0\",direction=\"up\"} 20000 2\n"
+      "ifHCOutOctets{component=\"h1.nic0~leaf0\",direction=\"down\"} 16000 2\n";
+  EXPECT_FALSE(byte_balance_problems(sent).empty());
+  EXPECT_TRUE(
+      byte_balance_problems(sent + "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS{component=\"leaf0~spine0\"} 1 2\n").empty());
+  EXPECT_TRUE(
+      byte_balance_problems(sent + "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS{component=\"h0.nic0~leaf0\"} 1 2\n").empty());
+}
+
+// A PAUSE frame (64 bytes) goes one hop: the sending port's octets and the
+// receiving RNIC's bytes count it, but no switch forwards it. Here h0.nic0
+// sends 5,000 bytes to h1.nic0 and 2 PAUSE frames to leaf0, which sends 3 to
+// h1.nic0 (a storm); leaf0's PFC counters show both, each direction's
+// counting the frames against its data.
+TEST(ByteBalance, PauseFramesAreHopLocal) {
+  const std::string bytes =
+      "node_infiniband_port_data_transmitted_bytes_total{component=\"h0.nic0\"} 5128 2\n"
+      "node_infiniband_port_data_received_bytes_total{component=\"h1.nic0\"} 5192 2\n"
+      "ifHCOutOctets{component=\"h0.nic0~leaf0\",direction=\"up\"} 5128 2\n"
+      "ifHCOutOctets{component=\"h1.nic0~leaf0\",direction=\"down\"} 5192 2\n";
+  const std::string pauses =
+      "SAI_PORT_STAT_PFC_3_RX_PKTS{component=\"h0.nic0~leaf0\",direction=\"down\",instance=\"leaf0\"} 2 2\n"
+      "SAI_PORT_STAT_PFC_3_TX_PKTS{component=\"h1.nic0~leaf0\",direction=\"up\",instance=\"leaf0\"} 3 2\n"
+      "SAI_PORT_STAT_PFC_3_RX_PKTS{component=\"h1.nic0~leaf0\",direction=\"up\",instance=\"leaf0\"} 3 2\n";
+  EXPECT_TRUE(byte_balance_problems(bytes + pauses).empty());
+  // Without the PFC counters the 64 bytes more toward the RNICs are unexplained.
+  const std::vector<std::string> unexplained = byte_balance_problems(bytes);
+  ASSERT_EQ(unexplained.size(), 1u);
+  EXPECT_NE(unexplained[0].find("5128 bytes toward the leaves and 5192 toward the RNICs"), std::string::npos)
+      << unexplained[0];
+  // A data frame's worth of bytes missing is still missing: PAUSE frames
+  // account for their own 64 bytes each, no more.
+  const std::string short_of_data =
+      "node_infiniband_port_data_transmitted_bytes_total{component=\"h0.nic0\"} 5128 2\n"
+      "node_infiniband_port_data_received_bytes_total{component=\"h1.nic0\"} 5128 2\n"
+      "ifHCOutOctets{component=\"h0.nic0~leaf0\",direction=\"up\"} 5128 2\n"
+      "ifHCOutOctets{component=\"h1.nic0~leaf0\",direction=\"down\"} 5128 2\n";
+  const std::vector<std::string> problems = byte_balance_problems(short_of_data + pauses);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("5000 bytes toward the leaves and 4936 toward the RNICs (besides 2 and 3 PAUSE frames"),
+            std::string::npos)
+      << problems[0];
+  // The PAUSE frames a spine sends on a fabric link are not the host links'.
+  EXPECT_TRUE(byte_balance_problems(bytes + pauses +
+                                    "SAI_PORT_STAT_PFC_3_TX_PKTS{component=\"leaf0~spine0\",direction=\"up\"} 1 2\n")
+                  .empty());
+}
+
 TEST(ByteBalance, AnRnicCountsWhatItsHostLinkCarries) {
   const auto nic = [](const std::string& name, int tx, int rx) {
     return "node_infiniband_port_data_transmitted_bytes_total{component=\"" + name + "\"} " + std::to_string(tx) +

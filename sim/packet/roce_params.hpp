@@ -106,6 +106,10 @@ struct PfcParams {
   // A PAUSE frame stops the priority for 65535 quanta of 512 bit times, and
   // a paused port renews it before it expires (standard behaviour).
   int pause_quanta = 65535;
+  // A PAUSE frame is a MAC Control frame of Ethernet's minimum size (IEEE
+  // 802.3 Annex 31B; 802.1Qbb's per-priority form too), bytes on the wire.
+  // It goes one hop: the ports' octet counters count it, nothing forwards it.
+  int pause_frame_bytes = 64;
 };
 
 // PFC watchdogs against a pause storm (Guo et al., "RDMA over Commodity

@@ -9,6 +9,7 @@
 
 #include "sim/contract.hpp"
 #include "sim/fec.hpp"
+#include "sim/packet/roce_params.hpp"
 
 namespace gauntlet::sim::packet {
 namespace {
@@ -147,8 +148,7 @@ void RocePort::send_pause(int priority, int quanta) {
   h.kind = FrameKind::pause;
   h.pause_class = static_cast<std::uint8_t>(priority);
   h.pause_quanta = static_cast<std::uint16_t>(quanta);
-  // A PAUSE frame is a minimum-size (64-byte) Ethernet frame.
-  auto frame = ns3::Create<ns3::Packet>(64 - h.GetSerializedSize());
+  auto frame = ns3::Create<ns3::Packet>(PfcParams{}.pause_frame_bytes - h.GetSerializedSize());
   frame->AddHeader(h);
   pause_frames_->Enqueue(frame);
   ++counters_.pause_sent;
