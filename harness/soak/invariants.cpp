@@ -204,8 +204,9 @@ Counted count_bytes(const std::string& openmetrics) {
 }  // namespace
 
 std::vector<std::string> byte_balance_problems(const std::string& openmetrics,
-                                               const std::set<std::string>& skewed_hosts) {
+                                               const std::set<std::string>& skewed_hosts, bool octets_count_pauses) {
   Counted c = count_bytes(openmetrics);
+  if (!octets_count_pauses) c.pauses_up = c.pauses_down = 0;
   if (c.sent.total == 0 || c.received.total == 0) return {"the exporters showed no RNIC traffic to balance"};
   // The RNICs' byte counters count the same PAUSE frames their links carry.
   const double pause_bytes = sim::PfcParams{}.pause_frame_bytes;

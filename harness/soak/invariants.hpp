@@ -31,14 +31,18 @@ std::vector<std::string> alert_problems(const SimulationOutcome& faulty, const S
 // Every byte an RNIC sent was received by an RNIC: over the run, the RNICs'
 // transmitted and received byte counters (as the exporters show them in the
 // OpenMetrics text) add up to the same total, and the run had some traffic.
-// PAUSE frames go one hop, so they are taken out of the totals, as many as
-// the leaves' PFC counters show; frames the fabric dropped (errors, discards,
-// a PFC watchdog's drops) are the only bytes it may keep.
+// PAUSE frames go one hop: where the octet counters count them
+// (`octets_count_pauses`: the packet engine's ports do, the flow model's
+// byte counts the hybrid engine shows do not), they are taken out of the
+// totals, as many as the leaves' PFC counters show. Frames the fabric
+// dropped (errors, discards, a PFC watchdog's drops) are the only bytes it
+// may keep.
 // Per link, each RNIC's sent bytes are the bytes its host link carried toward
 // the leaf and its received bytes those carried toward it, as the leaf's port
 // counts them; except on `skewed_hosts` ("h3"), whose samples carry a wrong
 // clock, so that the run's last second may fall outside it.
 std::vector<std::string> byte_balance_problems(const std::string& openmetrics,
-                                               const std::set<std::string>& skewed_hosts = {});
+                                               const std::set<std::string>& skewed_hosts = {},
+                                               bool octets_count_pauses = true);
 
 }  // namespace gauntlet::harness::soak
