@@ -180,9 +180,18 @@ void ProbeService::evaluate_hops(const ProbeOrder& order, sim::Rng& rng, Finishe
   if (out->lost) out->pings_lost = up ? pings_lost(1 - delivered) : cost_.pings_per_probe;
 }
 
+std::uint32_t ProbeService::detector_index(const std::string& detector) const {
+  return static_cast<std::uint32_t>(std::find(detectors_.begin(), detectors_.end(), detector) - detectors_.begin());
+}
+
 void ProbeService::submit(const std::string& detector, const std::vector<ProbeOrder>& orders) {
   const sim::Nanos now = engine_.now();
   const int endpoints = engine_.topology().endpoints();
+  const std::uint32_t index = detector_index(detector);
+  if (index == detectors_.size()) {
+    detectors_.push_back(detector);
+    sent_.push_back(0);
+  }
   for (const ProbeOrder& order : orders) {
     if (order.src < 0 || order.src >= endpoints || order.dst < 0 || order.dst >= endpoints || order.src == order.dst)
       continue;
@@ -190,8 +199,9 @@ void ProbeService::submit(const std::string& detector, const std::vector<ProbeOr
     auto slot = std::min_element(slots.begin(), slots.end());
     const sim::Nanos at = std::max(now, *slot);
     *slot = at + cost_.probe_duration();
+    if (at > horizon_) continue;
     auto [it, fresh] = waves_.try_emplace(at);
-    it->second.push_back({detector, order});
+    it->second.push_back({order, index});
     if (fresh) engine_.schedule_at(at, [this, at] { run_wave(at); });
   }
 }
@@ -220,7 +230,7 @@ void ProbeService::run_wave(sim::Nanos at) {
       const Queued& q = (*wave)[f.queued];
       bus_.publish_built([&](telemetry::Record& record) {
         auto* r = record.mutable_probe();
-        r->set_detector(q.detector);
+        r->set_detector(detectors_[q.detector]);
         r->set_src(nic_name(q.order.src));
         r->set_dst(nic_name(q.order.dst));
         r->set_overlay(q.order.overlay);
@@ -257,8 +267,8 @@ void ProbeService::heartbeat(sim::Nanos interval, sim::Nanos until) {
 }
 
 long long ProbeService::probes_sent(const std::string& detector) const {
-  auto it = sent_.find(detector);
-  return it == sent_.end() ? 0 : it->second;
+  const std::uint32_t index = detector_index(detector);
+  return index == sent_.size() ? 0 : sent_[index];
 }
 
 long long ProbeService::probe_bytes(const std::string& detector) const {

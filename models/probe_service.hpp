@@ -10,6 +10,7 @@
 // probes sent to them (the responder runs in the RNIC, not in the agent).
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -95,6 +96,11 @@ class ProbeService {
   // know the delay its load causes instead).
   using QueueingDelay = std::function<sim::Nanos(sim::LinkId)>;
   void set_queueing_delay(QueueingDelay delay) { queueing_delay_ = std::move(delay); }
+  // The simulation never runs past `horizon`: a probe whose turn comes later
+  // is never sent, so it is not kept. A round of every RNIC pair under each
+  // leaf queues more probes than the RNICs' slots run in a round, and the
+  // backlog beyond the end held a probe order per pair per round.
+  void set_horizon(sim::Nanos horizon) { horizon_ = horizon; }
   // Publishes a heartbeat of every live agent every `interval` until `until`.
   void start_heartbeats(sim::Nanos interval, sim::Nanos until);
 
@@ -112,9 +118,11 @@ class ProbeService {
     sim::Nanos to = 0;
     double rate = 0;
   };
+  // A wave holds up to one probe per RNIC (a million at 16,384 GPUs), and
+  // the backlog many waves: the detector is an index into detectors_.
   struct Queued {
-    std::string detector;
     ProbeOrder order;
+    std::uint32_t detector = 0;
   };
   // What a probe crossed, src side first: a link, or an endpoint's flow table.
   struct Hop {
@@ -144,6 +152,8 @@ class ProbeService {
   // `ping_loss`: at least one.
   int pings_lost(double ping_loss) const;
   const std::string& hop_name(const Hop& hop) const;
+  // Into detectors_; detectors_.size() for one that never submitted.
+  std::uint32_t detector_index(const std::string& detector) const;
   const std::string& nic_name(sim::EndpointId endpoint) const;
   void run_wave(sim::Nanos at);
   void heartbeat(sim::Nanos interval, sim::Nanos until);
@@ -164,7 +174,9 @@ class ProbeService {
   std::map<int, std::vector<Window>> agent_down_;    // by host
   std::vector<std::vector<sim::Nanos>> slot_free_;   // per endpoint, per concurrent slot
   std::map<sim::Nanos, std::vector<Queued>> waves_;  // probes by send time
-  std::map<std::string, long long> sent_;
+  sim::Nanos horizon_ = std::numeric_limits<sim::Nanos>::max();
+  std::vector<std::string> detectors_;  // those that submitted, in order of their first submission
+  std::vector<long long> sent_;         // by index into detectors_
 };
 
 }  // namespace gauntlet::models

@@ -124,6 +124,24 @@ TEST(ProbeService, ProbesQueuePerRnicAndResultsArriveWhenTheTrainEnds) {
                      std::to_string(3 * cost.probe_bytes()));
 }
 
+// One RNIC runs one train at a time, so its probes go out a train's length
+// apart: with the horizon at the second one's turn, the third never goes.
+TEST(ProbeService, ProbesWhoseTurnComesAfterTheHorizonAreNotSent) {
+  std::string out = isolated([](const sim::Topology& t, sim::FlowEngine& engine, sim::TelemetryBus& bus,
+                                ProbeService& probes, std::ostringstream& os) {
+    const int a = t.endpoint(0, 0), b = t.endpoint(1, 0);
+    probes.set_horizon(ProbeCost{}.probe_duration());
+    probes.submit("d", {{a, b, false}, {a, b, false}});
+    probes.submit("e", {{a, b, false}, {b, a, false}});
+    engine.run_until(sim::kHour);
+    const telemetry::Batch batch = bus.drain(sim::kHour);
+    for (const auto& r : batch.records()) os << r.probe().detector() << '@' << r.probe().sent_ns() << ' ';
+    os << probes.probes_sent("d") << ' ' << probes.probes_sent("e") << ' ' << probes.probes_sent("f");
+  });
+  const std::string d = std::to_string(ProbeCost{}.probe_duration());
+  EXPECT_EQ(out, "d@0 e@0 d@" + d + " 2 1 0");
+}
+
 TEST(ProbeService, SilentAgentsSendNoHeartbeats) {
   std::string out = isolated([](const sim::Topology&, sim::FlowEngine& engine, sim::TelemetryBus& bus,
                                 ProbeService& probes, std::ostringstream& os) {

@@ -131,6 +131,7 @@ std::unique_ptr<models::ProbeService> DetectorSession::make_prober() const {
   auto prober = std::make_unique<models::ProbeService>(engine_, bus_, scenario_.seed,
                                                        models::ProbeCost::from(scenario_.calibration));
   prober->set_overlay(&job_.containers());  // overlay probes reach the job's live containers only
+  prober->set_horizon(scenario_.duration);  // the engine runs no further
   // On the flow engine probes wait as long as the fabric counters' queues say.
   prober->set_queueing_delay(queueing_delay_);
   if (request_.inject_faults) arm_probe_faults(*prober, scenario_.faults, fault_types_, topology_, scenario_.duration);
